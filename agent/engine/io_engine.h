@@ -1,0 +1,67 @@
+// The I/O engine contract, in the spirit of fio's ops table: cold Open returning Status; hot
+// Enqueue/Submit/Reap that are noexcept, allocate nothing and return counts or -errno. Engines
+// only translate requests into system calls; the worker does all accounting.
+//
+// Thread-safety: an engine belongs to one worker thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace iofleet::agent {
+
+enum class IoDir : uint8_t { kRead, kWrite };
+
+// Owned by the worker, one per queue slot, created before the step starts.
+// An engine transfers [offset + done, offset + length) from buffer + done: the worker
+// resubmits the rest of a short transfer by advancing `done`.
+struct IoRequest {
+  uint32_t slot = 0;
+  IoDir dir = IoDir::kRead;
+  int fd = -1;
+  uint64_t offset = 0;
+  uint32_t length = 0;
+  uint32_t done = 0;
+  std::byte* buffer = nullptr;
+  uint64_t issue_ns = 0;  // set by the worker just before the batch is submitted
+};
+
+struct Completion {
+  uint32_t slot;
+  int64_t result;  // bytes transferred, or -errno
+};
+
+class IoEngine {
+ public:
+  virtual ~IoEngine() = default;
+  IoEngine(const IoEngine&) = delete;
+  IoEngine& operator=(const IoEngine&) = delete;
+
+  virtual std::string_view name() const noexcept = 0;
+
+  // Cold path: sets the engine up for at most `queue_depth` requests in flight.
+  virtual Status Open(uint32_t queue_depth) = 0;
+
+  // Hot path. Stage one request: 0, or -EAGAIN when the stage is full (Submit first).
+  virtual int Enqueue(IoRequest& request) noexcept = 0;
+  // Hand everything staged to the kernel: the number submitted, or -errno.
+  virtual int Submit() noexcept = 0;
+  // Wait for at least `min_done` completions, write up to out.size(): the number, or -errno.
+  virtual int Reap(std::span<Completion> out, uint32_t min_done) noexcept = 0;
+
+ protected:
+  IoEngine() = default;
+};
+
+// The explicit registry (agent/engine/registry.cc): the only list of engines.
+Result<std::unique_ptr<IoEngine>> MakeEngine(std::string_view name);
+std::vector<std::string> EngineNames();
+
+}  // namespace iofleet::agent

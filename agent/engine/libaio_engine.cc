@@ -1,0 +1,73 @@
+#include "agent/engine/libaio_engine.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace iofleet::agent {
+
+LibaioEngine::~LibaioEngine() {
+  if (open_) io_destroy(ctx_);
+}
+
+Status LibaioEngine::Open(uint32_t queue_depth) {
+  int rc = io_setup(static_cast<int>(queue_depth), &ctx_);
+  if (rc < 0) return PosixError("io_setup(" + std::to_string(queue_depth) + ")", -rc);
+  open_ = true;
+  iocbs_.assign(queue_depth, iocb{});
+  staged_.assign(queue_depth, nullptr);
+  events_.assign(queue_depth, io_event{});
+  staged_count_ = 0;
+  return Status::Ok();
+}
+
+int LibaioEngine::Enqueue(IoRequest& r) noexcept {
+  if (staged_count_ == staged_.size() || r.slot >= iocbs_.size()) return -EAGAIN;
+  iocb* cb = &iocbs_[r.slot];
+  void* buffer = r.buffer + r.done;
+  size_t length = r.length - r.done;
+  long long offset = static_cast<long long>(r.offset + r.done);
+  if (r.dir == IoDir::kRead) {
+    io_prep_pread(cb, r.fd, buffer, length, offset);
+  } else {
+    io_prep_pwrite(cb, r.fd, buffer, length, offset);
+  }
+  cb->data = reinterpret_cast<void*>(static_cast<uintptr_t>(r.slot));
+  staged_[staged_count_++] = cb;
+  return 0;
+}
+
+int LibaioEngine::Submit() noexcept {
+  uint32_t submitted = 0;
+  while (submitted < staged_count_) {
+    int rc = io_submit(ctx_, staged_count_ - submitted, staged_.data() + submitted);
+    if (rc == -EINTR) continue;
+    if (rc < 0) {
+      // Keep what was not accepted staged, so the caller sees the error once.
+      std::copy(staged_.begin() + submitted, staged_.begin() + staged_count_, staged_.begin());
+      staged_count_ -= submitted;
+      return rc;
+    }
+    submitted += static_cast<uint32_t>(rc);
+  }
+  staged_count_ = 0;
+  return static_cast<int>(submitted);
+}
+
+int LibaioEngine::Reap(std::span<Completion> out, uint32_t min_done) noexcept {
+  long max = static_cast<long>(std::min(out.size(), events_.size()));
+  int rc;
+  do {
+    rc = io_getevents(ctx_, std::min<long>(min_done, max), max, events_.data(), nullptr);
+  } while (rc == -EINTR);
+  if (rc < 0) return rc;
+  for (int i = 0; i < rc; ++i) {
+    const io_event& ev = events_[i];
+    uint32_t slot = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(ev.data));
+    // res holds bytes or a negated errno; res2 is unused by the block and file paths.
+    out[i] = Completion{slot, static_cast<int64_t>(static_cast<long>(ev.res))};
+  }
+  return rc;
+}
+
+}  // namespace iofleet::agent

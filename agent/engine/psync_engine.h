@@ -1,0 +1,23 @@
+// pread/pwrite, one request at a time: Enqueue does the I/O, Reap hands out the results.
+#pragma once
+
+#include <vector>
+
+#include "agent/engine/io_engine.h"
+
+namespace iofleet::agent {
+
+class PsyncEngine final : public IoEngine {
+ public:
+  std::string_view name() const noexcept override { return "psync"; }
+  Status Open(uint32_t queue_depth) override;
+  int Enqueue(IoRequest& request) noexcept override;
+  int Submit() noexcept override { return 0; }
+  int Reap(std::span<Completion> out, uint32_t min_done) noexcept override;
+
+ private:
+  std::vector<Completion> done_;  // sized at Open; a stack of finished requests
+  uint32_t count_ = 0;
+};
+
+}  // namespace iofleet::agent

@@ -1,0 +1,88 @@
+// iofleet-agent: runs workloads for a controller, beneath the roots it was started with.
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "agent/run/roots.h"
+#include "agent/run/supervisor.h"
+#include "agent/service/agent_service.h"
+#include "agent/service/listen_address.h"
+
+namespace {
+
+constexpr int kExitUsage = 2;
+
+std::string Hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "agent";
+  std::string host(name);
+  return host.substr(0, host.find('.'));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"iofleet-agent: runs iofleet workloads on this host, beneath its --root directories"};
+  std::string listen;
+  std::vector<std::string> roots_specs;
+  std::string name;
+  bool insecure = false;
+  app.add_option("--listen", listen, "ADDR to serve on: host:port, [::1]:port or unix:PATH")->required();
+  app.add_option("--root", roots_specs, "[NAME=]DIR the agent may work in (repeatable); the first unnamed is \"default\"")->required();
+  app.add_option("--name", name, "agent name (default: the hostname)");
+  app.add_flag("--insecure", insecure, "serve without TLS: only on loopback or a unix socket");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+
+  if (!insecure) {
+    std::cerr << "iofleet-agent: TLS is not available in this version; pass --insecure to serve on "
+                 "loopback or a unix socket\n";
+    return kExitUsage;
+  }
+  if (!iofleet::agent::IsLoopbackOrUnix(listen)) {
+    std::cerr << "iofleet-agent: --insecure serves only on loopback or a unix socket, not " << listen << "\n";
+    return kExitUsage;
+  }
+  auto roots = iofleet::agent::Roots::Open(roots_specs);
+  if (!roots.ok()) {
+    std::cerr << "iofleet-agent: " << roots.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (name.empty()) name = Hostname();
+
+  // Signals are taken synchronously by the main thread only.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  iofleet::agent::Supervisor supervisor(*roots, name);
+  iofleet::agent::AgentService service(supervisor);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) {
+    std::cerr << "iofleet-agent: cannot listen on " << listen << "\n";
+    return kExitUsage;
+  }
+  std::string shown = listen;
+  if (listen.rfind("unix:", 0) != 0 && port > 0) shown = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
+  std::cout << "iofleet-agent " << IOFLEET_VERSION << ": " << name << " listening on " << shown << std::endl;
+
+  int received = 0;
+  sigwait(&signals, &received);
+  std::cerr << "iofleet-agent: " << strsignal(received) << ": stopping\n";
+  supervisor.Shutdown();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  return 0;
+}

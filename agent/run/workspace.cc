@@ -1,0 +1,115 @@
+#include "agent/run/workspace.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "agent/run/confined_fs.h"
+#include "core/spec/validate.h"
+
+namespace iofleet::agent {
+namespace {
+
+std::string Describe(int err) {
+  if (err == EXDEV || err == ELOOP) return " (a symlink or '..' would leave the root; refused)";
+  return "";
+}
+
+}  // namespace
+
+Status Workspace::MakeDirectory(const std::string& relative, bool must_be_new) {
+  std::string shown = root_path_ + "/" + relative;
+  int fd = OpenBeneath(root_fd_, relative, O_PATH | O_DIRECTORY);
+  if (fd >= 0) {
+    close(fd);
+    if (must_be_new) return Status(Code::kAlreadyExists, shown + ": already exists");
+    return Status::Ok();
+  }
+  if (fd != -ENOENT) return PosixError(shown + Describe(-fd), -fd);
+  int rc = MkdirBeneath(root_fd_, relative, 0755);
+  if (rc < 0) return PosixError(shown + Describe(-rc), -rc);
+  created_.push_back({relative, true});
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<Workspace>> Workspace::Create(const Root& root, const std::string& dir,
+                                                     const std::string& run_id,
+                                                     const std::string& agent) {
+  if (!spec::IsConfinedRelativePath(dir)) {
+    return Status(Code::kPermissionDenied, root.path + "/" + dir + ": not a relative path below the root; refused");
+  }
+  if (!spec::IsSinglePathComponent(run_id)) return InvalidArgument("run id \"" + run_id + "\" is not a single path component");
+  if (!spec::IsSinglePathComponent(agent)) return InvalidArgument("agent name \"" + agent + "\" is not a single path component");
+
+  std::shared_ptr<Workspace> ws(new Workspace(root));
+  std::vector<std::string> parts;
+  for (size_t start = 0; !dir.empty() && start <= dir.size();) {
+    size_t end = std::min(dir.find('/', start), dir.size());
+    parts.push_back(dir.substr(start, end - start));
+    start = end + 1;
+  }
+  parts.insert(parts.end(), {"iofleet", run_id, agent});
+  std::string relative;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    relative += (relative.empty() ? "" : "/") + parts[i];
+    Status st = ws->MakeDirectory(relative, /*must_be_new=*/i + 1 == parts.size());
+    if (!st.ok()) {
+      ws->CleanupLocked();
+      return st;
+    }
+  }
+  ws->run_dir_rel_ = relative;
+  ws->run_dir_abs_ = root.path + "/" + relative;
+  return ws;
+}
+
+Result<int> Workspace::OpenFile(const std::string& name, int flags) {
+  if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
+  std::string relative = run_dir_rel_ + "/" + name;
+  std::lock_guard lock(mu_);
+  if (closed_) return Aborted(PathOf(name) + ": the run has ended");
+  if (flags & O_CREAT) {
+    int fd = OpenBeneath(root_fd_, relative, flags | O_EXCL, 0644);
+    if (fd >= 0) {
+      created_.push_back({relative, false});
+      return fd;
+    }
+    if (fd != -EEXIST) return PosixError(PathOf(name) + Describe(-fd), -fd);
+    flags &= ~O_CREAT;
+  }
+  int fd = OpenBeneath(root_fd_, relative, flags);
+  if (fd < 0) return PosixError(PathOf(name) + Describe(-fd), -fd);
+  return fd;
+}
+
+Status Workspace::RemoveFile(const std::string& name) {
+  std::string relative = run_dir_rel_ + "/" + name;
+  std::lock_guard lock(mu_);
+  auto it = std::find_if(created_.begin(), created_.end(),
+                         [&](const Entry& e) { return e.relative == relative && !e.directory; });
+  if (it == created_.end()) return Status(Code::kPermissionDenied, PathOf(name) + ": not created by this run; not removed");
+  int rc = UnlinkBeneath(root_fd_, relative, false);
+  if (rc < 0 && rc != -ENOENT) return PosixError(PathOf(name), -rc);
+  created_.erase(it);
+  return Status::Ok();
+}
+
+uint64_t Workspace::Cleanup() {
+  std::lock_guard lock(mu_);
+  closed_ = true;
+  return CleanupLocked();
+}
+
+uint64_t Workspace::CleanupLocked() {
+  uint64_t removed = 0;
+  while (!created_.empty()) {
+    const Entry& e = created_.back();
+    // A directory that still holds entries someone else made (ENOTEMPTY) is left in place.
+    if (UnlinkBeneath(root_fd_, e.relative, e.directory) == 0) ++removed;
+    created_.pop_back();
+  }
+  return removed;
+}
+
+}  // namespace iofleet::agent

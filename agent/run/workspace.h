@@ -1,0 +1,55 @@
+// One run's directory on one agent, <root>/<dir>/iofleet/<run-id>/<agent>/, and the record of
+// every entry this run created there. Cleanup removes exactly those entries, newest first, and
+// nothing else: a directory that was there before the run stays.
+//
+// Thread-safety: all methods may be called from any thread. After Cleanup the workspace is
+// closed: OpenFile refuses, so a step being set up while the run is stopped leaves nothing behind.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/run/roots.h"
+#include "core/base/status.h"
+
+namespace iofleet::agent {
+
+class Workspace {
+ public:
+  // `dir` must be a confined relative path; run_id and agent single path components.
+  static Result<std::shared_ptr<Workspace>> Create(const Root& root, const std::string& dir,
+                                                   const std::string& run_id,
+                                                   const std::string& agent);
+
+  // Opens (creating if asked) a file in the run directory; records it when this call created it.
+  Result<int> OpenFile(const std::string& name, int flags);
+  // Removes a file this run created (and forgets it). Other names are refused.
+  Status RemoveFile(const std::string& name);
+
+  // Removes every recorded entry, newest first. Returns how many were removed.
+  uint64_t Cleanup();
+
+  const std::string& run_dir() const { return run_dir_abs_; }
+  std::string PathOf(const std::string& name) const { return run_dir_abs_ + "/" + name; }
+
+ private:
+  struct Entry {
+    std::string relative;  // below the root
+    bool directory;
+  };
+  Workspace(const Root& root) : root_fd_(root.fd), root_path_(root.path) {}
+  Status MakeDirectory(const std::string& relative, bool must_be_new);
+  uint64_t CleanupLocked();
+
+  int root_fd_;
+  std::string root_path_;
+  std::string run_dir_rel_;
+  std::string run_dir_abs_;
+  std::mutex mu_;
+  bool closed_ = false;
+  std::vector<Entry> created_;
+};
+
+}  // namespace iofleet::agent

@@ -1,0 +1,45 @@
+// One agent as the controller sees it: a gRPC channel and the agent's RPCs, each with a deadline.
+//
+// Thread-safety: one thread per call; CancelStep may be called from any thread.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/base/status.h"
+#include "iofleet/v1/agent.grpc.pb.h"
+
+namespace iofleet::controller {
+
+class AgentClient {
+ public:
+  explicit AgentClient(std::string address);
+
+  const std::string& address() const { return address_; }
+
+  Result<v1::HelloResponse> Hello(std::chrono::milliseconds deadline);
+  Result<v1::PrepareResponse> Prepare(const v1::PrepareRequest& request, std::chrono::milliseconds deadline);
+  // Runs one step, calling `on_progress` for every sample; returns the exact result.
+  Result<v1::StepResult> RunStep(const v1::StartRequest& request,
+                                 const std::function<void(const v1::Progress&)>& on_progress);
+  // Ends a RunStep in progress on this client (the agent stops the step's I/O).
+  void CancelStep();
+  Result<v1::StopResponse> Stop(const std::string& run_id, std::chrono::milliseconds deadline);
+
+ private:
+  std::string address_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Agent::Stub> stub_;
+  std::mutex mu_;
+  grpc::ClientContext* step_context_ = nullptr;
+  bool cancelled_ = false;
+};
+
+Status FromGrpc(const grpc::Status& status);
+
+}  // namespace iofleet::controller

@@ -1,0 +1,74 @@
+#include <fmt/format.h>
+
+#include "controller/report/report_writers.h"
+
+namespace iofleet::controller {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kMB = 1e6;
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string CsvRow(const StepReport& step, const std::string& scope, const std::string& agent,
+                   const StepStats& s) {
+  const LatencyHistogram& h = *s.latency;
+  return fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.6f},{:.3f},{:.6f},{:.6f},{:.1f},{},{},{},{},{},{},{}\n",
+                     step.index, CsvField(step.name), step.kind, step.status, scope, CsvField(agent),
+                     s.ops, s.bytes, s.seconds(), s.iops(), s.bytes_per_sec(),
+                     s.bytes_per_sec() / kMiB, s.bytes_per_sec() / kMB, h.Mean(), h.Quantile(0.5),
+                     h.Quantile(0.9), h.Quantile(0.99), h.Quantile(0.999), h.Quantile(0.9999),
+                     h.max(), s.passes);
+}
+
+}  // namespace
+
+std::string FormatLatency(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.2f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.2f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.1f} us", ns / 1e3);
+  return fmt::format("{:.0f} ns", ns);
+}
+
+std::string SummaryCsv(const RunReport& report) {
+  std::string out =
+      "step_index,step,kind,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,"
+      "mb_per_sec,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,"
+      "lat_max_ns,passes\n";
+  for (const auto& step : report.steps) {
+    out += CsvRow(step, "aggregate", "", step.aggregate);
+    for (const auto& a : step.agents) out += CsvRow(step, "agent", a.agent, a.stats);
+  }
+  return out;
+}
+
+std::string ConsoleSummary(const RunReport& report) {
+  std::string out = fmt::format("\nrun {}  workload {}  status {}\n", report.run_id, report.workload, report.status);
+  out += fmt::format("{:<14} {:<12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "step", "agent",
+                     "MiB/s", "MB/s", "IOPS", "mean", "p50", "p99", "max");
+  auto row = [&](const std::string& step, const std::string& agent, const StepStats& s) {
+    const LatencyHistogram& h = *s.latency;
+    out += fmt::format("{:<14} {:<12} {:>10.1f} {:>10.1f} {:>10.0f} {:>10} {:>10} {:>10} {:>10}\n", step,
+                       agent, s.bytes_per_sec() / kMiB, s.bytes_per_sec() / kMB, s.iops(),
+                       FormatLatency(h.Mean()), FormatLatency(static_cast<double>(h.Quantile(0.5))),
+                       FormatLatency(static_cast<double>(h.Quantile(0.99))),
+                       FormatLatency(static_cast<double>(h.max())));
+  };
+  for (const auto& step : report.steps) {
+    row(step.name, step.agents.size() > 1 ? "(all)" : (step.agents.empty() ? "-" : step.agents[0].agent),
+        step.aggregate);
+    if (step.agents.size() > 1) {
+      for (const auto& a : step.agents) row("", a.agent, a.stats);
+    }
+    if (step.status != "succeeded") out += fmt::format("{:<14} status: {}\n", "", step.status);
+  }
+  if (!report.error.empty()) out += "error: " + report.error + "\n";
+  return out;
+}
+
+}  // namespace iofleet::controller

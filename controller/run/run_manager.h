@@ -1,0 +1,35 @@
+// Drives one run: connect, check, prepare every agent, run each step on all agents in lockstep,
+// merge their exact results, stop (clean up) every agent, write the report.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "controller/report/report_model.h"
+#include "iofleet/v1/workload.pb.h"
+
+namespace iofleet::controller {
+
+// DESIGN.md section 2.
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitRejected = 2;
+
+struct RunOptions {
+  std::string workload_file;
+  v1::Workload workload;               // loaded and validated
+  std::vector<std::string> agents;     // addresses; empty: the local child agent
+  std::vector<std::string> local_roots;
+  std::string out_dir = "iofleet-results";
+};
+
+// Set by the SIGINT handler; the run manager stops the agents and reports "aborted".
+extern std::atomic<bool> g_interrupted;
+
+int Run(const RunOptions& options);
+
+// "20261130-054512-a1b2c3": sortable, unique, one path component.
+std::string NewRunId();
+
+}  // namespace iofleet::controller

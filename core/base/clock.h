@@ -1,0 +1,15 @@
+// Monotonic nanoseconds: the one clock the hot path reads (vDSO, about 22 ns here).
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+
+namespace iofleet {
+
+inline uint64_t MonotonicNs() noexcept {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace iofleet
