@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
 
   int received = 0;
   sigwait(&signals, &received);
-  std::cerr << "iofleet-agent: " << strsignal(received) << ": stopping\n";
+  if (received == SIGINT) std::cerr << "iofleet-agent: interrupted: stopping\n";
   supervisor.Shutdown();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   return 0;

@@ -17,7 +17,9 @@ Status LibaioEngine::Open(uint32_t queue_depth) {
   iocbs_.assign(queue_depth, iocb{});
   staged_.assign(queue_depth, nullptr);
   events_.assign(queue_depth, io_event{});
+  refused_.assign(queue_depth, Completion{0, 0});
   staged_count_ = 0;
+  refused_count_ = 0;
   return Status::Ok();
 }
 
@@ -39,22 +41,31 @@ int LibaioEngine::Enqueue(IoRequest& r) noexcept {
 
 int LibaioEngine::Submit() noexcept {
   uint32_t submitted = 0;
+  uint32_t accepted = 0;
   while (submitted < staged_count_) {
     int rc = io_submit(ctx_, staged_count_ - submitted, staged_.data() + submitted);
     if (rc == -EINTR) continue;
     if (rc < 0) {
-      // Keep what was not accepted staged, so the caller sees the error once.
-      std::copy(staged_.begin() + submitted, staged_.begin() + staged_count_, staged_.begin());
-      staged_count_ -= submitted;
-      return rc;
+      // The kernel refused the first request (EBADF, EINVAL for misaligned O_DIRECT, ...):
+      // it completes with that error, like any other failure, and the rest go on.
+      iocb* cb = staged_[submitted++];
+      refused_[refused_count_++] =
+          Completion{static_cast<uint32_t>(reinterpret_cast<uintptr_t>(cb->data)), rc};
+      continue;
     }
     submitted += static_cast<uint32_t>(rc);
+    accepted += static_cast<uint32_t>(rc);
   }
   staged_count_ = 0;
-  return static_cast<int>(submitted);
+  return static_cast<int>(accepted);
 }
 
 int LibaioEngine::Reap(std::span<Completion> out, uint32_t min_done) noexcept {
+  if (refused_count_ > 0) {
+    uint32_t n = 0;
+    while (refused_count_ > 0 && n < out.size()) out[n++] = refused_[--refused_count_];
+    return static_cast<int>(n);
+  }
   long max = static_cast<long>(std::min(out.size(), events_.size()));
   int rc;
   do {

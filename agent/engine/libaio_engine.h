@@ -25,7 +25,9 @@ class LibaioEngine final : public IoEngine {
   std::vector<iocb> iocbs_;         // one per slot
   std::vector<iocb*> staged_;       // sized at Open
   std::vector<io_event> events_;    // sized at Open
+  std::vector<Completion> refused_; // requests the kernel refused at submission, as completions
   uint32_t staged_count_ = 0;
+  uint32_t refused_count_ = 0;
 };
 
 }  // namespace iofleet::agent

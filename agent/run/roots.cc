@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "core/spec/root_spec.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::agent {
@@ -20,19 +21,15 @@ Result<Roots> Roots::Open(const std::vector<std::string>& specs) {
   Roots roots;
   bool default_taken = false;
   for (const std::string& spec : specs) {
-    std::string name, dir;
-    size_t eq = spec.find('=');
-    if (eq == std::string::npos || spec.find('/') < eq) {
+    auto [name, dir] = spec::ParseRootSpec(spec);
+    if (name.empty()) {
       if (default_taken) {
         return InvalidArgument("--root " + spec + ": only the first unnamed root is \"default\"; name this one NAME=DIR");
       }
       name = "default";
-      dir = spec;
       default_taken = true;
-    } else {
-      name = spec.substr(0, eq);
-      dir = spec.substr(eq + 1);
-      if (name == "default") default_taken = true;
+    } else if (name == "default") {
+      default_taken = true;
     }
     if (!spec::IsSinglePathComponent(name)) {
       return InvalidArgument("--root " + spec + ": \"" + name + "\" is not a valid root name");

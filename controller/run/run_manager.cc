@@ -20,6 +20,7 @@
 #include "controller/report/report_writers.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
+#include "core/spec/root_spec.h"
 
 namespace iofleet::controller {
 
@@ -87,10 +88,11 @@ int RunManager::Connect() {
   std::vector<std::string> addresses = options_.agents;
   if (addresses.empty()) {
     std::vector<std::string> roots = options_.local_roots;
-    if (roots.empty()) {
+    if (roots.empty()) roots.push_back("iofleet-data");
+    for (const auto& root : roots) {
+      // The local agent's roots are this host's data directories: make them on first use.
       std::error_code ec;
-      std::filesystem::create_directories("iofleet-data", ec);
-      roots.push_back("iofleet-data");
+      std::filesystem::create_directories(spec::ParseRootSpec(root).dir, ec);
     }
     auto local = LocalAgent::Spawn(roots);
     if (!local.ok()) {

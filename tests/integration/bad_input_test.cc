@@ -1,0 +1,130 @@
+// Bad input is rejected with exit code 2 and a message naming the place, before any I/O.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override { agent_ = std::make_unique<AgentProcess>(tmp_ / "root", "node1", tmp_ / "logs"); }
+
+  CommandResult Run(const std::string& yaml, const std::string& command = "run") {
+    std::ofstream(tmp_ / "w.yaml") << yaml;
+    std::vector<std::string> argv = {BinPath("iofleet"), command, (tmp_ / "w.yaml").string()};
+    if (command == "run") {
+      argv.insert(argv.end(), {"--agents", agent_->address(), "--out", (tmp_ / "out").string()});
+    }
+    return RunCommand(argv, tmp_ / "logs", std::chrono::seconds(30));
+  }
+  void ExpectNothingStarted() {
+    EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);
+    EXPECT_FALSE(fs::exists(tmp_ / "out"));
+    EXPECT_TRUE(agent_->process().Running());
+  }
+
+  TempDir tmp_;
+  std::unique_ptr<AgentProcess> agent_;
+};
+
+constexpr const char* kSteps = "steps:\n  - io: { op: write, file_size: 1MiB }\n";
+
+TEST_F(BadInput, UnknownKey) {
+  for (const char* command : {"run", "validate"}) {
+    auto r = Run(std::string("name: t\ndefaults:\n  queue_dept: 4\n") + kSteps, command);
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("w.yaml:3:3: defaults.queue_dept: unknown key (did you mean queue_depth?)"), std::string::npos) << r.err;
+  }
+  ExpectNothingStarted();
+}
+
+TEST_F(BadInput, BadSize) {
+  auto r = Run(std::string("name: t\ndefaults:\n  block_size: 4kb\n") + kSteps);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("w.yaml:3:15: defaults.block_size: \"4kb\" is not a size (did you mean 4KiB?)"), std::string::npos) << r.err;
+  ExpectNothingStarted();
+}
+
+TEST_F(BadInput, NegativeCount) {
+  auto r = Run(std::string("name: t\ndefaults:\n  jobs: -2\n") + kSteps);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("w.yaml:3:9: defaults.jobs: \"-2\" must not be negative"), std::string::npos) << r.err;
+  ExpectNothingStarted();
+}
+
+TEST_F(BadInput, DirectoryOutsideTheRoot) {
+  auto r = Run(std::string("name: t\ntarget: { dir: ../../etc }\n") + kSteps);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("w.yaml:2:11: target.dir"), std::string::npos) << r.err;
+  ExpectNothingStarted();
+}
+
+TEST_F(BadInput, RootTheAgentDoesNotHave) {
+  auto r = Run(std::string("name: t\ntarget: { root: scratch }\n") + kSteps);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("agent node1: target.root \"scratch\" is not one of its roots"), std::string::npos) << r.err;
+  ExpectNothingStarted();
+}
+
+TEST_F(BadInput, SymlinkOutOfTheRootIsRefusedAndCanaryUntouched) {
+  fs::create_directories(tmp_ / "outside");
+  std::ofstream(tmp_ / "outside" / "canary") << "canary";
+  fs::create_directory_symlink(tmp_ / "outside", tmp_ / "root" / "escape");
+  auto r = Run(std::string("name: t\ntarget: { dir: escape }\n") + kSteps);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("agent node1: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("escape"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
+  EXPECT_EQ(CountEntries(tmp_ / "outside"), 1u);
+  std::ifstream canary(tmp_ / "outside" / "canary");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(canary)), {}), "canary");
+  EXPECT_EQ(CountEntries(tmp_ / "root"), 1u);  // only the symlink itself
+}
+
+TEST_F(BadInput, UnreachableAgentExitsOneNamingTheAddress) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(s);  // nobody listens on this port now
+  std::string dead = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
+  auto r = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents",
+                       agent_->address() + "," + dead, "--out", (tmp_ / "out").string()},
+                      tmp_ / "logs");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_LT(r.seconds, 8.0);
+  EXPECT_NE(r.err.find("agent " + dead + ": unreachable"), std::string::npos) << r.err;
+  ExpectNothingStarted();
+}
+
+TEST(AgentCommandLine, RefusesInsecureOffLoopbackAndMissingRoots) {
+  TempDir tmp;
+  auto agent = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), BinPath("iofleet-agent"));
+    return RunCommand(args, tmp / "logs", std::chrono::seconds(10));
+  };
+  auto open = agent({"--listen", "0.0.0.0:0", "--insecure", "--root", tmp.path().string()});
+  EXPECT_EQ(open.code, 2);
+  EXPECT_NE(open.err.find("only on loopback or a unix socket"), std::string::npos) << open.err;
+  EXPECT_EQ(agent({"--listen", "127.0.0.1:0", "--root", tmp.path().string()}).code, 2);
+  auto missing = agent({"--listen", "127.0.0.1:0", "--insecure", "--root", (tmp / "nope").string()});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
+  EXPECT_EQ(agent({"--bogus"}).code, 2);
+}
+
+}  // namespace
+}  // namespace iofleet::testing

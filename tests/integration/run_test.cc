@@ -1,0 +1,187 @@
+// End to end: real iofleet-agent processes on loopback, real O_DIRECT files on the build tree's
+// file system, the real iofleet controller, and the report it writes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void WriteText(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+json ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+// The only run directory under `out`.
+fs::path OnlyRunDir(const fs::path& out) {
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::directory_iterator(out)) {
+    if (e.is_directory()) runs.push_back(e.path());
+  }
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.empty() ? fs::path() : runs[0];
+}
+
+constexpr const char* kTwoStepWorkload = R"(name: it-two-step
+defaults:
+  engine: libaio
+  direct: true
+  block_size: 64KiB
+  queue_depth: 4
+  jobs: 2
+  file_size: 8MiB
+steps:
+  - name: write
+    io: { op: write, runtime: 2s }
+  - name: read
+    io: { op: read, engine: psync, queue_depth: 1 }
+)";
+
+TEST(Run, TwoAgentsAggregateExactlyAndCleanUp) {
+  TempDir tmp;
+  AgentProcess a1(tmp / "a1", "node1", tmp / "logs");
+  AgentProcess a2(tmp / "a2", "node2", tmp / "logs");
+  ASSERT_FALSE(a1.address().empty());
+  ASSERT_FALSE(a2.address().empty());
+  WriteText(tmp / "w.yaml", kTwoStepWorkload);
+
+  Process run({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+               a1.address() + "," + a2.address(), "--out", (tmp / "out").string()},
+              tmp / "logs");
+  // While the time-based write runs, each agent's files are in its own run directory.
+  std::set<std::string> seen;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (seen.size() < 4 && std::chrono::steady_clock::now() < deadline && run.Running()) {
+    for (const char* agent : {"a1", "a2"}) {
+      fs::path base = tmp / agent / "iofleet";
+      if (!fs::exists(base)) continue;
+      for (const auto& e : fs::recursive_directory_iterator(base)) {
+        if (e.path().extension() == ".dat") seen.insert(fs::relative(e.path(), tmp.path()).string());
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  int code = run.Wait(std::chrono::seconds(60));
+  ASSERT_EQ(code, 0) << run.Stderr() << run.Stdout();
+  ASSERT_EQ(seen.size(), 4u);
+  for (const auto& path : seen) {
+    // a1/iofleet/<run-id>/node1/job-N.dat
+    fs::path p(path);
+    std::vector<std::string> parts(p.begin(), p.end());
+    ASSERT_EQ(parts.size(), 5u) << path;
+    EXPECT_EQ(parts[1], "iofleet");
+    EXPECT_EQ(parts[3], parts[0] == "a1" ? "node1" : "node2") << path;
+  }
+  // Everything the run created is gone; the roots themselves stay.
+  EXPECT_EQ(CountEntries(tmp / "a1"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "a2"), 0u);
+
+  fs::path dir = OnlyRunDir(tmp / "out");
+  json report = ReadJson(dir / "report.json");
+  EXPECT_EQ(report["schema"], "iofleet.report/v1");
+  EXPECT_EQ(report["status"], "succeeded");
+  EXPECT_EQ(report["workload"], "it-two-step");
+  EXPECT_EQ(report["run_id"], dir.filename().string());
+  ASSERT_EQ(report["agents"].size(), 2u);
+  ASSERT_EQ(report["steps"].size(), 2u);
+  for (const auto& step : report["steps"]) {
+    ASSERT_EQ(step["agents"].size(), 2u);
+    uint64_t ops = 0, bytes = 0;
+    double max_seconds = 0;
+    for (const auto& a : step["agents"]) {
+      ops += a["ops"].get<uint64_t>();
+      bytes += a["bytes"].get<uint64_t>();
+      max_seconds = std::max(max_seconds, a["seconds"].get<double>());
+      EXPECT_GT(a["ops"].get<uint64_t>(), 0u);
+      EXPECT_LE(a["latency_ns"]["p50"].get<double>(), a["latency_ns"]["p99"].get<double>());
+      EXPECT_LE(a["latency_ns"]["p99"].get<double>(), a["latency_ns"]["max"].get<double>());
+    }
+    const json& agg = step["aggregate"];
+    EXPECT_EQ(agg["ops"].get<uint64_t>(), ops);
+    EXPECT_EQ(agg["bytes"].get<uint64_t>(), bytes);
+    EXPECT_DOUBLE_EQ(agg["seconds"].get<double>(), max_seconds);
+    EXPECT_NEAR(agg["bytes_per_sec"].get<double>(), bytes / max_seconds, 1e-6 * bytes / max_seconds);
+    EXPECT_EQ(step["point"], 0);
+    EXPECT_EQ(step["cycle"], 0);
+    EXPECT_TRUE(step["params"].is_object());
+  }
+  const json& write = report["steps"][0];
+  EXPECT_EQ(write["name"], "write");
+  EXPECT_DOUBLE_EQ(write["aggregate"]["seconds"].get<double>(), 2.0);  // the time-based window
+  const json& read = report["steps"][1];
+  // Size-based read: exactly every byte of 2 jobs x 8 MiB on each of 2 agents, once.
+  EXPECT_EQ(read["aggregate"]["bytes"].get<uint64_t>(), 2u * 2u * 8u * 1024 * 1024);
+  EXPECT_EQ(read["aggregate"]["ops"].get<uint64_t>(), 2u * 2u * 128u);
+  EXPECT_EQ(read["aggregate"]["filled_bytes"].get<uint64_t>(), 0u);
+
+  std::ifstream csv(dir / "summary.csv");
+  std::string line;
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 1 + 2 * 3);  // header, then aggregate + 2 agents per step
+  CommandResult effective = RunCommand({BinPath("iofleet"), "validate", (dir / "workload.effective.yaml").string()}, tmp / "logs");
+  EXPECT_EQ(effective.code, 0) << effective.err;
+}
+
+TEST(Run, LocalAgentRunsTheQuickstart) {
+  TempDir tmp;
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/quickstart.yaml"),
+                                "--local-root", (tmp / "data").string(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  fs::create_directories(tmp / "data");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("MiB/s"), std::string::npos);
+  json report = ReadJson(OnlyRunDir(tmp / "out") / "report.json");
+  EXPECT_EQ(report["status"], "succeeded");
+  ASSERT_EQ(report["agents"].size(), 1u);
+  EXPECT_EQ(report["agents"][0]["name"], "local");
+  EXPECT_EQ(report["steps"][1]["aggregate"]["bytes"].get<uint64_t>(), 1u << 30);
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+}
+
+TEST(Run, ReadStepFillsWhatWasNeverWritten) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", "name: fill\ndefaults: { block_size: 64KiB, file_size: 4MiB }\nsteps:\n  - io: { op: read }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+                                (tmp / "data").string(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json step = ReadJson(OnlyRunDir(tmp / "out") / "report.json")["steps"][0];
+  EXPECT_EQ(step["aggregate"]["filled_bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 4u << 20);
+}
+
+TEST(Run, CtrlCStopsAgentsAndWritesAbortedReport) {
+  TempDir tmp;
+  AgentProcess agent(tmp / "a1", "node1", tmp / "logs");
+  WriteText(tmp / "w.yaml", "name: long\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n");
+  Process run({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(), "--out",
+               (tmp / "out").string()},
+              tmp / "logs");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (!fs::exists(tmp / "a1" / "iofleet") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  run.Signal(SIGINT);
+  EXPECT_EQ(run.Wait(std::chrono::seconds(10)), 1) << run.Stderr();
+  json report = ReadJson(OnlyRunDir(tmp / "out") / "report.json");
+  EXPECT_EQ(report["status"], "aborted");
+  EXPECT_EQ(report["steps"][0]["status"], "aborted");
+  EXPECT_EQ(CountEntries(tmp / "a1"), 0u);
+  EXPECT_TRUE(agent.process().Running());  // and ready for the next run
+}
+
+}  // namespace
+}  // namespace iofleet::testing

@@ -1,0 +1,110 @@
+#include "controller/workload/yaml_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "controller/workload/yaml_writer.h"
+#include "core/spec/defaults.h"
+
+namespace iofleet::controller {
+namespace {
+
+std::string AllErrors(const LoadedWorkload& w) {
+  std::string out;
+  for (const auto& e : w.errors) out += e + "\n";
+  return out;
+}
+
+bool HasError(const LoadedWorkload& w, const std::string& text) {
+  return AllErrors(w).find(text) != std::string::npos;
+}
+
+TEST(YamlLoader, LoadsTheVocabulary) {
+  auto w = LoadWorkloadText(R"(
+name: t
+description: a test
+target: { root: default, dir: bench/x }
+defaults:
+  engine: psync
+  direct: false
+  block_size: 64KiB
+  queue_depth: 8
+  jobs: 3
+  file_size: 4MiB
+  runtime: 2s
+steps:
+  - name: w
+    io: { op: write }
+  - io: { op: read, block_size: 1MiB }
+)", "t.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  EXPECT_EQ(w.workload.defaults().engine(), v1::ENGINE_PSYNC);
+  EXPECT_FALSE(w.workload.defaults().direct());
+  EXPECT_EQ(w.workload.defaults().block_size(), 65536u);
+  EXPECT_EQ(w.workload.defaults().runtime(), 2'000'000'000u);
+  EXPECT_EQ(w.workload.target().dir(), "bench/x");
+  EXPECT_EQ(w.workload.steps(1).io().block_size(), 1u << 20);
+  EXPECT_FALSE(w.workload.steps(1).io().has_jobs());  // inherited, not copied
+}
+
+TEST(YamlLoader, UnknownKeyWithSuggestionAndPosition) {
+  auto w = LoadWorkloadText("name: t\ndefaults:\n  blocksize: 4KiB\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(w, "w.yaml:3:3: defaults.blocksize: unknown key (did you mean block_size?)")) << AllErrors(w);
+}
+
+TEST(YamlLoader, BadSizeNamesLineAndColumn) {
+  auto w = LoadWorkloadText("name: t\nsteps:\n  - io: { op: write, block_size: 4kb }\n", "w.yaml");
+  EXPECT_TRUE(HasError(w, "w.yaml:3:34: steps[0].io.block_size: \"4kb\" is not a size (did you mean 4KiB?)"))
+      << AllErrors(w);
+}
+
+TEST(YamlLoader, NegativeCountIsRejected) {
+  auto w = LoadWorkloadText("name: t\ndefaults: { jobs: -4 }\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(w, "w.yaml:2:19: defaults.jobs: \"-4\" must not be negative")) << AllErrors(w);
+}
+
+TEST(YamlLoader, RangeTypeAndEnumErrorsAllAtOnce) {
+  auto w = LoadWorkloadText(R"(name: t
+defaults:
+  jobs: 0
+  direct: yes
+  engine: libaoi
+  queue_depth: many
+steps:
+  - io: { op: write }
+)", "w.yaml");
+  EXPECT_EQ(w.errors.size(), 4u) << AllErrors(w);
+  EXPECT_TRUE(HasError(w, "w.yaml:3:9: defaults.jobs: 0 is below the minimum 1"));
+  EXPECT_TRUE(HasError(w, "w.yaml:4:11: defaults.direct: \"yes\" is not true or false"));
+  EXPECT_TRUE(HasError(w, "defaults.engine: \"libaoi\" is not one of: psync, libaio (did you mean libaio?)"));
+  EXPECT_TRUE(HasError(w, "defaults.queue_depth: \"many\" is not a whole number"));
+}
+
+TEST(YamlLoader, StructuralErrors) {
+  EXPECT_TRUE(HasError(LoadWorkloadText("name: t\nname: u\nsteps: []\n", "w.yaml"), "w.yaml:2:1: name: given twice"));
+  EXPECT_TRUE(HasError(LoadWorkloadText("name: t\nsteps: { io: {} }\n", "w.yaml"), "steps: expected a list"));
+  EXPECT_TRUE(HasError(LoadWorkloadText("- a\n- b\n", "w.yaml"), "w.yaml:1:1: a workload is a YAML map"));
+  EXPECT_TRUE(HasError(LoadWorkloadText("name: [t\n", "w.yaml"), "w.yaml:"));
+  EXPECT_TRUE(HasError(LoadWorkloadText("name: t\nsteps:\n  - io: { op: write }\n    io: { op: read }\n", "w.yaml"), "given twice"));
+}
+
+TEST(YamlLoader, ValidationErrorsCarryPositions) {
+  auto w = LoadWorkloadText("name: t\ntarget:\n  dir: ../escape\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(w, "w.yaml:3:3: target.dir: \"../escape\" must be a relative path")) << AllErrors(w);
+  auto no_op = LoadWorkloadText("name: t\nsteps:\n  - io: { jobs: 2 }\n", "w.yaml");
+  EXPECT_TRUE(HasError(no_op, "w.yaml:3:5: steps[0].io: needs an op")) << AllErrors(no_op);
+}
+
+TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
+  auto w = LoadWorkloadText("name: t\ndefaults: { block_size: 64KiB, runtime: 90s }\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  v1::Workload effective = spec::Effective(w.workload);
+  std::string yaml = ToYaml(effective);
+  EXPECT_NE(yaml.find("block_size: 64KiB"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("runtime: 90s"), std::string::npos) << yaml;
+  auto again = LoadWorkloadText(yaml, "effective.yaml");
+  ASSERT_TRUE(again.errors.empty()) << AllErrors(again) << yaml;
+  EXPECT_EQ(again.workload.SerializeAsString(), effective.SerializeAsString());
+}
+
+}  // namespace
+}  // namespace iofleet::controller
