@@ -5,6 +5,8 @@
 // Thread-safety: an engine belongs to one worker thread.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -33,6 +35,15 @@ struct IoRequest {
   uint64_t issue_ns = 0;  // set by the worker just before the batch is submitted
 };
 
+// What an engine may prepare for at Open: the buffers and files the job will use.
+struct EngineSetup {
+  uint32_t queue_depth = 1;
+  std::span<const iovec> buffers;  // one per slot; request.slot indexes it
+  std::span<const int> files;      // request.fd is one of these
+  bool fixed_buffers = false;      // io_uring: register the buffers
+  bool registered_files = false;   // io_uring: register the files
+};
+
 struct Completion {
   uint32_t slot;
   int64_t result;  // bytes transferred, or -errno
@@ -46,21 +57,23 @@ class IoEngine {
 
   virtual std::string_view name() const noexcept = 0;
 
-  // Cold path: sets the engine up for at most `queue_depth` requests in flight.
-  virtual Status Open(uint32_t queue_depth) = 0;
+  // Cold path: sets the engine up for at most `setup.queue_depth` requests in flight.
+  virtual Status Open(const EngineSetup& setup) = 0;
 
   // Hot path. Stage one request: 0, or -EAGAIN when the stage is full (Submit first).
   virtual int Enqueue(IoRequest& request) noexcept = 0;
   // Hand everything staged to the kernel: the number submitted, or -errno.
   virtual int Submit() noexcept = 0;
-  // Wait for at least `min_done` completions, write up to out.size(): the number, or -errno.
-  virtual int Reap(std::span<Completion> out, uint32_t min_done) noexcept = 0;
+  // Wait for at least `min_done` completions (or until `timeout_ns` passes, when >= 0), write
+  // up to out.size(): the number, or -errno.
+  virtual int Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept = 0;
 
  protected:
   IoEngine() = default;
 };
 
-// The explicit registry (agent/engine/registry.cc): the only list of engines.
+// The explicit registry (agent/engine/registry.cc): the only list of engines. When the agent's
+// environment sets IOFLEET_FAULT_INJECT (tests only; see fault_engine.h), every engine is wrapped.
 Result<std::unique_ptr<IoEngine>> MakeEngine(std::string_view name);
 std::vector<std::string> EngineNames();
 

@@ -10,7 +10,8 @@ LibaioEngine::~LibaioEngine() {
   if (open_) io_destroy(ctx_);
 }
 
-Status LibaioEngine::Open(uint32_t queue_depth) {
+Status LibaioEngine::Open(const EngineSetup& setup) {
+  const uint32_t queue_depth = setup.queue_depth;
   int rc = io_setup(static_cast<int>(queue_depth), &ctx_);
   if (rc < 0) return PosixError("io_setup(" + std::to_string(queue_depth) + ")", -rc);
   open_ = true;
@@ -60,16 +61,18 @@ int LibaioEngine::Submit() noexcept {
   return static_cast<int>(accepted);
 }
 
-int LibaioEngine::Reap(std::span<Completion> out, uint32_t min_done) noexcept {
+int LibaioEngine::Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept {
   if (refused_count_ > 0) {
     uint32_t n = 0;
     while (refused_count_ > 0 && n < out.size()) out[n++] = refused_[--refused_count_];
     return static_cast<int>(n);
   }
   long max = static_cast<long>(std::min(out.size(), events_.size()));
+  timespec timeout{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
   int rc;
   do {
-    rc = io_getevents(ctx_, std::min<long>(min_done, max), max, events_.data(), nullptr);
+    rc = io_getevents(ctx_, std::min<long>(min_done, max), max, events_.data(),
+                      timeout_ns >= 0 ? &timeout : nullptr);
   } while (rc == -EINTR);
   if (rc < 0) return rc;
   for (int i = 0; i < rc; ++i) {

@@ -14,10 +14,10 @@ class LibaioEngine final : public IoEngine {
  public:
   ~LibaioEngine() override;
   std::string_view name() const noexcept override { return "libaio"; }
-  Status Open(uint32_t queue_depth) override;
+  Status Open(const EngineSetup& setup) override;
   int Enqueue(IoRequest& request) noexcept override;
   int Submit() noexcept override;
-  int Reap(std::span<Completion> out, uint32_t min_done) noexcept override;
+  int Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept override;
 
  private:
   io_context_t ctx_{};

@@ -6,8 +6,8 @@
 
 namespace iofleet::agent {
 
-Status PsyncEngine::Open(uint32_t queue_depth) {
-  done_.assign(queue_depth, Completion{0, 0});
+Status PsyncEngine::Open(const EngineSetup& setup) {
+  done_.assign(setup.queue_depth, Completion{0, 0});
   count_ = 0;
   return Status::Ok();
 }
@@ -26,7 +26,7 @@ int PsyncEngine::Enqueue(IoRequest& r) noexcept {
   return 0;
 }
 
-int PsyncEngine::Reap(std::span<Completion> out, uint32_t /*min_done*/) noexcept {
+int PsyncEngine::Reap(std::span<Completion> out, uint32_t, int64_t) noexcept {
   uint32_t n = 0;
   while (count_ > 0 && n < out.size()) out[n++] = done_[--count_];
   return static_cast<int>(n);

@@ -10,10 +10,10 @@ namespace iofleet::agent {
 class PsyncEngine final : public IoEngine {
  public:
   std::string_view name() const noexcept override { return "psync"; }
-  Status Open(uint32_t queue_depth) override;
+  Status Open(const EngineSetup& setup) override;
   int Enqueue(IoRequest& request) noexcept override;
   int Submit() noexcept override { return 0; }
-  int Reap(std::span<Completion> out, uint32_t min_done) noexcept override;
+  int Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept override;
 
  private:
   std::vector<Completion> done_;  // sized at Open; a stack of finished requests

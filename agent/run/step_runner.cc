@@ -1,13 +1,15 @@
 #include "agent/run/step_runner.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
+#include "core/spec/defaults.h"
 #include "core/spec/proto_convert.h"
 
 namespace iofleet::agent {
@@ -15,38 +17,22 @@ namespace {
 
 constexpr size_t kBufferAlign = 4096;
 
-// Incompressible bytes without a syscall per buffer: xorshift64*, seeded per job.
-void FillRandom(std::byte* data, size_t size, uint64_t seed) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i + 8 <= size; i += 8) {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    uint64_t v = x * 0x2545F4914F6CDD1Dull;
-    std::memcpy(data + i, &v, 8);
+std::string EngineName(v1::Engine engine) {
+  switch (engine) {
+    case v1::ENGINE_PSYNC: return "psync";
+    case v1::ENGINE_LIBAIO: return "libaio";
+    case v1::ENGINE_IO_URING: return "io_uring";
+    case v1::ENGINE_NULL: return "null";
+    default: return "unknown";
   }
 }
 
-std::string Where(const std::string& agent, const std::string& path) {
-  return "agent " + agent + ": " + path;
-}
-
-// Writes [from, to) of the file with the job's buffers so a read step reads no holes.
-Status FillFile(int fd, std::byte* buffer, size_t buffer_size, uint64_t from, uint64_t to,
-                const std::string& where) {
-  for (uint64_t offset = from; offset < to;) {
-    size_t length = static_cast<size_t>(std::min<uint64_t>(buffer_size, to - offset));
-    ssize_t n = pwrite(fd, buffer, length, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return PosixError(where + ": filling offset " + std::to_string(offset), errno);
-    offset += static_cast<uint64_t>(n);
-  }
-  return Status::Ok();
+uint64_t Mix(uint64_t a, uint64_t b) {
+  SplitMix64 m(a ^ (b * 0x9E3779B97F4A7C15ull));
+  return m.Next();
 }
 
 }  // namespace
-
-std::string JobFileName(uint32_t job) { return "job-" + std::to_string(job) + ".dat"; }
 
 StepRunner::~StepRunner() {
   RequestStop();
@@ -56,70 +42,161 @@ StepRunner::~StepRunner() {
   for (auto& job : jobs_) {
     job->engine.reset();  // before the buffers and the file: in-flight I/O is reaped first
     if (job->fd >= 0) close(job->fd);
-    std::free(job->buffers);
+    std::free(job->buffer_block);
   }
 }
 
-Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(const v1::IoSpec& io,
-                                                        std::shared_ptr<Workspace> workspace,
-                                                        const std::string& agent_name) {
-  std::unique_ptr<StepRunner> runner(new StepRunner());
-  runner->io_ = io;
-  runner->agent_name_ = agent_name;
-  runner->workspace_ = workspace;
-  const bool is_read = io.op() == v1::OP_READ;
+Status StepRunner::OpenJobs() {
+  const v1::IoSpec& io = ctx_.io;
+  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED;
+  const bool null_engine = io.engine() == v1::ENGINE_NULL;
+  const bool writes = spec::Writes(io.op());
   const int flags = O_RDWR | O_CREAT | (io.direct() ? O_DIRECT : 0);
-  const std::string engine_name = io.engine() == v1::ENGINE_PSYNC ? "psync" : "libaio";
+  slot_size_ = spec::MaxBlockSize(io);
+  const uint64_t job_bytes = spec::JobRangeBytes(io);
+  const uint64_t file_slots = io.file_size() / slot_size_;
 
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     auto job = std::make_unique<Job>();
-    job->file = JobFileName(j);
-    std::string where = Where(agent_name, workspace->PathOf(job->file));
-    Result<int> fd = workspace->OpenFile(job->file, flags);
-    if (!fd.ok()) return Status(fd.status().code(), "agent " + agent_name + ": " + fd.status().message());
-    job->fd = *fd;
-
-    size_t buffer_bytes = static_cast<size_t>(io.queue_depth()) * io.block_size();
-    job->buffers = static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, buffer_bytes));
-    if (!job->buffers) return Status(Code::kResourceExhausted, where + ": cannot allocate " + std::to_string(buffer_bytes) + " bytes of buffers");
-    FillRandom(job->buffers, buffer_bytes, j + 1);
-
-    if (is_read) {
-      struct stat st;
-      if (fstat(job->fd, &st) < 0) return PosixError(where, errno);
-      uint64_t have = static_cast<uint64_t>(st.st_size) / io.block_size() * io.block_size();
-      if (have < io.file_size()) {
-        IOFLEET_RETURN_IF_ERROR(FillFile(job->fd, job->buffers, buffer_bytes, have, io.file_size(), where));
-        runner->filled_bytes_ += io.file_size() - have;
-      }
+    job->file = shared ? "shared.dat" : "job-" + std::to_string(j) + ".dat";
+    std::string where = "agent " + ctx_.agent_name + ": " + ctx_.workspace->PathOf(job->file);
+    if (!null_engine) {  // the null engine does no I/O and needs no file
+      Result<int> fd = ctx_.workspace->OpenFile(job->file, flags);
+      if (!fd.ok()) return Status(fd.status().code(), "agent " + ctx_.agent_name + ": " + fd.status().message());
+      job->fd = *fd;
     }
 
-    Result<std::unique_ptr<IoEngine>> engine = MakeEngine(engine_name);
+    SequenceSpec& seq = job->plan.sequence;
+    seq.slot_size = slot_size_;
+    seq.random = spec::IsRandom(io.op());
+    seq.read_pct = !writes ? 100 : !spec::Reads(io.op()) ? 0 : io.read_pct();
+    seq.seed = Mix(ctx_.run_token, (uint64_t{ctx_.step_index} << 32) | j);
+    if (shared && io.shared_mode() == v1::SHARED_MODE_STRIDED) {
+      seq.slots = file_slots / io.jobs();
+      seq.stride = io.jobs();
+      seq.first = j;
+    } else {
+      seq.slots = job_bytes / slot_size_;
+      seq.base = shared ? j * job_bytes : 0;
+    }
+    uint64_t cumulative = 0;
+    for (const auto& split : io.block_size_split()) {
+      cumulative += split.weight();
+      seq.split_size[seq.split_count] = static_cast<uint32_t>(split.size());
+      seq.split_cumulative[seq.split_count] = cumulative;
+      ++seq.split_count;
+    }
+
+    const uint32_t depth = io.queue_depth();
+    size_t buffer_bytes = static_cast<size_t>(depth) * slot_size_;
+    job->buffer_block = static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, buffer_bytes));
+    if (!job->buffer_block) {
+      return Status(Code::kResourceExhausted, where + ": cannot allocate " + std::to_string(buffer_bytes) + " bytes of buffers");
+    }
+    for (uint32_t s = 0; s < depth; ++s) {
+      job->buffers.push_back(job->buffer_block + s * slot_size_);
+      job->iovecs.push_back(iovec{job->buffers.back(), slot_size_});
+    }
+    DataOptions data;
+    data.compressible_pct = io.data().compressible_pct();
+    data.pattern = DataGenerator::DecodePattern(io.data().pattern());
+    data.dedupe_pct = io.data().dedupe_pct();
+    data.stream = seq.seed;
+    data.verify = io.verify();
+    job->data.Prepare(data, job->buffer_block, slot_size_, depth);
+
+    job->plan.fd = job->fd;
+    job->plan.queue_depth = depth;
+    job->plan.ramp_ns = io.ramp();
+    job->plan.runtime_ns = io.runtime();
+    job->plan.deadline_ns = io.deadline();
+    job->plan.continue_on_error = io.continue_on_error();
+    job->plan.verify = io.verify();
+    job->plan.run_token = ctx_.run_token;
+    job->plan.fsync_every = null_engine ? 0 : io.fsync().every();
+    job->plan.fsync_at_end = !null_engine && writes && !io.direct() && io.fsync().at_end();
+    if (io.rate().bytes_per_sec() > 0) job->plan.rate_ns_per_byte = 1e9 / static_cast<double>(io.rate().bytes_per_sec());
+    if (io.rate().iops() > 0) job->plan.rate_ns_per_io = 1e9 / static_cast<double>(io.rate().iops());
+
+    Result<std::unique_ptr<IoEngine>> engine = MakeEngine(EngineName(io.engine()));
     if (!engine.ok()) return Status(Code::kFailedPrecondition, where + ": " + engine.status().message());
     job->engine = std::move(*engine);
-    Status opened = job->engine->Open(io.queue_depth());
-    if (!opened.ok()) return Status(Code::kFailedPrecondition, "agent " + agent_name + ": engine " + engine_name + ": " + opened.message());
-    job->requests.resize(io.queue_depth());
-    job->completions.resize(io.queue_depth());
-    job->plan = JobPlan{job->fd, is_read ? IoDir::kRead : IoDir::kWrite, io.file_size(),
-                        static_cast<uint32_t>(io.block_size()), io.queue_depth(), io.runtime(),
-                        job->buffers};
-    runner->jobs_.push_back(std::move(job));
+    EngineSetup setup;
+    setup.queue_depth = depth;
+    setup.buffers = job->iovecs;
+    setup.files = std::span<const int>(&job->fd, 1);
+    setup.fixed_buffers = io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers();
+    setup.registered_files = io.engine() == v1::ENGINE_IO_URING && io.uring().registered_files();
+    Status opened = job->engine->Open(setup);
+    if (!opened.ok()) {
+      return Status(Code::kFailedPrecondition, "agent " + ctx_.agent_name + ": engine " + EngineName(io.engine()) + ": " + opened.message());
+    }
+    job->requests.resize(depth);
+    job->completions.resize(depth);
+    jobs_.push_back(std::move(job));
   }
+  return Status::Ok();
+}
+
+// Reads never read holes: whatever a reading step may touch that this run has not written is
+// written first, untimed, block by block with the step's own data (and verify headers).
+Status StepRunner::FillHoles() {
+  const v1::IoSpec& io = ctx_.io;
+  if (!spec::Reads(io.op()) || io.engine() == v1::ENGINE_NULL) return Status::Ok();
+  for (auto& job : jobs_) {
+    const SequenceSpec& seq = job->plan.sequence;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    if (seq.stride > 1) {
+      for (uint64_t i = 0; i < seq.slots; ++i) {
+        uint64_t at = (seq.first + i * seq.stride) * seq.slot_size;
+        ranges.emplace_back(at, at + seq.slot_size);
+      }
+    } else {
+      ranges.emplace_back(seq.base, seq.base + seq.slots * seq.slot_size);
+    }
+    std::byte* buffer = job->buffer_block;
+    const size_t chunk = job->buffers.size() * slot_size_;
+    for (const auto& [begin, end] : ranges) {
+      for (const auto& [hole_begin, hole_end] : ctx_.coverage->Holes(job->file, begin, end)) {
+        // Holes start and end on slot boundaries: coverage only ever holds whole transfers
+        // of this step's layout or of earlier steps, rounded outward here to whole slots.
+        uint64_t from = hole_begin / slot_size_ * slot_size_;
+        uint64_t to = std::min(end, (hole_end + slot_size_ - 1) / slot_size_ * slot_size_);
+        for (uint64_t at = from; at < to;) {
+          size_t length = static_cast<size_t>(std::min<uint64_t>(chunk, to - at));
+          for (size_t b = 0; b < length; b += slot_size_) {
+            uint32_t block = static_cast<uint32_t>(std::min<uint64_t>(slot_size_, length - b));
+            job->data.Stamp(buffer + b, block);
+            if (io.verify()) WriteVerifyHeader(buffer + b, block, at + b, ctx_.run_token);
+          }
+          ssize_t n = pwrite(job->fd, buffer, length, static_cast<off_t>(at));
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) {
+            return PosixError("agent " + ctx_.agent_name + ": " + ctx_.workspace->PathOf(job->file) +
+                                  ": filling offset " + std::to_string(at), n < 0 ? errno : EIO);
+          }
+          ctx_.coverage->Add(job->file, at, at + static_cast<uint64_t>(n));
+          filled_bytes_ += static_cast<uint64_t>(n);
+          at += static_cast<uint64_t>(n);
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
+  std::unique_ptr<StepRunner> runner(new StepRunner());
+  runner->ctx_ = std::move(context);
+  IOFLEET_RETURN_IF_ERROR(runner->OpenJobs());
+  IOFLEET_RETURN_IF_ERROR(runner->FillHoles());
   return runner;
 }
 
 void StepRunner::RunJob(Job& job) {
-  IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions);
+  IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
+                  spec::Writes(ctx_.io.op()) ? &job.data : nullptr);
   worker.Run(start_ns_, stop_);
-  // Buffered writes are not done until they reach the device: the fsync is part of the step.
-  if (job.stats.error == 0 && job.plan.dir == IoDir::kWrite && !io_.direct()) {
-    if (fsync(job.fd) < 0) {
-      job.fsync_error = errno;
-    } else {
-      job.stats.last_completion_ns.store(MonotonicNs(), std::memory_order_relaxed);
-    }
-  }
   std::lock_guard lock(mu_);
   ++jobs_done_;
   done_cv_.notify_all();
@@ -127,20 +204,47 @@ void StepRunner::RunJob(Job& job) {
 
 void StepRunner::Start() {
   start_ns_ = MonotonicNs();
+  window_start_ns_ = start_ns_ + ctx_.io.ramp();
+  window_end_ns_ = ctx_.io.runtime() > 0 ? window_start_ns_ + ctx_.io.runtime() : 0;
+  SampleWindowEdges();
   for (auto& job : jobs_) threads_.emplace_back([this, j = job.get()] { RunJob(*j); });
 }
 
+// Process and host CPU are sampled at the window's edges (the waits below wake for them).
+void StepRunner::SampleWindowEdges() {
+  uint64_t now = MonotonicNs();
+  if (!sampled_start_ && now >= window_start_ns_) {
+    cpu_at_start_ = SampleCpu();
+    sampled_start_ = true;
+  }
+  if (sampled_start_ && !sampled_end_ && window_end_ns_ && now >= window_end_ns_) {
+    cpu_at_end_ = SampleCpu();
+    sampled_end_ = true;
+  }
+}
+
 bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
-  std::unique_lock lock(mu_);
-  return done_cv_.wait_for(lock, timeout, [&] { return jobs_done_ == jobs_.size(); });
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    uint64_t now = MonotonicNs();
+    uint64_t edge = !sampled_start_ ? window_start_ns_ : (!sampled_end_ && window_end_ns_) ? window_end_ns_ : 0;
+    auto wake = deadline;
+    if (edge > now) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::nanoseconds(edge - now));
+    {
+      std::unique_lock lock(mu_);
+      if (done_cv_.wait_until(lock, wake, [&] { return jobs_done_ == jobs_.size(); })) return true;
+    }
+    SampleWindowEdges();
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
 }
 
 v1::Progress StepRunner::Progress() const {
   v1::Progress p;
   uint64_t ops = 0, bytes = 0;
   for (const auto& job : jobs_) {
-    ops += job->stats.ops.load(std::memory_order_relaxed);
-    bytes += job->stats.bytes.load(std::memory_order_relaxed);
+    ops += job->stats.read.ops.load(std::memory_order_relaxed) + job->stats.write.ops.load(std::memory_order_relaxed);
+    bytes += job->stats.read.bytes.load(std::memory_order_relaxed) + job->stats.write.bytes.load(std::memory_order_relaxed);
   }
   p.set_ops(ops);
   p.set_bytes(bytes);
@@ -148,36 +252,120 @@ v1::Progress StepRunner::Progress() const {
   return p;
 }
 
+Status StepRunner::JobError(const Job& job) const {
+  std::string where = "agent " + ctx_.agent_name + ": " + ctx_.workspace->PathOf(job.file) + ": offset " +
+                      std::to_string(job.stats.error_offset);
+  if (job.stats.verify_failure) {
+    auto failure = static_cast<VerifyFailure>(job.stats.verify_failure);
+    return Status(Code::kDataLoss, where + ": verify failed: " + VerifyFailureName(failure) + " (found " +
+                                       std::to_string(job.stats.verify_found) + ", expected " +
+                                       std::to_string(job.stats.verify_expected) + ")");
+  }
+  return PosixError(where, job.stats.error);
+}
+
+// What the step wrote, replayed from each job's deterministic sequence.
+void StepRunner::RecordCoverage() {
+  if (!spec::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;
+  for (const auto& job : jobs_) {
+    const SequenceSpec& seq = job->plan.sequence;
+    const bool writes_only = seq.read_pct == 0;
+    if (writes_only && job->stats.passes > 0 && seq.stride == 1) {
+      ctx_.coverage->Add(job->file, seq.base, seq.base + seq.slots * seq.slot_size);
+      continue;
+    }
+    IoSequence replay(seq);
+    IoChoice choice;
+    for (uint64_t i = 0; i < job->stats.issued; ++i) {
+      while (!replay.Next(choice)) replay.NextPass();
+      if (choice.dir == IoDir::kWrite) ctx_.coverage->Add(job->file, choice.offset, choice.offset + choice.length);
+    }
+  }
+}
+
 Result<v1::StepResult> StepRunner::Finish() {
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
+  SampleWindowEdges();
+  if (!sampled_end_) cpu_at_end_ = SampleCpu();
+  RecordCoverage();
   for (const auto& job : jobs_) {
-    std::string where = Where(agent_name_, workspace_->PathOf(job->file));
-    if (job->stats.error != 0) {
-      return PosixError(where + ": offset " + std::to_string(job->stats.error_offset), job->stats.error);
-    }
-    if (job->fsync_error != 0) return PosixError(where + ": fsync", job->fsync_error);
+    if (job->stats.error != 0 || job->stats.verify_failure != 0) return JobError(*job);
   }
+
+  const v1::IoSpec& io = ctx_.io;
+  const bool rate_limited = io.rate().bytes_per_sec() > 0 || io.rate().iops() > 0;
+  auto read_latency = std::make_unique<LatencyHistogram>();  // 30 KiB each: not on the stack
+  auto write_latency = std::make_unique<LatencyHistogram>();
+  auto read_scheduled = std::make_unique<LatencyHistogram>();
+  auto write_scheduled = std::make_unique<LatencyHistogram>();
+  auto all_latency = std::make_unique<LatencyHistogram>();
+  auto fsync_latency = std::make_unique<LatencyHistogram>();
   v1::StepResult result;
-  auto merged = std::make_unique<LatencyHistogram>();  // 30 KiB: not on an RPC thread's stack
-  uint64_t ops = 0, bytes = 0, last = start_ns_, passes = UINT64_MAX;
-  const uint64_t blocks = io_.file_size() / io_.block_size();
+  uint64_t last = window_start_ns_, passes = UINT64_MAX, fsyncs = 0;
+  uint64_t cpu_user = 0, cpu_sys = 0, max_job_cpu = 0;
+  std::array<uint64_t, JobStats::kErrnoSlots> errors{};
   for (const auto& job : jobs_) {
-    uint64_t job_ops = job->stats.ops.load(std::memory_order_relaxed);
-    ops += job_ops;
-    bytes += job->stats.bytes.load(std::memory_order_relaxed);
-    last = std::max(last, job->stats.last_completion_ns.load(std::memory_order_relaxed));
-    merged->Add(job->stats.latency);
-    passes = std::min(passes, job_ops / blocks);
+    const JobStats& s = job->stats;
+    auto add = [&](v1::OpStats* out, const OpCounters& c) {
+      out->set_ops(out->ops() + c.ops.load());
+      out->set_bytes(out->bytes() + c.bytes.load());
+    };
+    add(result.mutable_read(), s.read);
+    add(result.mutable_write(), s.write);
+    read_latency->Add(s.read.latency);
+    write_latency->Add(s.write.latency);
+    read_scheduled->Add(s.read.scheduled);
+    write_scheduled->Add(s.write.scheduled);
+    fsync_latency->Add(s.fsync_latency);
+    fsyncs += s.fsyncs.load();
+    last = std::max(last, s.last_completion_ns.load());
+    passes = std::min(passes, s.passes);
+    cpu_user += s.cpu_user_ns;
+    cpu_sys += s.cpu_sys_ns;
+    max_job_cpu = std::max(max_job_cpu, s.cpu_user_ns + s.cpu_sys_ns);
+    for (int e = 0; e < JobStats::kErrnoSlots; ++e) errors[e] += s.errors[e].load();
   }
-  result.set_ops(ops);
-  result.set_bytes(bytes);
-  // A time-based step's window is its runtime; a size-based one ends at its last completion.
-  result.set_window_ns(io_.runtime() > 0 && !stop_.load() ? io_.runtime() : last - start_ns_);
+  all_latency->Add(*read_latency);
+  all_latency->Add(*write_latency);
+  spec::ToProto(*read_latency, result.mutable_read()->mutable_latency_ns());
+  spec::ToProto(*write_latency, result.mutable_write()->mutable_latency_ns());
+  if (rate_limited) {
+    spec::ToProto(*read_scheduled, result.mutable_read()->mutable_scheduled_latency_ns());
+    spec::ToProto(*write_scheduled, result.mutable_write()->mutable_scheduled_latency_ns());
+  }
+  spec::ToProto(*all_latency, result.mutable_latency_ns());
+  spec::ToProto(*fsync_latency, result.mutable_fsync_latency_ns());
+  result.set_ops(result.read().ops() + result.write().ops());
+  result.set_bytes(result.read().bytes() + result.write().bytes());
+  result.set_fsyncs(fsyncs);
+  // A time-based window is its runtime, stretched only by a final flush that ended later; a
+  // size-based step's window ends at its last completion.
+  uint64_t window = last - window_start_ns_;
+  if (io.runtime() > 0 && !stop_.load()) window = std::max<uint64_t>(io.runtime(), window);
+  result.set_window_ns(window);
   result.set_passes(jobs_.empty() ? 0 : passes);
   result.set_filled_bytes(filled_bytes_);
-  spec::ToProto(*merged, result.mutable_latency_ns());
+  result.set_rate_limited(rate_limited);
+  for (int e = 0; e < JobStats::kErrnoSlots; ++e) {
+    if (!errors[e]) continue;
+    v1::ErrorCount* count = result.add_errors();
+    count->set_kind(e == JobStats::kVerifySlot ? "verify" : ErrnoName(e));
+    count->set_count(errors[e]);
+  }
+  v1::CpuStats* cpu = result.mutable_cpu();
+  cpu->set_worker_user_ns(cpu_user);
+  cpu->set_worker_sys_ns(cpu_sys);
+  cpu->set_process_user_ns(cpu_at_end_.process_user_ns - cpu_at_start_.process_user_ns);
+  cpu->set_process_sys_ns(cpu_at_end_.process_sys_ns - cpu_at_start_.process_sys_ns);
+  cpu->set_host_busy_ticks(cpu_at_end_.host_busy_ticks - cpu_at_start_.host_busy_ticks);
+  cpu->set_host_total_ticks(cpu_at_end_.host_total_ticks - cpu_at_start_.host_total_ticks);
+  cpu->set_max_worker_busy_permille(window ? static_cast<uint32_t>(std::min<uint64_t>(max_job_cpu * 1000 / window, 1000)) : 0);
+  if (!io.direct() && spec::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {
+    uint64_t data_set = io.file_layout() == v1::FILE_LAYOUT_SHARED ? io.file_size() : io.file_size() * io.jobs();
+    result.set_cache_resident(data_set < 2 * PhysicalMemoryBytes());
+  }
   return result;
 }
 

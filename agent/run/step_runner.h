@@ -1,7 +1,8 @@
-// Runs one io step on this agent: opens the job files, fills what a read step would find
-// missing (untimed), allocates buffers and engines, then runs one thread per job.
+// Runs one io step on this agent: opens the step's files, fills what it would read as holes
+// (untimed), prepares buffers, data and engines, then runs one thread per job and turns their
+// counters into the step's exact result.
 //
-// Thread-safety: Start, WaitFor, Finish from one thread (the Start RPC); RequestStop and
+// Thread-safety: Start, WaitFor and Finish from one thread (the Start RPC); RequestStop and
 // Progress from any thread.
 #pragma once
 
@@ -15,20 +16,30 @@
 #include <vector>
 
 #include "agent/engine/io_engine.h"
+#include "agent/run/coverage.h"
+#include "agent/run/host_stats.h"
 #include "agent/run/workspace.h"
 #include "agent/stats/job_stats.h"
+#include "agent/worker/data_generator.h"
 #include "agent/worker/io_worker.h"
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::agent {
 
+struct StepContext {
+  v1::IoSpec io;                    // resolved and planned: nothing left to default
+  uint32_t step_index = 0;
+  std::shared_ptr<Workspace> workspace;
+  std::string agent_name;
+  uint64_t run_token = 0;           // unique per run: seeds data and tags verify headers
+  std::shared_ptr<FileCoverage> coverage;  // what this run wrote so far; updated by Finish
+};
+
 class StepRunner {
  public:
   ~StepRunner();
 
-  static Result<std::unique_ptr<StepRunner>> Prepare(const v1::IoSpec& io,
-                                                     std::shared_ptr<Workspace> workspace,
-                                                     const std::string& agent_name);
+  static Result<std::unique_ptr<StepRunner>> Prepare(StepContext context);
 
   void Start();
   // True once every job has returned.
@@ -46,27 +57,37 @@ class StepRunner {
     std::unique_ptr<IoEngine> engine;
     std::vector<IoRequest> requests;
     std::vector<Completion> completions;
-    std::byte* buffers = nullptr;
+    std::byte* buffer_block = nullptr;  // queue_depth slots of slot_size bytes, aligned
+    std::vector<std::byte*> buffers;
+    std::vector<iovec> iovecs;
+    DataGenerator data;
     JobStats stats;
-    int fsync_error = 0;
   };
   StepRunner() = default;
+  Status OpenJobs();
+  Status FillHoles();
   void RunJob(Job& job);
+  void SampleWindowEdges();
+  void RecordCoverage();
+  Status JobError(const Job& job) const;
 
-  v1::IoSpec io_;
-  std::string agent_name_;
-  std::shared_ptr<Workspace> workspace_;
+  StepContext ctx_;
+  uint64_t slot_size_ = 0;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::thread> threads_;
   uint64_t filled_bytes_ = 0;
   uint64_t start_ns_ = 0;
+  uint64_t window_start_ns_ = 0;
+  uint64_t window_end_ns_ = 0;  // time-based steps only
+  CpuSample cpu_at_start_;
+  CpuSample cpu_at_end_;
+  bool sampled_start_ = false;
+  bool sampled_end_ = false;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::condition_variable done_cv_;
   uint32_t jobs_done_ = 0;
+  bool finished_ = false;
 };
-
-// The file a job works on, the same name in every step so a read step reads what a write wrote.
-std::string JobFileName(uint32_t job);
 
 }  // namespace iofleet::agent

@@ -3,10 +3,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 
 #include "agent/engine/io_engine.h"
+#include "core/base/units.h"
+#include "core/spec/defaults.h"
 
 namespace iofleet::agent {
 namespace {
@@ -18,8 +27,26 @@ std::string EngineName(v1::Engine engine) {
   switch (engine) {
     case v1::ENGINE_PSYNC: return "psync";
     case v1::ENGINE_LIBAIO: return "libaio";
+    case v1::ENGINE_IO_URING: return "io_uring";
+    case v1::ENGINE_NULL: return "null";
     default: return "unknown";
   }
+}
+
+// FNV-1a: a stable token per run for data seeds and verify headers.
+uint64_t RunToken(const std::string& run_id) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : run_id) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+bool HasCapability(int cap) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> cap) & 1;
+  }
+  return false;
 }
 
 }  // namespace
@@ -39,34 +66,104 @@ v1::HelloResponse Supervisor::Hello() const {
 
 // What must hold before any step starts, checked with real operations on the target.
 Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& workspace) {
+  const std::string who = "agent " + name_ + ": ";
   bool needs_direct = false;
+  uint64_t locked_bytes = 0;
+  std::map<std::string, uint64_t> file_bytes;  // the largest extent any step gives each file
   for (const auto& step : request.steps()) {
     if (!step.has_io()) continue;
     const v1::IoSpec& io = step.io();
+    if (io.engine() == v1::ENGINE_NULL) continue;
     if (io.direct()) needs_direct = true;
     auto engine = MakeEngine(EngineName(io.engine()));
-    if (!engine.ok()) return Status(Code::kFailedPrecondition, "agent " + name_ + ": step " + step.name() + ": " + engine.status().message());
-    Status opened = (*engine)->Open(io.queue_depth());
-    if (!opened.ok()) return Status(Code::kFailedPrecondition, "agent " + name_ + ": step " + step.name() + ": engine " + EngineName(io.engine()) + ": " + opened.message());
+    if (!engine.ok()) return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": " + engine.status().message());
+    EngineSetup setup;
+    setup.queue_depth = io.queue_depth();
+    Status opened = (*engine)->Open(setup);
+    if (!opened.ok()) {
+      return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": engine " + EngineName(io.engine()) + ": " + opened.message());
+    }
+    if (io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers()) {
+      locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * spec::MaxBlockSize(io));
+    }
+    if (io.file_layout() == v1::FILE_LAYOUT_SHARED) {
+      file_bytes["shared.dat"] = std::max(file_bytes["shared.dat"], io.file_size());
+    } else {
+      for (uint32_t j = 0; j < io.jobs(); ++j) {
+        std::string f = "job-" + std::to_string(j) + ".dat";
+        file_bytes[f] = std::max(file_bytes[f], spec::JobRangeBytes(io));
+      }
+    }
+  }
+
+  if (locked_bytes > 0 && !HasCapability(14 /* CAP_IPC_LOCK */)) {
+    rlimit limit{};
+    getrlimit(RLIMIT_MEMLOCK, &limit);
+    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < locked_bytes) {
+      limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, std::max<rlim_t>(locked_bytes, limit.rlim_cur));
+      setrlimit(RLIMIT_MEMLOCK, &limit);
+      getrlimit(RLIMIT_MEMLOCK, &limit);
+      if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < locked_bytes) {
+        return Status(Code::kFailedPrecondition,
+                      who + "uring.fixed_buffers needs " + FormatSize(locked_bytes) + " of locked memory but RLIMIT_MEMLOCK is " +
+                          FormatSize(limit.rlim_cur) + " (raise it, e.g. LimitMEMLOCK= in the agent's unit, or set fixed_buffers: false)");
+      }
+    }
+  }
+
+  uint64_t need = 0;
+  for (const auto& [file, bytes] : file_bytes) need += bytes;
+  struct statvfs fs{};
+  Result<int> dir = workspace.OpenFile(".", O_PATH | O_DIRECTORY);
+  if (dir.ok()) {
+    int rc = fstatvfs(*dir, &fs);
+    close(*dir);
+    uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+    if (rc == 0 && need > free_bytes) {
+      return Status(Code::kFailedPrecondition, who + workspace.run_dir() + ": the workload's files need " + FormatSize(need) +
+                                                   " but the file system has " + FormatSize(free_bytes) + " free");
+    }
   }
   if (!needs_direct) return Status::Ok();
 
   // A real aligned O_DIRECT write: statx cannot answer for every file system (tmpfs, NFS).
   Result<int> fd = workspace.OpenFile(kProbeFile, O_RDWR | O_CREAT | O_DIRECT);
   if (!fd.ok()) {
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": O_DIRECT is not supported here: " + fd.status().message());
+    return Status(Code::kFailedPrecondition, who + "O_DIRECT is not supported here: " + fd.status().message());
   }
   void* buffer = std::aligned_alloc(kProbeSize, kProbeSize);
   std::memset(buffer, 0xA5, kProbeSize);
   ssize_t n = pwrite(*fd, buffer, kProbeSize, 0);
   int err = errno;
   std::free(buffer);
+  uint32_t dio_align = 0;
+#ifdef STATX_DIOALIGN
+  struct statx stx{};
+  if (statx(*fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN)) {
+    dio_align = std::max(stx.stx_dio_offset_align, stx.stx_dio_mem_align);
+  }
+#endif
   close(*fd);
   Status removed = workspace.RemoveFile(kProbeFile);
   if (n != static_cast<ssize_t>(kProbeSize)) {
     return Status(Code::kFailedPrecondition,
-                  "agent " + name_ + ": " + workspace.PathOf(kProbeFile) + ": O_DIRECT write failed: " +
+                  who + workspace.PathOf(kProbeFile) + ": O_DIRECT write failed: " +
                       (n < 0 ? std::string(std::strerror(err)) + " (" + ErrnoName(err) + ")" : "short write"));
+  }
+  if (dio_align > 1) {
+    for (const auto& step : request.steps()) {
+      if (!step.has_io() || !step.io().direct()) continue;
+      std::vector<uint64_t> sizes = {step.io().block_size()};
+      for (const auto& s : step.io().block_size_split()) sizes.push_back(s.size());
+      if (step.io().block_size_split_size() > 0) sizes.erase(sizes.begin());
+      for (uint64_t size : sizes) {
+        if (size % dio_align != 0) {
+          return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": block size " + FormatSize(size) +
+                                                       " is not a multiple of the file system's O_DIRECT alignment of " +
+                                                       std::to_string(dio_align) + " bytes");
+        }
+      }
+    }
   }
   return removed;
 }
@@ -95,6 +192,8 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   run_agent_name_ = request.agent_name();
   plan_ = request;
   workspace_ = std::move(*workspace);
+  coverage_ = std::make_shared<FileCoverage>();
+  run_token_ = RunToken(request.run_id());
   v1::PrepareResponse response;
   response.set_run_dir(workspace_->run_dir());
   return response;
@@ -111,14 +210,18 @@ Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest
   if (request.step_index() >= static_cast<uint32_t>(plan_.steps_size())) {
     return InvalidArgument("agent " + name_ + ": run " + run_id_ + " has no step " + std::to_string(request.step_index()));
   }
-  const v1::IoSpec io = plan_.steps(static_cast<int>(request.step_index())).io();
-  std::shared_ptr<Workspace> workspace = workspace_;
-  const std::string agent_name = run_agent_name_;
+  StepContext context;
+  context.io = plan_.steps(static_cast<int>(request.step_index())).io();
+  context.step_index = request.step_index();
+  context.workspace = workspace_;
+  context.agent_name = run_agent_name_;
+  context.run_token = run_token_;
+  context.coverage = coverage_;  // only the Running step touches it
   state_ = State::kRunning;
   // File setup can take long (a read step fills what is missing): done without the lock so
   // that Stop can still interrupt; the Running state keeps other commands out meanwhile.
   lock.unlock();
-  auto runner = StepRunner::Prepare(io, std::move(workspace), agent_name);
+  auto runner = StepRunner::Prepare(std::move(context));
   lock.lock();
   if (!runner.ok()) {
     if (state_ == State::kRunning) state_ = State::kPrepared;
@@ -142,6 +245,7 @@ uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
   state_ = State::kIdle;
   run_id_.clear();
   std::shared_ptr<Workspace> workspace = std::move(workspace_);
+  coverage_.reset();
   lock.unlock();
   if (runner) {
     runner->RequestStop();

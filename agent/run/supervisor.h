@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "agent/run/coverage.h"
 #include "agent/run/roots.h"
 #include "agent/run/step_runner.h"
 #include "agent/run/workspace.h"
@@ -45,6 +46,8 @@ class Supervisor {
   std::string run_agent_name_;
   v1::PrepareRequest plan_;
   std::shared_ptr<Workspace> workspace_;
+  std::shared_ptr<FileCoverage> coverage_;
+  uint64_t run_token_ = 0;
   std::shared_ptr<StepRunner> current_;
 };
 

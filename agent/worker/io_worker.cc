@@ -1,34 +1,34 @@
 #include "agent/worker/io_worker.h"
 
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <cerrno>
 
+#include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
 
 namespace iofleet::agent {
 
-bool IoWorker::NextOffset(uint64_t& offset) noexcept {
-  if (next_block_ == blocks_) {
-    if (!time_based_) return false;
-    next_block_ = 0;  // wrap: a time-based job overwrites (or rereads) from the start
-  }
-  offset = next_block_++ * plan_.block_size;
-  return true;
+void ThreadCpuNs(uint64_t& user, uint64_t& sys) noexcept {
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  user = static_cast<uint64_t>(ru.ru_utime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_utime.tv_usec) * 1000;
+  sys = static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000;
 }
 
-bool IoWorker::Issue(uint32_t slot, uint64_t now_ns) noexcept {
-  uint64_t offset;
-  if (!NextOffset(offset)) return false;
-  IoRequest& r = requests_[slot];
-  r.offset = offset;
-  r.done = 0;
-  r.issue_ns = now_ns;
-  int rc = engine_.Enqueue(r);
-  if (rc < 0) {
-    Fail(-rc, offset);
-    return false;
+IoWorker::IoWorker(const JobPlan& plan, IoEngine& engine, JobStats& stats, std::span<IoRequest> requests,
+                   std::span<Completion> completions, std::span<std::byte* const> buffers, DataGenerator* data)
+    : plan_(plan), engine_(engine), stats_(stats), requests_(requests), completions_(completions),
+      data_(data), sequence_(plan.sequence), free_(plan.queue_depth), scheduled_(plan.queue_depth) {
+  for (uint32_t slot = 0; slot < plan_.queue_depth; ++slot) {
+    IoRequest& r = requests_[slot];
+    r.slot = slot;
+    r.fd = plan_.fd;
+    r.buffer = buffers[slot];
+    free_[free_count_++] = plan_.queue_depth - 1 - slot;  // slot 0 is used first
   }
-  ++inflight_;
-  return true;
 }
 
 void IoWorker::Fail(int err, uint64_t offset) noexcept {
@@ -38,65 +38,188 @@ void IoWorker::Fail(int err, uint64_t offset) noexcept {
   stats_.error_offset = offset;
 }
 
-void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
-  blocks_ = plan_.file_size / plan_.block_size;
-  time_based_ = plan_.runtime_ns > 0;
-  const uint64_t end_ns = time_based_ ? start_ns + plan_.runtime_ns : UINT64_MAX;
-  for (uint32_t slot = 0; slot < plan_.queue_depth; ++slot) {
-    IoRequest& r = requests_[slot];
-    r.slot = slot;
-    r.dir = plan_.dir;
-    r.fd = plan_.fd;
-    r.length = plan_.block_size;
-    r.buffer = plan_.buffers + static_cast<size_t>(slot) * plan_.block_size;
+void IoWorker::CountError(int err, uint64_t offset) noexcept {
+  if (!plan_.continue_on_error) {
+    Fail(err, offset);
+    return;
   }
+  Bump(stats_.errors[err > 0 && err < JobStats::kErrnoSlots ? err : JobStats::kVerifySlot], 1);
+}
 
-  // One clock read per batch: the time after reaping stamps the requests issued in response.
-  uint64_t now = MonotonicNs();
-  for (uint32_t slot = 0; slot < plan_.queue_depth; ++slot) {
-    if (!Issue(slot, now)) break;
+bool IoWorker::IssueOne(uint64_t now) noexcept {
+  IoChoice choice;
+  while (!sequence_.Next(choice)) {
+    if (!time_based_) {
+      exhausted_ = true;
+      return false;
+    }
+    sequence_.NextPass();  // time-based: wrap around and go on
   }
-  while (inflight_ > 0) {
+  ++stats_.issued;
+  uint32_t slot = free_[--free_count_];
+  IoRequest& r = requests_[slot];
+  r.offset = choice.offset;
+  r.length = choice.length;
+  r.dir = choice.dir;
+  r.done = 0;
+  r.issue_ns = now;
+  if (r.dir == IoDir::kWrite) {
+    if (data_) data_->Stamp(r.buffer, r.length);
+    if (plan_.verify) WriteVerifyHeader(r.buffer, r.length, r.offset, plan_.run_token);
+  }
+  if (rate_limited_) {
+    scheduled_[slot] = next_scheduled_;
+    next_scheduled_ += static_cast<uint64_t>(plan_.rate_ns_per_io + plan_.rate_ns_per_byte * r.length);
+  }
+  int rc = engine_.Enqueue(r);
+  if (rc < 0) {
+    free_[free_count_++] = slot;
+    Fail(-rc, r.offset);
+    return false;
+  }
+  ++inflight_;
+  return true;
+}
+
+void IoWorker::Fsync(uint64_t& now) noexcept {
+  int rc = fsync(plan_.fd);
+  uint64_t done = MonotonicNs();
+  if (rc < 0) {
+    CountError(errno, 0);
+  } else {
+    Bump(stats_.fsyncs, 1);
+    stats_.fsync_latency.Record(done - now);
+    if (done >= window_start_) stats_.last_completion_ns.store(done, std::memory_order_relaxed);
+  }
+  now = done;
+}
+
+void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
+  IoRequest& r = requests_[c.slot];
+  --inflight_;
+  if (c.result < 0) {
+    CountError(static_cast<int>(-c.result), r.offset + r.done);
+    free_[free_count_++] = c.slot;
+    return;
+  }
+  uint32_t remaining = r.length - r.done;
+  if (static_cast<uint64_t>(c.result) < remaining) {
+    if (c.result == 0) {  // end of file where data was expected
+      CountError(r.dir == IoDir::kRead ? ENODATA : EIO, r.offset + r.done);
+      free_[free_count_++] = c.slot;
+      return;
+    }
+    // A short transfer is completed, not an error: send the rest, keep the issue time.
+    r.done += static_cast<uint32_t>(c.result);
+    int rc = engine_.Enqueue(r);
+    if (rc < 0) {
+      Fail(-rc, r.offset + r.done);
+      free_[free_count_++] = c.slot;
+    } else {
+      ++inflight_;
+    }
+    return;
+  }
+  if (plan_.verify && r.dir == IoDir::kRead) {
+    VerifyResult v = CheckVerifyHeader(r.buffer, r.length, r.offset, plan_.run_token);
+    if (v.failure != VerifyFailure::kNone) {
+      if (!plan_.continue_on_error && !failed_) {
+        stats_.verify_failure = static_cast<uint8_t>(v.failure);
+        stats_.verify_found = v.found;
+        stats_.verify_expected = v.expected;
+      }
+      CountError(0, r.offset);
+      free_[free_count_++] = c.slot;
+      return;
+    }
+  }
+  if (now >= window_start_ && now <= window_end_) {
+    OpCounters& op = r.dir == IoDir::kRead ? stats_.read : stats_.write;
+    op.Record(r.length, now - r.issue_ns);
+    if (rate_limited_) op.scheduled.Record(now - scheduled_[c.slot]);
+    stats_.last_completion_ns.store(now, std::memory_order_relaxed);
+  }
+  free_[free_count_++] = c.slot;
+}
+
+void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
+  time_based_ = plan_.runtime_ns > 0;
+  rate_limited_ = plan_.rate_ns_per_byte > 0 || plan_.rate_ns_per_io > 0;
+  window_start_ = start_ns + plan_.ramp_ns;
+  window_end_ = time_based_ ? window_start_ + plan_.runtime_ns : UINT64_MAX;
+  const uint64_t issue_end = time_based_ ? window_end_
+                             : plan_.deadline_ns ? start_ns + plan_.deadline_ns : UINT64_MAX;
+  next_scheduled_ = start_ns;
+
+  uint64_t cpu_user0 = 0, cpu_sys0 = 0;
+  bool window_open = false;
+  bool window_closed = false;
+  uint64_t now = MonotonicNs();
+  bool issuing = true;
+  while (true) {
+    if (!window_open && now >= window_start_) {
+      window_open = true;
+      ThreadCpuNs(cpu_user0, cpu_sys0);
+    }
+    if (window_open && !window_closed && now > window_end_) {
+      window_closed = true;
+      ThreadCpuNs(stats_.cpu_user_ns, stats_.cpu_sys_ns);
+    }
+    bool waiting = false;  // for the pacer's next scheduled time
+    while (issuing && free_count_ > 0) {
+      if (rate_limited_ && next_scheduled_ > now) {
+        waiting = true;
+        break;
+      }
+      if (!IssueOne(now)) {
+        issuing = false;
+        break;
+      }
+    }
+    if (inflight_ == 0) {
+      if (!issuing) break;
+      if (waiting) {
+        timespec until{static_cast<time_t>(next_scheduled_ / 1'000'000'000),
+                       static_cast<long>(next_scheduled_ % 1'000'000'000)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
+        now = MonotonicNs();
+        issuing = now < issue_end && !stop.load(std::memory_order_relaxed);
+        continue;
+      }
+    }
     int submitted = engine_.Submit();
     if (submitted < 0) {
       Fail(-submitted, 0);
-      return;  // nothing staged reached the kernel; what is in flight is reaped by Close
+      break;  // nothing staged reached the kernel; the engine reaps what is in flight on close
     }
-    int n = engine_.Reap(completions_, 1);
+    int64_t timeout = waiting ? static_cast<int64_t>(next_scheduled_ - now) : -1;
+    int n = engine_.Reap(completions_, 1, timeout);
     if (n < 0) {
       Fail(-n, 0);
-      return;
+      break;
     }
     now = MonotonicNs();
-    const bool issuing = !failed_ && now < end_ns && !stop.load(std::memory_order_relaxed);
     for (int i = 0; i < n; ++i) {
       const Completion& c = completions_[i];
-      IoRequest& r = requests_[c.slot];
-      --inflight_;
-      if (c.result < 0) {
-        Fail(static_cast<int>(-c.result), r.offset + r.done);
-        continue;
+      const bool write = requests_[c.slot].dir == IoDir::kWrite;
+      Complete(c, now);
+      if (write && plan_.fsync_every && ++writes_since_fsync_ >= plan_.fsync_every) {
+        writes_since_fsync_ = 0;
+        Fsync(now);
       }
-      uint32_t remaining = r.length - r.done;
-      if (static_cast<uint64_t>(c.result) < remaining) {
-        if (c.result == 0) {  // end of file where data was expected
-          Fail(r.dir == IoDir::kRead ? ENODATA : EIO, r.offset + r.done);
-          continue;
-        }
-        // A short transfer is completed, not an error: send the rest, keep the issue time.
-        r.done += static_cast<uint32_t>(c.result);
-        int rc = engine_.Enqueue(r);
-        if (rc < 0) {
-          Fail(-rc, r.offset + r.done);
-        } else {
-          ++inflight_;
-        }
-        continue;
-      }
-      if (now <= end_ns) stats_.Record(r.length, now - r.issue_ns, now);
-      if (issuing && !failed_) Issue(c.slot, now);
     }
+    issuing = issuing && !failed_ && now < issue_end && !stop.load(std::memory_order_relaxed);
   }
+  if (plan_.fsync_at_end && !failed_) Fsync(now);
+  if (!window_closed) ThreadCpuNs(stats_.cpu_user_ns, stats_.cpu_sys_ns);
+  if (window_open) {
+    stats_.cpu_user_ns -= cpu_user0;
+    stats_.cpu_sys_ns -= cpu_sys0;
+  } else {
+    stats_.cpu_user_ns = stats_.cpu_sys_ns = 0;
+  }
+  stats_.passes = sequence_.passes_started() - 1 + (sequence_.index_in_pass() == plan_.sequence.slots ? 1 : 0);
+  stats_.stopped_by_deadline = !time_based_ && !exhausted_ && !failed_ && now >= issue_end;
 }
 
 }  // namespace iofleet::agent

@@ -1,54 +1,78 @@
-// The measuring loop of one job: keeps queue_depth requests in flight through an engine,
-// timestamps each batch, records completions in the job's stats. It allocates nothing, takes
-// no lock, logs nothing, and returns (never throws) on error or when asked to stop.
+// The measuring loop of one job: keeps queue_depth requests in flight through an engine, reads
+// the clock once per batch, records completions inside the measurement window. It allocates
+// nothing, takes no lock, logs nothing, and returns (never throws) when done, stopped, past its
+// time, or at the first error.
+//
+// Thread-safety: one thread; `stop` may be set from any thread.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "agent/engine/io_engine.h"
 #include "agent/stats/job_stats.h"
+#include "agent/worker/data_generator.h"
+#include "agent/worker/io_sequence.h"
 
 namespace iofleet::agent {
 
 struct JobPlan {
   int fd = -1;
-  IoDir dir = IoDir::kRead;
-  uint64_t file_size = 0;   // a multiple of block_size
-  uint32_t block_size = 0;
+  SequenceSpec sequence;
   uint32_t queue_depth = 1;
-  uint64_t runtime_ns = 0;  // 0: one pass over the file; else wrap until the time is up
-  std::byte* buffers = nullptr;  // queue_depth * block_size bytes, aligned for O_DIRECT
+  uint64_t ramp_ns = 0;
+  uint64_t runtime_ns = 0;    // 0: one pass (size-based)
+  uint64_t deadline_ns = 0;   // size-based: stop issuing here; 0: none
+  bool continue_on_error = false;
+  bool verify = false;
+  uint64_t run_token = 0;     // in every verify header
+  uint32_t fsync_every = 0;   // fsync after every N writes
+  bool fsync_at_end = false;  // one fsync when the job is done (buffered writes)
+  double rate_ns_per_byte = 0;  // pacing: the gap to the next request's scheduled time
+  double rate_ns_per_io = 0;
 };
 
-// Everything the loop needs, allocated before the step starts.
 class IoWorker {
  public:
-  // `requests` and `completions` must hold at least plan.queue_depth entries.
-  IoWorker(const JobPlan& plan, IoEngine& engine, JobStats& stats,
-           std::span<IoRequest> requests, std::span<Completion> completions)
-      : plan_(plan), engine_(engine), stats_(stats), requests_(requests),
-        completions_(completions) {}
+  // `buffers` (one per slot) and `completions` hold at least plan.queue_depth entries; `data`
+  // may be null for a job that never writes.
+  IoWorker(const JobPlan& plan, IoEngine& engine, JobStats& stats, std::span<IoRequest> requests,
+           std::span<Completion> completions, std::span<std::byte* const> buffers, DataGenerator* data);
 
-  // Runs from `start_ns` until done, stopped, or the first error (left in stats.error).
+  // Runs from `start_ns` (the step's start: ramp and window count from it).
   void Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept;
 
  private:
-  bool NextOffset(uint64_t& offset) noexcept;
-  bool Issue(uint32_t slot, uint64_t now_ns) noexcept;
+  bool IssueOne(uint64_t now) noexcept;
+  void Complete(const Completion& c, uint64_t now) noexcept;
+  void CountError(int err, uint64_t offset) noexcept;
   void Fail(int err, uint64_t offset) noexcept;
+  void Fsync(uint64_t& now) noexcept;
 
   const JobPlan plan_;
   IoEngine& engine_;
   JobStats& stats_;
   std::span<IoRequest> requests_;
   std::span<Completion> completions_;
-  uint64_t next_block_ = 0;
-  uint64_t blocks_ = 0;
-  bool time_based_ = false;
-  bool failed_ = false;
+  DataGenerator* data_;
+  IoSequence sequence_;
+  std::vector<uint32_t> free_;         // sized in the constructor, never grows
+  std::vector<uint64_t> scheduled_;    // per slot: the pacer's time for its request
+  uint32_t free_count_ = 0;
   uint32_t inflight_ = 0;
+  uint64_t window_start_ = 0;
+  uint64_t window_end_ = 0;
+  uint64_t next_scheduled_ = 0;
+  uint64_t writes_since_fsync_ = 0;
+  bool time_based_ = false;
+  bool rate_limited_ = false;
+  bool exhausted_ = false;
+  bool failed_ = false;
 };
+
+// The worker thread's own CPU time so far, user and system, in nanoseconds.
+void ThreadCpuNs(uint64_t& user, uint64_t& sys) noexcept;
 
 }  // namespace iofleet::agent

@@ -27,6 +27,7 @@ enum class Code {
   kUnimplemented = 12,
   kInternal = 13,
   kUnavailable = 14,
+  kDataLoss = 15,
 };
 
 class [[nodiscard]] Status {

@@ -1,5 +1,7 @@
 #include "core/spec/defaults.h"
 
+#include <algorithm>
+
 namespace iofleet::spec {
 
 v1::IoSpec BuiltinIoDefaults() {
@@ -11,13 +13,76 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_jobs(1);
   io.set_file_size(1ull << 30);
   io.set_runtime(0);
+  io.set_ramp(0);
+  io.set_read_pct(50);
+  io.set_file_layout(v1::FILE_LAYOUT_PER_JOB);
+  io.set_shared_mode(v1::SHARED_MODE_REGIONS);
+  io.set_verify(false);
+  io.set_continue_on_error(false);
+  io.set_deadline(0);
+  io.mutable_data()->set_compressible_pct(0);
+  io.mutable_data()->set_dedupe_pct(0);
+  io.mutable_fsync()->set_every(0);
+  io.mutable_fsync()->set_at_end(true);
+  io.mutable_uring()->set_fixed_buffers(false);
+  io.mutable_uring()->set_registered_files(false);
   return io;
+}
+
+void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
+  if (over.has_file_size()) base.clear_total_size();
+  if (over.has_total_size()) base.clear_file_size();
+  if (over.rate().has_bytes_per_sec()) base.mutable_rate()->clear_iops();
+  if (over.rate().has_iops()) base.mutable_rate()->clear_bytes_per_sec();
+  if (over.block_size_split_size() > 0) base.clear_block_size_split();
+  base.MergeFrom(over);  // proto3 optional: only fields that are set overwrite
 }
 
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index) {
   v1::IoSpec io = BuiltinIoDefaults();
-  io.MergeFrom(workload.defaults());  // proto3 optional: only fields that are set overwrite
-  io.MergeFrom(workload.steps(index).io());
+  Overlay(io, workload.defaults());
+  Overlay(io, workload.steps(index).io());
+  return io;
+}
+
+bool Reads(v1::Op op) {
+  return op == v1::OP_READ || op == v1::OP_RANDREAD || op == v1::OP_READWRITE || op == v1::OP_RANDRW;
+}
+bool Writes(v1::Op op) {
+  return op == v1::OP_WRITE || op == v1::OP_RANDWRITE || op == v1::OP_READWRITE || op == v1::OP_RANDRW;
+}
+bool IsRandom(v1::Op op) {
+  return op == v1::OP_RANDREAD || op == v1::OP_RANDWRITE || op == v1::OP_RANDRW;
+}
+
+uint64_t MaxBlockSize(const v1::IoSpec& io) {
+  uint64_t max = 0;
+  for (const auto& split : io.block_size_split()) max = std::max(max, split.size());
+  return max ? max : io.block_size();
+}
+
+uint64_t JobRangeBytes(const v1::IoSpec& io) {
+  uint64_t slot = MaxBlockSize(io);
+  uint64_t range = io.file_layout() == v1::FILE_LAYOUT_SHARED ? io.file_size() / std::max(1u, io.jobs())
+                                                              : io.file_size();
+  return slot ? range / slot * slot : 0;
+}
+
+Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint32_t agents) {
+  v1::IoSpec io = resolved;
+  if (!io.has_total_size()) return io;
+  uint64_t slot = MaxBlockSize(io);
+  uint64_t per_file = io.file_layout() == v1::FILE_LAYOUT_SHARED
+                          ? io.total_size() / agents / (slot * io.jobs()) * (slot * io.jobs())
+                          : io.total_size() / (uint64_t{agents} * io.jobs()) / slot * slot;
+  uint64_t need = io.file_layout() == v1::FILE_LAYOUT_SHARED ? slot * io.jobs() : slot;
+  if (per_file < need) {
+    return InvalidArgument("total_size " + std::to_string(io.total_size()) + " bytes over " +
+                           std::to_string(agents) + " agent(s) x " + std::to_string(io.jobs()) +
+                           " job(s) leaves less than one block per job");
+  }
+  io.clear_total_size();
+  io.set_file_size(per_file);
   return io;
 }
 
@@ -35,16 +100,43 @@ std::string StepName(const v1::Workload& workload, int index) {
   return StepKind(step) + "-" + std::to_string(index);
 }
 
+std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
+  const bool mixed = io.op() == v1::OP_READWRITE || io.op() == v1::OP_RANDRW;
+  if (field == "read_pct" && !mixed) return "read_pct applies to readwrite and randrw";
+  if (field == "shared_mode" && io.file_layout() != v1::FILE_LAYOUT_SHARED) {
+    return "shared_mode applies to file_layout: shared";
+  }
+  if (field == "uring" && io.engine() != v1::ENGINE_IO_URING) return "uring options apply to engine: io_uring";
+  if (field == "ramp" && io.runtime() == 0) return "ramp applies to time-based steps (runtime above 0)";
+  if (field == "deadline" && io.runtime() > 0) return "deadline applies to size-based steps (runtime 0)";
+  if (field == "block_size" && io.block_size_split_size() > 0) return "block_size_split replaces block_size";
+  if (field == "fsync" && !Writes(io.op())) return "fsync applies to steps that write";
+  if (field == "queue_depth" && io.engine() == v1::ENGINE_PSYNC && io.queue_depth() > 1) {
+    return "psync is synchronous: queue_depth above 1 needs libaio, io_uring or null";
+  }
+  return "";
+}
+
+void PruneInapplicable(v1::IoSpec& io) {
+  const auto* desc = v1::IoSpec::descriptor();
+  const auto* refl = v1::IoSpec::GetReflection();
+  v1::IoSpec copy = io;
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const auto* field = desc->field(i);
+    if (!Inapplicable(copy, field->name()).empty()) refl->ClearField(&io, field);
+  }
+}
+
 v1::Workload Effective(const v1::Workload& workload) {
   v1::Workload out = workload;
-  v1::IoSpec defaults = BuiltinIoDefaults();
-  defaults.MergeFrom(workload.defaults());
-  *out.mutable_defaults() = defaults;
   if (out.target().root().empty()) out.mutable_target()->set_root("default");
   for (int i = 0; i < out.steps_size(); ++i) {
     v1::Step* step = out.mutable_steps(i);
     step->set_name(StepName(workload, i));
-    if (step->has_io()) *step->mutable_io() = ResolveIo(workload, i);
+    if (step->has_io()) {
+      *step->mutable_io() = ResolveIo(workload, i);
+      PruneInapplicable(*step->mutable_io());
+    }
   }
   return out;
 }

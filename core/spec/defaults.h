@@ -1,22 +1,50 @@
 // Built-in defaults and their resolution: builtin <- workload defaults <- step.
 #pragma once
 
+#include <string>
+
+#include "core/base/status.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::spec {
 
 // DESIGN.md section 3: engine libaio, direct true, block_size 1MiB, queue_depth 1, jobs 1,
-// file_size 1GiB, runtime 0 (size-based). `op` has no default: every io step names its op.
+// file_layout per_job, file_size 1GiB, data fully random, verify false. `op` has no default.
 v1::IoSpec BuiltinIoDefaults();
+
+// Lays `over` on `base`: fields `over` sets win, a non-empty list replaces the whole list, and
+// setting one of an exclusive pair (file_size/total_size, rate.bytes_per_sec/rate.iops) clears
+// the other.
+void Overlay(v1::IoSpec& base, const v1::IoSpec& over);
 
 // The fully resolved I/O spec of steps[index] (which must be an io step).
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index);
+
+// What an agent runs: the resolved spec with total_size turned into file_size for a run on
+// `agents` agents. Fails when the share per job is smaller than one block.
+Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint32_t agents);
 
 // The step's name, or "<kind>-<index>" when it has none.
 std::string StepName(const v1::Workload& workload, int index);
 std::string StepKind(const v1::Step& step);
 
-// The workload with every default written out (what workload.effective.yaml shows).
+// Why a field of a resolved spec has no effect on it ("" when it has one). `field` is a field
+// name of IoSpec; the validator turns a non-empty answer into an error where the user set it.
+std::string Inapplicable(const v1::IoSpec& io, const std::string& field);
+// Clears every field that has no effect on `io`.
+void PruneInapplicable(v1::IoSpec& io);
+
+// The workload with every default written out in its steps (what workload.effective.yaml
+// shows); fields that have no effect on a step are left out.
 v1::Workload Effective(const v1::Workload& workload);
+
+// Facts about a resolved spec that several modules need.
+bool Reads(v1::Op op);
+bool Writes(v1::Op op);
+bool IsRandom(v1::Op op);
+// The largest transfer: block_size, or the largest size of block_size_split.
+uint64_t MaxBlockSize(const v1::IoSpec& io);
+// The bytes each job works on: its file (per_job) or its share of the shared file.
+uint64_t JobRangeBytes(const v1::IoSpec& io);
 
 }  // namespace iofleet::spec

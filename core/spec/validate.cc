@@ -17,35 +17,87 @@ bool MatchesCharset(const std::string& s, bool allow_upper, bool allow_underscor
   return !s.empty();
 }
 
-// The path of the place a resolved field came from, so an error points at what to edit.
-std::string Origin(const v1::Workload& w, int step, const std::string& field) {
+bool HasIoField(const v1::IoSpec& io, const std::string& field) {
   const auto* desc = v1::IoSpec::descriptor()->FindFieldByName(field);
   const auto* refl = v1::IoSpec::GetReflection();
+  return desc->is_repeated() ? refl->FieldSize(io, desc) > 0 : refl->HasField(io, desc);
+}
+
+// The path of the place a resolved field came from, so an error points at what to edit.
+std::string Origin(const v1::Workload& w, int step, const std::string& field) {
   std::string step_path = "steps[" + std::to_string(step) + "].io";
-  if (refl->HasField(w.steps(step).io(), desc)) return step_path + "." + field;
-  if (refl->HasField(w.defaults(), desc)) return "defaults." + field;
+  if (HasIoField(w.steps(step).io(), field)) return step_path + "." + field;
+  if (HasIoField(w.defaults(), field)) return "defaults." + field;
   return step_path;
+}
+
+// Rules within one level (defaults, or a step's own io block).
+void ValidateLevel(const v1::IoSpec& io, const std::string& path, std::vector<Violation>& out) {
+  if (io.has_file_size() && io.has_total_size()) {
+    out.push_back({path + ".total_size", "set file_size or total_size, not both"});
+  }
+  if (io.rate().has_bytes_per_sec() && io.rate().has_iops()) {
+    out.push_back({path + ".rate", "set rate.bytes_per_sec or rate.iops, not both"});
+  }
+  if (io.data().has_pattern()) {
+    const std::string& p = io.data().pattern();
+    bool hex = p.rfind("0x", 0) == 0;
+    if (p.empty() || (hex && (p.size() == 2 || p.size() % 2 != 0 ||
+                              p.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos))) {
+      out.push_back({path + ".data.pattern", "\"" + p + "\" is not a pattern (write 0x and an even number of hex digits, or text)"});
+    }
+  }
 }
 
 void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
   v1::IoSpec io = ResolveIo(w, i);
   std::string step_path = "steps[" + std::to_string(i) + "].io";
+  ValidateLevel(w.steps(i).io(), step_path, out);
   if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) {
-    out.push_back({step_path, "needs an op (read or write)"});
+    out.push_back({step_path, "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
+    return;
   }
-  if (io.direct() && io.block_size() % 512 != 0) {
-    out.push_back({Origin(w, i, "block_size"),
-                   "block_size " + FormatSize(io.block_size()) +
-                       " must be a multiple of 512 bytes with direct: true"});
+  for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
+    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
+    if (!HasIoField(w.steps(i).io(), name)) continue;
+    std::string reason = Inapplicable(io, name);
+    if (!reason.empty()) out.push_back({step_path + "." + name, "has no effect here: " + reason});
   }
-  if (io.file_size() < io.block_size()) {
-    out.push_back({Origin(w, i, "file_size"), "file_size " + FormatSize(io.file_size()) +
-                                                  " is smaller than block_size " +
-                                                  FormatSize(io.block_size())});
-  } else if (io.file_size() % io.block_size() != 0) {
-    out.push_back({Origin(w, i, "file_size"), "file_size " + FormatSize(io.file_size()) +
-                                                  " is not a multiple of block_size " +
-                                                  FormatSize(io.block_size())});
+
+  std::vector<uint64_t> sizes;
+  if (io.block_size_split_size() > 0) {
+    for (const auto& s : io.block_size_split()) sizes.push_back(s.size());
+  } else {
+    sizes.push_back(io.block_size());
+  }
+  std::string size_field = io.block_size_split_size() > 0 ? "block_size_split" : "block_size";
+  for (uint64_t size : sizes) {
+    if (io.direct() && size % 512 != 0) {
+      out.push_back({Origin(w, i, size_field), FormatSize(size) + " must be a multiple of 512 bytes with direct: true"});
+    }
+  }
+  const uint64_t slot = MaxBlockSize(io);
+  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED;
+  if (io.has_file_size()) {
+    uint64_t need = shared ? slot * io.jobs() : slot;
+    if (io.file_size() < need) {
+      out.push_back({Origin(w, i, "file_size"),
+                     "file_size " + FormatSize(io.file_size()) + " is smaller than " +
+                         (shared ? std::to_string(io.jobs()) + " jobs x " : std::string()) +
+                         "the block size " + FormatSize(slot)});
+    }
+  } else if (io.total_size() < slot * io.jobs()) {
+    out.push_back({Origin(w, i, "total_size"), "total_size " + FormatSize(io.total_size()) +
+                                                   " is smaller than one block per job"});
+  }
+  if (io.verify() && io.engine() == v1::ENGINE_NULL) {
+    out.push_back({Origin(w, i, "verify"), "verify needs real I/O; the null engine does none"});
+  }
+  if (io.verify() && io.block_size_split_size() > 0) {
+    out.push_back({Origin(w, i, "verify"), "verify needs a fixed block_size, not block_size_split"});
+  }
+  if (io.verify() && io.data().dedupe_pct() > 0) {
+    out.push_back({Origin(w, i, "verify"), "verify headers make every block unique; dedupe_pct needs verify: false"});
   }
 }
 
@@ -90,8 +142,10 @@ std::vector<Violation> Validate(const v1::Workload& w) {
                                      "'.' or empty parts"});
   }
   if (w.steps_size() == 0) out.push_back({"steps", "a workload needs at least one step"});
+  ValidateLevel(w.defaults(), "defaults", out);
 
   std::set<std::string> names;
+  std::vector<v1::IoSpec> io_steps;
   for (int i = 0; i < w.steps_size(); ++i) {
     const v1::Step& step = w.steps(i);
     std::string path = "steps[" + std::to_string(i) + "]";
@@ -103,11 +157,27 @@ std::vector<Violation> Validate(const v1::Workload& w) {
       out.push_back({path + ".name", "step name \"" + name + "\" is used twice"});
     }
     switch (step.kind_case()) {
-      case v1::Step::kIo: ValidateIoStep(w, i, out); break;
+      case v1::Step::kIo:
+        ValidateIoStep(w, i, out);
+        io_steps.push_back(ResolveIo(w, i));
+        break;
       case v1::Step::KIND_NOT_SET:
         out.push_back({path, "a step needs a kind (io)"});
         break;
     }
+  }
+  // A default that no step can use is a mistake, not a harmless extra.
+  for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
+    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
+    if (!HasIoField(w.defaults(), name) || io_steps.empty()) continue;
+    std::string reason;
+    bool used = false;
+    for (const auto& io : io_steps) {
+      std::string r = Inapplicable(io, name);
+      if (r.empty()) used = true;
+      else reason = r;
+    }
+    if (!used) out.push_back({"defaults." + name, "has no effect on any step: " + reason});
   }
   return out;
 }

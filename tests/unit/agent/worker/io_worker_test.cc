@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
+
+#include "agent/engine/null_engine.h"
+#include "core/base/clock.h"
 
 namespace iofleet::agent {
 namespace {
@@ -11,8 +15,8 @@ namespace {
 class FakeEngine final : public IoEngine {
  public:
   std::string_view name() const noexcept override { return "fake"; }
-  Status Open(uint32_t depth) override {
-    done_.resize(depth);
+  Status Open(const EngineSetup& setup) override {
+    done_.resize(setup.queue_depth);
     return Status::Ok();
   }
   int Enqueue(IoRequest& r) noexcept override {
@@ -23,11 +27,12 @@ class FakeEngine final : public IoEngine {
     if (offset == fail_offset) result = -EIO;
     else if (short_by > 0 && r.done == 0) result -= short_by;
     offsets.push_back(offset);
+    if (r.dir == IoDir::kWrite) writes++;
     done_[count_++] = {r.slot, result};
     return 0;
   }
   int Submit() noexcept override { return 0; }
-  int Reap(std::span<Completion> out, uint32_t) noexcept override {
+  int Reap(std::span<Completion> out, uint32_t, int64_t) noexcept override {
     uint32_t n = 0;
     while (count_ > 0 && n < out.size()) out[n++] = done_[--count_];
     return static_cast<int>(n);
@@ -36,6 +41,7 @@ class FakeEngine final : public IoEngine {
   uint64_t fail_offset = UINT64_MAX;
   int64_t short_by = 0;
   uint64_t enqueued = 0;
+  uint64_t writes = 0;
   std::vector<uint64_t> offsets;
 
  private:
@@ -43,67 +49,127 @@ class FakeEngine final : public IoEngine {
   uint32_t count_ = 0;
 };
 
+constexpr uint32_t kBlock = 4096;
+constexpr uint64_t kSlots = 64;
+
 struct Harness {
-  explicit Harness(JobPlan p) : plan(p), requests(p.queue_depth), completions(p.queue_depth) {
-    EXPECT_TRUE(engine.Open(p.queue_depth).ok());
+  explicit Harness(uint32_t depth, bool random = false) {
+    plan.queue_depth = depth;
+    plan.sequence.slots = kSlots;
+    plan.sequence.slot_size = kBlock;
+    plan.sequence.random = random;
+    plan.sequence.read_pct = 0;
+    storage.resize(size_t{depth} * kBlock);
+    for (uint32_t s = 0; s < depth; ++s) buffers.push_back(storage.data() + size_t{s} * kBlock);
+    requests.resize(depth);
+    completions.resize(depth);
+    EngineSetup setup;
+    setup.queue_depth = depth;
+    EXPECT_TRUE(engine.Open(setup).ok());
   }
-  void Run() {
-    std::atomic<bool> stop{false};
-    IoWorker(plan, engine, stats, requests, completions).Run(0, stop);
+  void Run(bool stop_now = false) {
+    std::atomic<bool> stop{stop_now};
+    IoWorker(plan, engine, stats, requests, completions, buffers, nullptr).Run(1, stop);
   }
   JobPlan plan;
   FakeEngine engine;
   JobStats stats;
+  std::vector<std::byte> storage;
+  std::vector<std::byte*> buffers;
   std::vector<IoRequest> requests;
   std::vector<Completion> completions;
-  std::vector<std::byte> buffers = std::vector<std::byte>(1 << 20);
 };
 
-JobPlan Plan(uint32_t depth) {
-  return JobPlan{3, IoDir::kWrite, 64 * 4096, 4096, depth, 0, nullptr};
-}
-
 TEST(IoWorker, SizeBasedCoversEveryBlockOnce) {
-  Harness h(Plan(4));
-  h.plan.buffers = h.buffers.data();
-  h.Run();
-  EXPECT_EQ(h.stats.error, 0);
-  EXPECT_EQ(h.stats.ops.load(), 64u);
-  EXPECT_EQ(h.stats.bytes.load(), 64u * 4096);
-  EXPECT_EQ(h.stats.latency.count(), 64u);
-  std::vector<uint64_t> sorted = h.engine.offsets;
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i * 4096);
+  for (bool random : {false, true}) {
+    Harness h(4, random);
+    h.Run();
+    EXPECT_EQ(h.stats.error, 0);
+    EXPECT_EQ(h.stats.write.ops.load(), kSlots);
+    EXPECT_EQ(h.stats.write.bytes.load(), kSlots * kBlock);
+    EXPECT_EQ(h.stats.write.latency.count(), kSlots);
+    EXPECT_EQ(h.stats.passes, 1u);
+    std::vector<uint64_t> sorted = h.engine.offsets;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i * kBlock);
+    EXPECT_EQ(std::is_sorted(h.engine.offsets.begin(), h.engine.offsets.end()), !random);
+  }
 }
 
 TEST(IoWorker, ShortTransfersAreCompletedNotCounted) {
-  Harness h(Plan(2));
-  h.plan.buffers = h.buffers.data();
+  Harness h(2);
   h.engine.short_by = 1000;
   h.Run();
   EXPECT_EQ(h.stats.error, 0);
-  EXPECT_EQ(h.stats.ops.load(), 64u);              // each block counted once
-  EXPECT_EQ(h.stats.bytes.load(), 64u * 4096);     // with its full length
-  EXPECT_EQ(h.engine.enqueued, 128u);              // the rest of every block was resubmitted
+  EXPECT_EQ(h.stats.write.ops.load(), kSlots);           // each block counted once
+  EXPECT_EQ(h.stats.write.bytes.load(), kSlots * kBlock);  // with its full length
+  EXPECT_EQ(h.engine.enqueued, 2 * kSlots);              // the rest of every block was resubmitted
 }
 
 TEST(IoWorker, FirstErrorStopsTheJobAndNamesTheOffset) {
-  Harness h(Plan(4));
-  h.plan.buffers = h.buffers.data();
-  h.engine.fail_offset = 10 * 4096;
+  Harness h(4);
+  h.engine.fail_offset = 10 * kBlock;
   h.Run();
   EXPECT_EQ(h.stats.error, EIO);
-  EXPECT_EQ(h.stats.error_offset, 10u * 4096);
-  EXPECT_LT(h.stats.ops.load(), 64u);
+  EXPECT_EQ(h.stats.error_offset, 10u * kBlock);
+  EXPECT_LT(h.stats.write.ops.load(), kSlots);
+}
+
+TEST(IoWorker, ContinueOnErrorCountsByKind) {
+  Harness h(4);
+  h.engine.fail_offset = 10 * kBlock;
+  h.plan.continue_on_error = true;
+  h.Run();
+  EXPECT_EQ(h.stats.error, 0);
+  EXPECT_EQ(h.stats.errors[EIO].load(), 1u);
+  EXPECT_EQ(h.stats.write.ops.load(), kSlots - 1);
+}
+
+TEST(IoWorker, MixedOpsFollowReadPct) {
+  Harness h(8, true);
+  h.plan.sequence.slots = 20000;
+  h.plan.sequence.read_pct = 70;
+  h.storage.resize(8 * kBlock);
+  h.Run();
+  uint64_t reads = h.stats.read.ops.load(), writes = h.stats.write.ops.load();
+  EXPECT_EQ(reads + writes, 20000u);
+  EXPECT_NEAR(static_cast<double>(reads) / 20000.0, 0.70, 0.02);
+}
+
+TEST(IoWorker, TimeBasedWrapsAndCountsPasses) {
+  NullEngine null;
+  Harness h(1);
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  h.plan.runtime_ns = 20'000'000;  // 20 ms of the null engine: many passes over 64 blocks
+  std::atomic<bool> stop{false};
+  IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(iofleet::MonotonicNs(), stop);
+  EXPECT_GT(h.stats.passes, 10u);
+  EXPECT_GE(h.stats.write.ops.load(), h.stats.passes * kSlots);
 }
 
 TEST(IoWorker, StopFlagEndsTheLoop) {
-  Harness h(Plan(1));
-  h.plan.buffers = h.buffers.data();
+  Harness h(1);
   h.plan.runtime_ns = 3'600'000'000'000;  // an hour: only the flag can end it
-  std::atomic<bool> stop{true};
-  IoWorker(h.plan, h.engine, h.stats, h.requests, h.completions).Run(0, stop);
-  EXPECT_LE(h.stats.ops.load(), 1u);
+  h.Run(/*stop_now=*/true);
+  EXPECT_LE(h.stats.write.ops.load(), 1u);
+}
+
+TEST(IoWorker, RateLimitPacesRequests) {
+  NullEngine null;
+  Harness h(1);
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  h.plan.rate_ns_per_io = 1e9 / 2000;  // 2000 IOPS: 64 I/Os take about 32 ms
+  std::atomic<bool> stop{false};
+  uint64_t start = iofleet::MonotonicNs();
+  IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(start, stop);
+  double ms = static_cast<double>(iofleet::MonotonicNs() - start) / 1e6;
+  EXPECT_EQ(h.stats.write.ops.load(), kSlots);
+  EXPECT_GE(ms, 31.0);
+  EXPECT_EQ(h.stats.write.scheduled.count(), kSlots);
 }
 
 }  // namespace

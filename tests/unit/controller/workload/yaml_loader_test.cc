@@ -24,7 +24,7 @@ name: t
 description: a test
 target: { root: default, dir: bench/x }
 defaults:
-  engine: psync
+  engine: io_uring
   direct: false
   block_size: 64KiB
   queue_depth: 8
@@ -37,7 +37,7 @@ steps:
   - io: { op: read, block_size: 1MiB }
 )", "t.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
-  EXPECT_EQ(w.workload.defaults().engine(), v1::ENGINE_PSYNC);
+  EXPECT_EQ(w.workload.defaults().engine(), v1::ENGINE_IO_URING);
   EXPECT_FALSE(w.workload.defaults().direct());
   EXPECT_EQ(w.workload.defaults().block_size(), 65536u);
   EXPECT_EQ(w.workload.defaults().runtime(), 2'000'000'000u);
@@ -75,7 +75,7 @@ steps:
   EXPECT_EQ(w.errors.size(), 4u) << AllErrors(w);
   EXPECT_TRUE(HasError(w, "w.yaml:3:9: defaults.jobs: 0 is below the minimum 1"));
   EXPECT_TRUE(HasError(w, "w.yaml:4:11: defaults.direct: \"yes\" is not true or false"));
-  EXPECT_TRUE(HasError(w, "defaults.engine: \"libaoi\" is not one of: psync, libaio (did you mean libaio?)"));
+  EXPECT_TRUE(HasError(w, "defaults.engine: \"libaoi\" is not one of: psync, libaio, io_uring, null (did you mean libaio?)"));
   EXPECT_TRUE(HasError(w, "defaults.queue_depth: \"many\" is not a whole number"));
 }
 
@@ -92,6 +92,23 @@ TEST(YamlLoader, ValidationErrorsCarryPositions) {
   EXPECT_TRUE(HasError(w, "w.yaml:3:3: target.dir: \"../escape\" must be a relative path")) << AllErrors(w);
   auto no_op = LoadWorkloadText("name: t\nsteps:\n  - io: { jobs: 2 }\n", "w.yaml");
   EXPECT_TRUE(HasError(no_op, "w.yaml:3:5: steps[0].io: needs an op")) << AllErrors(no_op);
+}
+
+TEST(YamlLoader, NestedMessagesListsAndTheirErrors) {
+  auto w = LoadWorkloadText(R"(name: t
+defaults:
+  data: { compressible_pct: 50, pattern: "0xdeadbeef" }
+  block_size_split: [{ size: 4KiB, weight: 60 }, { size: 64KiB, weight: 40 }]
+steps:
+  - io: { op: randrw, read_pct: 70, rate: { iops: 5000 } }
+)", "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  EXPECT_EQ(w.workload.defaults().data().compressible_pct(), 50u);
+  EXPECT_EQ(w.workload.defaults().block_size_split(1).size(), 65536u);
+  EXPECT_EQ(w.workload.steps(0).io().rate().iops(), 5000u);
+  auto bad = LoadWorkloadText("name: t\ndefaults:\n  data: { compressible_pct: 150, patern: x }\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(bad, "w.yaml:3:29: defaults.data.compressible_pct: 150 is above the maximum 100")) << AllErrors(bad);
+  EXPECT_TRUE(HasError(bad, "defaults.data.patern: unknown key (did you mean pattern?)")) << AllErrors(bad);
 }
 
 TEST(YamlWriter, EffectiveWorkloadRoundTrips) {

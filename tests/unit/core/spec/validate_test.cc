@@ -37,13 +37,12 @@ TEST(Validate, ReportsEveryViolation) {
 TEST(Validate, ErrorsPointAtWhereTheFieldWasSet) {
   v1::Workload w = Minimal();
   w.mutable_defaults()->set_block_size(1000);  // direct by default: not a multiple of 512
-  w.mutable_steps(0)->mutable_io()->set_file_size(1000);
+  w.mutable_steps(0)->mutable_io()->set_file_size(999);
   auto vs = Validate(w);
   EXPECT_TRUE(HasViolation(vs, "defaults.block_size", "multiple of 512"));
-  w.mutable_steps(0)->mutable_io()->set_file_size(1500);
   w.mutable_defaults()->set_direct(false);
   vs = Validate(w);
-  EXPECT_TRUE(HasViolation(vs, "steps[0].io.file_size", "not a multiple of block_size"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.file_size", "smaller than the block size"));
 }
 
 TEST(Validate, StepNeedsOpAndUniqueNames) {
@@ -53,6 +52,73 @@ TEST(Validate, StepNeedsOpAndUniqueNames) {
   auto vs = Validate(w);
   EXPECT_TRUE(HasViolation(vs, "steps[1].io", "needs an op"));
   EXPECT_TRUE(HasViolation(vs, "steps[1].name", "used twice"));
+}
+
+TEST(Validate, FieldsWithoutEffectAreErrors) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_read_pct(70);  // a pure write step
+  w.mutable_defaults()->mutable_uring()->set_fixed_buffers(true);  // no step uses io_uring
+  w.mutable_defaults()->set_ramp(5);  // no step is time-based
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.read_pct", "has no effect here: read_pct applies to readwrite and randrw"));
+  EXPECT_TRUE(HasViolation(vs, "defaults.uring", "has no effect on any step"));
+  EXPECT_TRUE(HasViolation(vs, "defaults.ramp", "time-based"));
+  // The same defaults are fine once some step uses them.
+  v1::Step* timed = w.add_steps();
+  timed->mutable_io()->set_op(v1::OP_RANDRW);
+  timed->mutable_io()->set_engine(v1::ENGINE_IO_URING);
+  timed->mutable_io()->set_runtime(1'000'000'000);
+  w.mutable_steps(0)->mutable_io()->clear_read_pct();
+  EXPECT_TRUE(Validate(w).empty());
+}
+
+TEST(Validate, ExclusivePairsAndVerifyRules) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_file_size(1 << 20);
+  w.mutable_defaults()->set_total_size(1 << 30);
+  w.mutable_steps(0)->mutable_io()->mutable_rate()->set_iops(10);
+  w.mutable_steps(0)->mutable_io()->mutable_rate()->set_bytes_per_sec(10);
+  w.mutable_steps(0)->mutable_io()->set_verify(true);
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_NULL);
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "defaults.total_size", "not both"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate", "not both"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.verify", "null engine"));
+}
+
+TEST(Defaults, OverlayReplacesListsAndExclusivePairs) {
+  v1::IoSpec base = BuiltinIoDefaults();
+  v1::IoSpec defaults;
+  defaults.set_total_size(1ull << 30);
+  defaults.add_block_size_split()->set_size(4096);
+  Overlay(base, defaults);
+  EXPECT_FALSE(base.has_file_size());
+  v1::IoSpec step;
+  auto* split = step.add_block_size_split();
+  split->set_size(65536);
+  split->set_weight(1);
+  step.set_file_size(1 << 20);
+  Overlay(base, step);
+  ASSERT_EQ(base.block_size_split_size(), 1);
+  EXPECT_EQ(base.block_size_split(0).size(), 65536u);
+  EXPECT_FALSE(base.has_total_size());
+  EXPECT_EQ(base.file_size(), 1u << 20);
+}
+
+TEST(Defaults, PlanSplitsTotalSizeOverAllJobsOnAllAgents) {
+  v1::IoSpec io = BuiltinIoDefaults();
+  io.clear_file_size();
+  io.set_total_size(512ull << 30);  // the IOzone seed: 512 GiB over all threads
+  io.set_jobs(4);
+  auto planned = PlanIo(io, 4);  // 16 threads on 4 agents
+  ASSERT_TRUE(planned.ok());
+  EXPECT_EQ(planned->file_size(), 32ull << 30);
+  io.set_file_layout(v1::FILE_LAYOUT_SHARED);
+  planned = PlanIo(io, 4);
+  ASSERT_TRUE(planned.ok());
+  EXPECT_EQ(planned->file_size(), 128ull << 30);  // one shared file per agent
+  io.set_total_size(1 << 20);
+  EXPECT_FALSE(PlanIo(io, 4).ok());
 }
 
 TEST(Validate, PathHelpers) {

@@ -1,0 +1,89 @@
+#include "agent/engine/io_uring_engine.h"
+
+#include <cerrno>
+
+namespace iofleet::agent {
+
+IoUringEngine::~IoUringEngine() {
+  if (open_) io_uring_queue_exit(&ring_);  // waits for requests still in flight
+}
+
+Status IoUringEngine::Open(const EngineSetup& setup) {
+  int rc = io_uring_queue_init(setup.queue_depth, &ring_, 0);
+  if (rc < 0) return PosixError("io_uring_queue_init(" + std::to_string(setup.queue_depth) + ")", -rc);
+  open_ = true;
+  if (setup.fixed_buffers) {
+    rc = io_uring_register_buffers(&ring_, setup.buffers.data(), static_cast<unsigned>(setup.buffers.size()));
+    if (rc < 0) return PosixError("io_uring_register_buffers (RLIMIT_MEMLOCK may be too low)", -rc);
+    fixed_buffers_ = true;
+  }
+  if (setup.registered_files) {
+    files_.assign(setup.files.begin(), setup.files.end());
+    rc = io_uring_register_files(&ring_, files_.data(), static_cast<unsigned>(files_.size()));
+    if (rc < 0) return PosixError("io_uring_register_files", -rc);
+    registered_files_ = true;
+  }
+  return Status::Ok();
+}
+
+int IoUringEngine::Enqueue(IoRequest& r) noexcept {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (!sqe) return -EAGAIN;
+  void* buffer = r.buffer + r.done;
+  unsigned length = r.length - r.done;
+  uint64_t offset = r.offset + r.done;
+  int fd = r.fd;
+  if (registered_files_) {
+    int index = 0;
+    while (index < static_cast<int>(files_.size()) && files_[index] != r.fd) ++index;
+    fd = index;
+  }
+  if (fixed_buffers_) {
+    if (r.dir == IoDir::kRead) io_uring_prep_read_fixed(sqe, fd, buffer, length, offset, static_cast<int>(r.slot));
+    else io_uring_prep_write_fixed(sqe, fd, buffer, length, offset, static_cast<int>(r.slot));
+  } else {
+    if (r.dir == IoDir::kRead) io_uring_prep_read(sqe, fd, buffer, length, offset);
+    else io_uring_prep_write(sqe, fd, buffer, length, offset);
+  }
+  if (registered_files_) sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, r.slot);
+  ++queued_;
+  return 0;
+}
+
+int IoUringEngine::Submit() noexcept {
+  if (queued_ == 0) return 0;
+  int rc;
+  do {
+    rc = io_uring_submit(&ring_);
+  } while (rc == -EINTR);
+  if (rc >= 0) queued_ = 0;
+  return rc;
+}
+
+int IoUringEngine::Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept {
+  io_uring_cqe* cqe = nullptr;
+  if (min_done > 0 && io_uring_cq_ready(&ring_) == 0) {
+    int rc;
+    do {
+      if (timeout_ns >= 0) {
+        __kernel_timespec ts{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
+        rc = io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
+      } else {
+        rc = io_uring_wait_cqe(&ring_, &cqe);
+      }
+    } while (rc == -EINTR);
+    if (rc == -ETIME) return 0;
+    if (rc < 0) return rc;
+  }
+  unsigned head;
+  uint32_t n = 0;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    if (n == out.size()) break;
+    out[n++] = Completion{static_cast<uint32_t>(io_uring_cqe_get_data64(cqe)), cqe->res};
+  }
+  io_uring_cq_advance(&ring_, n);
+  return static_cast<int>(n);
+}
+
+}  // namespace iofleet::agent

@@ -1,0 +1,16 @@
+#include "agent/worker/io_sequence.h"
+
+namespace iofleet::agent {
+
+IoSequence::IoSequence(const SequenceSpec& spec) : spec_(spec), rng_(spec.seed) {
+  permutation_ = Permutation(spec_.slots, spec_.seed);
+  pass_ = 1;
+}
+
+void IoSequence::NextPass() noexcept {
+  ++pass_;
+  index_ = 0;
+  if (spec_.random) permutation_ = Permutation(spec_.slots, spec_.seed + pass_ * 0x632BE59BD9B4E019ull);
+}
+
+}  // namespace iofleet::agent

@@ -1,0 +1,74 @@
+// What each I/O of a job does: offset, length, read or write. Deterministic from its spec, so
+// the cold path can replay a job's first N I/Os (to know what a step wrote) with a fresh copy.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "agent/engine/io_engine.h"
+#include "core/base/random.h"
+
+namespace iofleet::agent {
+
+struct SequenceSpec {
+  uint64_t base = 0;          // byte offset of the job's range in its file
+  uint64_t slots = 0;         // slots in the job's range
+  uint64_t slot_size = 0;     // the largest transfer
+  uint64_t stride = 1;        // strided shared files: slot i of the job is file slot first + i * stride
+  uint64_t first = 0;
+  bool random = false;
+  uint32_t read_pct = 100;    // 100: reads only, 0: writes only
+  uint32_t split_count = 0;   // 0: every transfer is slot_size
+  std::array<uint32_t, 16> split_size{};
+  std::array<uint64_t, 16> split_cumulative{};  // running sum of weights
+  uint64_t seed = 1;
+};
+
+struct IoChoice {
+  uint64_t offset;
+  uint32_t length;
+  IoDir dir;
+};
+
+class IoSequence {
+ public:
+  IoSequence() = default;
+  explicit IoSequence(const SequenceSpec& spec);
+
+  // The next I/O of the current pass; false when the pass is complete.
+  bool Next(IoChoice& out) noexcept {
+    if (index_ == spec_.slots) return false;
+    uint64_t slot = spec_.random ? permutation_(index_) : index_;
+    ++index_;
+    uint64_t r = (spec_.read_pct % 100 != 0 || spec_.split_count) ? rng_.Next() : 0;
+    out.dir = spec_.read_pct == 100 ? IoDir::kRead
+              : spec_.read_pct == 0 ? IoDir::kWrite
+              : ((r & 0xFFFFFFFF) % 100 < spec_.read_pct ? IoDir::kRead : IoDir::kWrite);
+    out.length = spec_.split_count ? PickSize(r >> 32) : static_cast<uint32_t>(spec_.slot_size);
+    out.offset = spec_.base + (spec_.first + slot * spec_.stride) * spec_.slot_size;
+    return true;
+  }
+
+  // Begins the next pass: the same slots, in a new order when random.
+  void NextPass() noexcept;
+  uint64_t passes_started() const { return pass_; }
+  uint64_t index_in_pass() const { return index_; }
+  const SequenceSpec& spec() const { return spec_; }
+
+ private:
+  uint32_t PickSize(uint64_t r32) const noexcept {
+    uint64_t total = spec_.split_cumulative[spec_.split_count - 1];
+    uint64_t pick = (r32 * total) >> 32;
+    uint32_t i = 0;
+    while (pick >= spec_.split_cumulative[i]) ++i;
+    return spec_.split_size[i];
+  }
+
+  SequenceSpec spec_;
+  Permutation permutation_;
+  SplitMix64 rng_{1};
+  uint64_t index_ = 0;
+  uint64_t pass_ = 0;
+};
+
+}  // namespace iofleet::agent
