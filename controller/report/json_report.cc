@@ -5,21 +5,59 @@
 namespace iofleet::controller {
 namespace {
 
+nlohmann::ordered_json LatencyJson(const LatencyHistogram& h) {
+  return {
+      {"mean", h.Mean()},          {"p50", h.Quantile(0.50)},   {"p90", h.Quantile(0.90)},
+      {"p99", h.Quantile(0.99)},   {"p999", h.Quantile(0.999)}, {"p9999", h.Quantile(0.9999)},
+      {"max", h.max()},
+  };
+}
+
+nlohmann::ordered_json OpJson(const OpFigures& op, double seconds, bool rate_limited) {
+  nlohmann::ordered_json j;
+  j["ops"] = op.ops;
+  j["bytes"] = op.bytes;
+  j["iops"] = seconds > 0 ? static_cast<double>(op.ops) / seconds : 0.0;
+  j["bytes_per_sec"] = seconds > 0 ? static_cast<double>(op.bytes) / seconds : 0.0;
+  j["latency_ns"] = LatencyJson(*op.latency);
+  if (rate_limited) j["latency_from_schedule_ns"] = LatencyJson(*op.scheduled);
+  return j;
+}
+
 nlohmann::ordered_json StatsJson(const StepStats& s) {
-  const LatencyHistogram& h = *s.latency;
   nlohmann::ordered_json j;
   j["ops"] = s.ops;
   j["bytes"] = s.bytes;
   j["seconds"] = s.seconds();
   j["iops"] = s.iops();
   j["bytes_per_sec"] = s.bytes_per_sec();
-  j["latency_ns"] = {
-      {"mean", h.Mean()},          {"p50", h.Quantile(0.50)},   {"p90", h.Quantile(0.90)},
-      {"p99", h.Quantile(0.99)},   {"p999", h.Quantile(0.999)}, {"p9999", h.Quantile(0.9999)},
-      {"max", h.max()},
-  };
+  j["latency_ns"] = LatencyJson(*s.latency);
+  if (s.rate_limited) {
+    LatencyHistogram scheduled(*s.read.scheduled);
+    scheduled.Add(*s.write.scheduled);
+    j["latency_from_schedule_ns"] = LatencyJson(scheduled);
+  }
+  if (s.read.ops) j["read"] = OpJson(s.read, s.seconds(), s.rate_limited);
+  if (s.write.ops) j["write"] = OpJson(s.write, s.seconds(), s.rate_limited);
   j["passes"] = s.passes;
   j["filled_bytes"] = s.filled_bytes;
+  j["fsyncs"] = s.fsyncs;
+  if (s.fsyncs) j["fsync_latency_ns"] = LatencyJson(*s.fsync_latency);
+  j["errors"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, n] : s.errors) j["errors"][kind] = n;
+  const CpuFigures& c = s.cpu;
+  uint64_t worker_ns = c.worker_user_ns + c.worker_sys_ns;
+  j["cpu"] = {
+      {"worker_user_sec", static_cast<double>(c.worker_user_ns) / 1e9},
+      {"worker_sys_sec", static_cast<double>(c.worker_sys_ns) / 1e9},
+      {"process_user_sec", static_cast<double>(c.process_user_ns) / 1e9},
+      {"process_sys_sec", static_cast<double>(c.process_sys_ns) / 1e9},
+      {"cpu_ns_per_io", s.ops ? static_cast<double>(worker_ns) / static_cast<double>(s.ops) : 0.0},
+      {"host_busy_pct", c.host_busy_pct()},
+      {"busiest_worker_pct", c.max_worker_busy_permille / 10.0},
+  };
+  j["client_cpu_bound"] = s.cpu_bound;
+  j["cache_resident"] = s.cache_resident;
   return j;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,20 +13,54 @@
 
 namespace iofleet::controller {
 
+// One direction of I/O.
+struct OpFigures {
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
+  std::shared_ptr<LatencyHistogram> scheduled = std::make_shared<LatencyHistogram>();
+
+  void Add(const OpFigures& other);
+};
+
+struct CpuFigures {
+  uint64_t worker_user_ns = 0;
+  uint64_t worker_sys_ns = 0;
+  uint64_t process_user_ns = 0;
+  uint64_t process_sys_ns = 0;
+  uint64_t host_busy_ticks = 0;
+  uint64_t host_total_ticks = 0;
+  uint32_t max_worker_busy_permille = 0;
+
+  double host_busy_pct() const {
+    return host_total_ticks ? 100.0 * static_cast<double>(host_busy_ticks) / static_cast<double>(host_total_ticks) : 0.0;
+  }
+};
+
 struct StepStats {
   uint64_t ops = 0;
   uint64_t bytes = 0;
   uint64_t window_ns = 0;
   uint64_t passes = 0;
   uint64_t filled_bytes = 0;
+  uint64_t fsyncs = 0;
   std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
+  std::shared_ptr<LatencyHistogram> fsync_latency = std::make_shared<LatencyHistogram>();
+  OpFigures read;
+  OpFigures write;
+  std::map<std::string, uint64_t> errors;  // by kind (errno name, "verify")
+  CpuFigures cpu;
+  bool cache_resident = false;
+  bool rate_limited = false;
+  bool cpu_bound = false;  // this agent, or for an aggregate any agent, was CPU-bound
 
   double seconds() const { return static_cast<double>(window_ns) / 1e9; }
   double iops() const { return window_ns ? static_cast<double>(ops) / seconds() : 0.0; }
   double bytes_per_sec() const { return window_ns ? static_cast<double>(bytes) / seconds() : 0.0; }
 
   static StepStats FromProto(const v1::StepResult& result);
-  // Merging: counters and histograms add; the window is the longest; passes the fewest.
+  // Merging: counters and histograms add; the window is the longest; passes the fewest; flags
+  // hold when they hold for any agent.
   void Add(const StepStats& other, bool first);
 };
 

@@ -59,13 +59,29 @@ std::string ConsoleSummary(const RunReport& report) {
                        FormatLatency(static_cast<double>(h.Quantile(0.99))),
                        FormatLatency(static_cast<double>(h.max())));
   };
+  auto op_row = [&](const std::string& label, const OpFigures& op, double seconds) {
+    const LatencyHistogram& h = *op.latency;
+    double bps = seconds > 0 ? static_cast<double>(op.bytes) / seconds : 0;
+    out += fmt::format("{:<14} {:<12} {:>10.1f} {:>10.1f} {:>10.0f} {:>10} {:>10} {:>10} {:>10}\n", "", label,
+                       bps / kMiB, bps / kMB, seconds > 0 ? static_cast<double>(op.ops) / seconds : 0,
+                       FormatLatency(h.Mean()), FormatLatency(static_cast<double>(h.Quantile(0.5))),
+                       FormatLatency(static_cast<double>(h.Quantile(0.99))), FormatLatency(static_cast<double>(h.max())));
+  };
   for (const auto& step : report.steps) {
-    row(step.name, step.agents.size() > 1 ? "(all)" : (step.agents.empty() ? "-" : step.agents[0].agent),
-        step.aggregate);
+    const StepStats& agg = step.aggregate;
+    row(step.name, step.agents.size() > 1 ? "(all)" : (step.agents.empty() ? "-" : step.agents[0].agent), agg);
+    if (agg.read.ops && agg.write.ops) {
+      op_row("  read", agg.read, agg.seconds());
+      op_row("  write", agg.write, agg.seconds());
+    }
     if (step.agents.size() > 1) {
       for (const auto& a : step.agents) row("", a.agent, a.stats);
     }
     if (step.status != "succeeded") out += fmt::format("{:<14} status: {}\n", "", step.status);
+    if (agg.filled_bytes) out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", agg.filled_bytes >> 20);
+    if (agg.cpu_bound) out += fmt::format("{:<14} warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's\n", "");
+    if (agg.cache_resident) out += fmt::format("{:<14} warning: buffered reads of a data set smaller than twice the agent's RAM: likely served from page cache\n", "");
+    for (const auto& [kind, n] : agg.errors) out += fmt::format("{:<14} errors: {} x {}\n", "", n, kind);
   }
   if (!report.error.empty()) out += "error: " + report.error + "\n";
   return out;

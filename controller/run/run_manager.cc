@@ -153,17 +153,28 @@ int RunManager::Connect() {
 
 int RunManager::Prepare() {
   const v1::Workload& w = options_.workload;
+  // Every step resolved and sized for this many agents, before any agent is asked to do anything.
+  std::vector<v1::PlannedStep> planned;
+  for (int s = 0; s < w.steps_size(); ++s) {
+    v1::PlannedStep step;
+    step.set_name(spec::StepName(w, s));
+    if (w.steps(s).has_io()) {
+      auto io = spec::PlanIo(spec::ResolveIo(w, s), static_cast<uint32_t>(agents_.size()));
+      if (!io.ok()) {
+        std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
+        return kExitRejected;
+      }
+      *step.mutable_io() = *io;
+    }
+    planned.push_back(step);
+  }
   std::vector<Status> errors(agents_.size());
   ForEachAgent(agents_, [&](size_t i) {
     v1::PrepareRequest request;
     request.set_run_id(report_.run_id);
     request.set_agent_name(agents_[i]->name);
     *request.mutable_target() = w.target();
-    for (int s = 0; s < w.steps_size(); ++s) {
-      v1::PlannedStep* step = request.add_steps();
-      step->set_name(spec::StepName(w, s));
-      if (w.steps(s).has_io()) *step->mutable_io() = spec::ResolveIo(w, s);
-    }
+    for (const auto& step : planned) *request.add_steps() = step;
     auto prepared = agents_[i]->client->Prepare(request, kPrepareDeadline);
     if (prepared.ok()) agents_[i]->prepared = true;
     else errors[i] = prepared.status();

@@ -170,7 +170,14 @@ void Loader::LoadScalar(const YAML::Node& value, pb::Message* message,
                         const pb::FieldDescriptor* field, const std::string& path) {
   const pb::Reflection* refl = message->GetReflection();
   if (!value.IsScalar()) {
-    Error(value, path, value.IsNull() ? "needs a value" : "expected a single value, not a list or map");
+    if (value.IsNull()) {
+      const std::string& text = value.Scalar();
+      bool word = text == "null" || text == "Null" || text == "NULL" || text == "~";
+      Error(value, path, word ? "needs a value (YAML reads " + text + " as empty: write \"" + text + "\" in quotes)"
+                              : "needs a value");
+    } else {
+      Error(value, path, "expected a single value, not a list or map");
+    }
     return;
   }
   const std::string& text = value.Scalar();
