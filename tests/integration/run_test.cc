@@ -183,5 +183,67 @@ TEST(Run, CtrlCStopsAgentsAndWritesAbortedReport) {
   EXPECT_TRUE(agent.process().Running());  // and ready for the next run
 }
 
+TEST(Run, IoErrorOnOneAgentFailsTheRunNamingAgentFileOffsetErrno) {
+  TempDir tmp;
+  AgentProcess healthy(tmp / "a1", "node1", tmp / "logs");
+  AgentProcess faulty(tmp / "a2", "node2", tmp / "logs", {}, {"IOFLEET_FAULT_INJECT=eio@20"});
+  WriteText(tmp / "w.yaml", "name: fault\ndefaults: { block_size: 64KiB, file_size: 8MiB }\nsteps:\n  - io: { op: write }\n  - io: { op: read }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+                                healthy.address() + "," + faulty.address(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  EXPECT_EQ(r.code, 1) << r.err;
+  std::string where = "agent node2: " + (tmp / "a2").string();
+  EXPECT_NE(r.err.find(where), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/node2/job-0.dat: offset 1245184: Input/output error (EIO)"), std::string::npos) << r.err;
+  json report = ReadJson(OnlyRunDir(tmp / "out") / "report.json");
+  EXPECT_EQ(report["status"], "failed");
+  ASSERT_EQ(report["steps"].size(), 1u);  // the read step never ran
+  EXPECT_EQ(report["steps"][0]["status"], "failed");
+  EXPECT_NE(report["error"].get<std::string>().find("offset 1245184"), std::string::npos);
+  EXPECT_EQ(CountEntries(tmp / "a1"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "a2"), 0u);
+}
+
+TEST(Run, EveryEngineAndAccessPatternEndToEnd) {
+  TempDir tmp;
+  AgentProcess agent(tmp / "a1", "node1", tmp / "logs");
+  WriteText(tmp / "w.yaml", R"(name: patterns
+defaults: { block_size: 4KiB, file_size: 4MiB, queue_depth: 8, jobs: 2 }
+steps:
+  - name: seq-write
+    io: { op: write, engine: libaio, verify: true, data: { compressible_pct: 50, pattern: "0xdeadbeef" } }
+  - name: rand-read
+    io: { op: randread, engine: io_uring, verify: true, uring: { fixed_buffers: true, registered_files: true } }
+  - name: mixed
+    io: { op: randrw, read_pct: 70, engine: io_uring, runtime: 1s, ramp: 200ms, verify: true }
+  - name: shared-strided
+    io: { op: write, engine: psync, queue_depth: 1, file_layout: shared, shared_mode: strided }
+  - name: shared-regions
+    io: { op: readwrite, engine: libaio, file_layout: shared, block_size_split: [{ size: 4KiB, weight: 1 }, { size: 16KiB, weight: 1 }] }
+  - name: buffered
+    io: { op: write, direct: false, engine: psync, queue_depth: 1, fsync: { every: 64 } }
+  - name: overhead
+    io: { op: randread, engine: "null", runtime: 300ms }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(),
+                                "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  json steps = ReadJson(OnlyRunDir(tmp / "out") / "report.json")["steps"];
+  ASSERT_EQ(steps.size(), 7u);
+  auto agg = [&](int i) { return steps[i]["aggregate"]; };
+  EXPECT_EQ(agg(0)["write"]["bytes"].get<uint64_t>(), 2u * 4 * 1024 * 1024);
+  EXPECT_EQ(agg(1)["read"]["ops"].get<uint64_t>(), 2u * 1024);
+  EXPECT_GT(agg(2)["read"]["ops"].get<uint64_t>(), agg(2)["write"]["ops"].get<uint64_t>());
+  EXPECT_DOUBLE_EQ(agg(2)["seconds"].get<double>(), 1.0);
+  EXPECT_EQ(agg(3)["write"]["bytes"].get<uint64_t>(), 4u * 1024 * 1024);  // one shared file, split over 2 jobs
+  EXPECT_EQ(agg(4)["filled_bytes"].get<uint64_t>(), 0u);  // the strided step wrote it all
+  EXPECT_EQ(agg(5)["fsyncs"].get<uint64_t>(), 2u * (1024 / 64 + 1));  // every 64 writes, and at the end
+  EXPECT_GT(agg(6)["ops"].get<uint64_t>(), 10000u);
+  EXPECT_GT(agg(6)["cpu"]["cpu_ns_per_io"].get<double>(), 0.0);
+  for (const auto& step : steps) EXPECT_EQ(step["status"], "succeeded");
+  EXPECT_EQ(CountEntries(tmp / "a1"), 0u);
+}
+
 }  // namespace
 }  // namespace iofleet::testing

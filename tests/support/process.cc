@@ -29,7 +29,8 @@ int Counter() {
 std::string BinPath(const std::string& name) { return std::string(IOFLEET_BIN_DIR) + "/" + name; }
 std::string SourcePath(const std::string& relative) { return std::string(IOFLEET_SOURCE_DIR) + "/" + relative; }
 
-Process::Process(const std::vector<std::string>& argv, const std::filesystem::path& log_dir) {
+Process::Process(const std::vector<std::string>& argv, const std::filesystem::path& log_dir,
+                 const std::vector<std::string>& env) {
   std::filesystem::create_directories(log_dir);
   std::string stem = std::filesystem::path(argv[0]).filename().string() + "-" + std::to_string(getpid()) + "-" + std::to_string(Counter());
   out_ = log_dir / (stem + ".out");
@@ -45,6 +46,7 @@ Process::Process(const std::vector<std::string>& argv, const std::filesystem::pa
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
     setpgid(0, 0);
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     execv(cargv[0], cargv.data());
     _exit(127);
   }
@@ -106,7 +108,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::filesy
 }
 
 AgentProcess::AgentProcess(const std::filesystem::path& root, const std::string& name,
-                           const std::filesystem::path& log_dir, std::vector<std::string> extra_roots) {
+                           const std::filesystem::path& log_dir, std::vector<std::string> extra_roots,
+                           const std::vector<std::string>& env) {
   std::filesystem::create_directories(root);
   std::vector<std::string> argv = {BinPath("iofleet-agent"), "--listen", "127.0.0.1:0", "--insecure",
                                    "--name", name, "--root", root.string()};
@@ -114,7 +117,7 @@ AgentProcess::AgentProcess(const std::filesystem::path& root, const std::string&
     argv.push_back("--root");
     argv.push_back(r);
   }
-  process_ = std::make_unique<Process>(argv, log_dir);
+  process_ = std::make_unique<Process>(argv, log_dir, env);
   const std::string marker = "listening on ";
   if (!process_->WaitForStdout(marker, std::chrono::seconds(10))) {
     ADD_FAILURE() << "agent " << name << " did not start: " << process_->Stderr();

@@ -18,8 +18,10 @@ std::string SourcePath(const std::string& relative);
 
 class Process {
  public:
-  // Starts argv[0] with `argv`; stdout and stderr go to files in `log_dir`.
-  Process(const std::vector<std::string>& argv, const std::filesystem::path& log_dir);
+  // Starts argv[0] with `argv` and this environment plus `env` ("NAME=VALUE"); stdout and
+  // stderr go to files in `log_dir`.
+  Process(const std::vector<std::string>& argv, const std::filesystem::path& log_dir,
+          const std::vector<std::string>& env = {});
   ~Process();
 
   // The exit code, 128+signal, or -1 after killing it when `timeout` passed first.
@@ -52,7 +54,8 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::filesy
 class AgentProcess {
  public:
   AgentProcess(const std::filesystem::path& root, const std::string& name,
-               const std::filesystem::path& log_dir, std::vector<std::string> extra_roots = {});
+               const std::filesystem::path& log_dir, std::vector<std::string> extra_roots = {},
+               const std::vector<std::string>& env = {});
   const std::string& address() const { return address_; }
   Process& process() { return *process_; }
 
