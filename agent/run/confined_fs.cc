@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 namespace iofleet::agent {
@@ -25,16 +26,51 @@ void SplitParent(const std::string& relative, std::string& parent, std::string& 
 
 }  // namespace
 
+// Where openat2 is missing (kernels before 5.6, or valgrind), the same guarantee by walking the
+// path one component at a time: no "..", and O_NOFOLLOW on every component, so a symlink
+// anywhere fails (ENOTDIR or ELOOP) exactly as RESOLVE_NO_SYMLINKS would.
+int OpenByWalking(int dir_fd, const std::string& relative, int flags, mode_t mode) noexcept {
+  if (relative.empty() || relative[0] == '/') return -EXDEV;
+  int current = dir_fd;
+  size_t start = 0;
+  while (true) {
+    size_t slash = relative.find('/', start);
+    std::string part = relative.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (part == "..") {
+      if (current != dir_fd) close(current);
+      return -EXDEV;
+    }
+    const bool last = slash == std::string::npos;
+    int fd;
+    do {
+      fd = last ? openat(current, part.empty() ? "." : part.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode)
+                : openat(current, part.empty() ? "." : part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    int err = errno;
+    if (current != dir_fd) close(current);
+    if (fd < 0) return -(err == ENOTDIR && !last ? ELOOP : err);
+    if (last) return fd;
+    current = fd;
+    start = slash + 1;
+  }
+}
+
 int OpenBeneath(int dir_fd, const std::string& relative, int flags, mode_t mode) noexcept {
-  open_how how{};
-  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
-  how.mode = (flags & O_CREAT) ? mode : 0;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  long fd;
-  do {
-    fd = syscall(SYS_openat2, dir_fd, relative.c_str(), &how, sizeof(how));
-  } while (fd < 0 && errno == EINTR);
-  return fd < 0 ? -errno : static_cast<int>(fd);
+  static std::atomic<bool> no_openat2{false};
+  if (!no_openat2.load(std::memory_order_relaxed)) {
+    open_how how{};
+    how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+    how.mode = (flags & O_CREAT) ? mode : 0;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd;
+    do {
+      fd = syscall(SYS_openat2, dir_fd, relative.c_str(), &how, sizeof(how));
+    } while (fd < 0 && errno == EINTR);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno != ENOSYS) return -errno;
+    no_openat2.store(true, std::memory_order_relaxed);
+  }
+  return OpenByWalking(dir_fd, relative, flags, (flags & O_CREAT) ? mode : 0);
 }
 
 int MkdirBeneath(int dir_fd, const std::string& relative, mode_t mode) noexcept {

@@ -11,8 +11,10 @@
 
 namespace iofleet::agent {
 
-// Opens `relative` beneath `dir_fd`. Returns the descriptor or -errno.
+// Opens `relative` beneath `dir_fd`. Returns the descriptor or -errno. Falls back to
+// OpenByWalking where the kernel (or valgrind) has no openat2.
 int OpenBeneath(int dir_fd, const std::string& relative, int flags, mode_t mode = 0) noexcept;
+int OpenByWalking(int dir_fd, const std::string& relative, int flags, mode_t mode = 0) noexcept;
 
 // mkdir of the last component of `relative`, its parent opened beneath `dir_fd`. 0 or -errno.
 int MkdirBeneath(int dir_fd, const std::string& relative, mode_t mode) noexcept;

@@ -25,7 +25,7 @@ SourcePosition PositionOf(const YAML::Node& node) {
 
 class Loader {
  public:
-  explicit Loader(LoadedWorkload& out) : out_(out) {}
+  Loader(LoadedWorkload& out, const std::string& text) : out_(out), text_(text) {}
 
   void LoadMessage(const YAML::Node& node, pb::Message* message, const std::string& path);
 
@@ -42,7 +42,15 @@ class Loader {
   bool ParseUnsigned(const YAML::Node& value, const pb::FieldDescriptor* field,
                      const std::string& path, uint64_t& out);
 
+  // The word written at a node's position: yaml-cpp keeps no text for null scalars.
+  std::string WordAt(const YAML::Node& node) const {
+    size_t pos = static_cast<size_t>(std::max(0, node.Mark().pos));
+    size_t end = text_.find_first_of(" \t\r\n,}]#", pos);
+    return pos < text_.size() ? text_.substr(pos, end == std::string::npos ? std::string::npos : end - pos) : "";
+  }
+
   LoadedWorkload& out_;
+  const std::string& text_;
 };
 
 std::string Join(const std::string& path, const std::string& key) {
@@ -171,7 +179,7 @@ void Loader::LoadScalar(const YAML::Node& value, pb::Message* message,
   const pb::Reflection* refl = message->GetReflection();
   if (!value.IsScalar()) {
     if (value.IsNull()) {
-      const std::string& text = value.Scalar();
+      const std::string text = WordAt(value);
       bool word = text == "null" || text == "Null" || text == "NULL" || text == "~";
       Error(value, path, word ? "needs a value (YAML reads " + text + " as empty: write \"" + text + "\" in quotes)"
                               : "needs a value");
@@ -244,7 +252,7 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
     out.errors.push_back(file + ":1:1: a workload is a YAML map (name, defaults, steps, ...)");
     return out;
   }
-  Loader(out).LoadMessage(root, &out.workload, "");
+  Loader(out, text).LoadMessage(root, &out.workload, "");
   if (!out.errors.empty()) return out;
   for (const spec::Violation& v : spec::Validate(out.workload)) {
     out.errors.push_back(out.sources.Format(v.path, v.message));

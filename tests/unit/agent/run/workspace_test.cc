@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "agent/run/confined_fs.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -96,6 +97,34 @@ TEST_F(WorkspaceTest, ExistingRunDirectoryIsAnError) {
   ASSERT_FALSE(ws.ok());
   EXPECT_EQ(ws.status().code(), Code::kAlreadyExists);
   EXPECT_TRUE(fs::exists(tmp_ / "root/iofleet/run-1/node1"));
+}
+
+TEST(OpenByWalking, RefusesWhatOpenat2Refuses) {
+  testing::TempDir tmp;
+  fs::create_directories(tmp / "root/a");
+  fs::create_directories(tmp / "outside");
+  std::ofstream(tmp / "outside/canary") << "canary";
+  std::ofstream(tmp / "root/a/file") << "x";
+  fs::create_directory_symlink(tmp / "outside", tmp / "root/link");
+  fs::create_symlink(tmp / "outside/canary", tmp / "root/a/filelink");
+  int root = open((tmp / "root").c_str(), O_PATH | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  for (const char* path : {"link/canary", "a/../../outside/canary", "../outside/canary", "a/filelink"}) {
+    int walked = OpenByWalking(root, path, O_RDONLY);
+    int direct = OpenBeneath(root, path, O_RDONLY);
+    EXPECT_LT(walked, 0) << path;
+    EXPECT_LT(direct, 0) << path;
+  }
+  EXPECT_LT(OpenByWalking(root, (tmp / "outside/canary").string(), O_RDONLY), 0);
+  int fd = OpenByWalking(root, "a/file", O_RDONLY);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  fd = OpenByWalking(root, "a/new", O_RDWR | O_CREAT | O_EXCL, 0644);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  close(root);
+  std::ifstream in(tmp / "outside/canary");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), "canary");
 }
 
 TEST(Roots, NamesAndErrors) {

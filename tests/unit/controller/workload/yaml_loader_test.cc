@@ -111,6 +111,14 @@ steps:
   EXPECT_TRUE(HasError(bad, "defaults.data.patern: unknown key (did you mean pattern?)")) << AllErrors(bad);
 }
 
+TEST(YamlLoader, BareNullGetsAQuotingHint) {
+  auto w = LoadWorkloadText("name: t\nsteps:\n  - io: { op: randread, engine: null }\n", "w.yaml");
+  EXPECT_TRUE(HasError(w, "w.yaml:3:33: steps[0].io.engine: needs a value (YAML reads null as empty: write \"null\" in quotes)"))
+      << AllErrors(w);
+  auto quoted = LoadWorkloadText("name: t\nsteps:\n  - io: { op: randread, engine: \"null\" }\n", "w.yaml");
+  EXPECT_TRUE(quoted.errors.empty()) << AllErrors(quoted);
+}
+
 TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
   auto w = LoadWorkloadText("name: t\ndefaults: { block_size: 64KiB, runtime: 90s }\nsteps:\n  - io: { op: write }\n", "w.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
