@@ -10,6 +10,7 @@
 #include "agent/run/supervisor.h"
 #include "agent/service/agent_service.h"
 #include "agent/service/listen_address.h"
+#include "core/base/tls_files.h"
 
 namespace {
 
@@ -30,10 +31,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> roots_specs;
   std::string name;
   bool insecure = false;
+  std::string tls_dir;
   app.add_option("--listen", listen, "ADDR to serve on: host:port, [::1]:port or unix:PATH")->required();
   app.add_option("--root", roots_specs, "[NAME=]DIR the agent may work in (repeatable); the first unnamed is \"default\"")->required();
   app.add_option("--name", name, "agent name (default: the hostname)");
   app.add_flag("--insecure", insecure, "serve without TLS: only on loopback or a unix socket");
+  app.add_option("--tls-dir", tls_dir, "mutual TLS: DIR holds ca.pem, cert.pem, key.pem; clients need a certificate signed by ca.pem");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -41,12 +44,23 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kExitUsage;
   }
 
-  if (!insecure) {
-    std::cerr << "iofleet-agent: TLS is not available in this version; pass --insecure to serve on "
-                 "loopback or a unix socket\n";
+  if (insecure == !tls_dir.empty()) {
+    std::cerr << "iofleet-agent: pass --tls-dir DIR (mutual TLS), or --insecure (loopback or unix socket only)\n";
     return kExitUsage;
   }
-  if (!iofleet::agent::IsLoopbackOrUnix(listen)) {
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!tls_dir.empty()) {
+    auto tls = iofleet::ReadTlsDir(tls_dir);
+    if (!tls.ok()) {
+      std::cerr << "iofleet-agent: " << tls.status().message() << "\n";
+      return kExitUsage;
+    }
+    grpc::SslServerCredentialsOptions options(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    options.pem_root_certs = tls->ca;
+    options.pem_key_cert_pairs.push_back({tls->key, tls->cert});
+    credentials = grpc::SslServerCredentials(options);
+  }
+  if (insecure && !iofleet::agent::IsLoopbackOrUnix(listen)) {
     std::cerr << "iofleet-agent: --insecure serves only on loopback or a unix socket, not " << listen << "\n";
     return kExitUsage;
   }
@@ -68,7 +82,15 @@ int main(int argc, char** argv) {
   iofleet::agent::AgentService service(supervisor);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, credentials, &port);
+  // A silently vanished controller is noticed within about 5 s: its streams are cancelled, the
+  // step's I/O stops, and the lease then ends the run.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {

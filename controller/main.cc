@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "controller/fleet/agent_list.h"
+#include "controller/fleet/show_agents.h"
 #include "controller/run/run_manager.h"
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
@@ -38,9 +39,18 @@ int main(int argc, char** argv) {
   std::string agents_spec;
   CLI::App* run_cmd = app.add_subcommand("run", "run a workload on local or remote agents");
   run_cmd->add_option("workload", run.workload_file, "workload YAML file")->required();
-  run_cmd->add_option("--agents", agents_spec, "agents: host:port,host:port | [::1]:port | unix:PATH (default: a local child agent)");
+  run_cmd->add_option("--agents", agents_spec,
+                      "agents: host:port,... | node[01-16]:7070 | [::1]:port | unix:PATH | @file.yaml | dns:NAME:PORT "
+                      "(default: a local child agent)");
   run_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR for the local agent (repeatable; default ./iofleet-data)");
   run_cmd->add_option("--out", run.out_dir, "results directory (default ./iofleet-results)");
+  std::string tls_dir;
+  run_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
+
+  std::string list_spec;
+  CLI::App* agents_cmd = app.add_subcommand("agents", "show each agent's version, engines, roots, round trip and clock offset");
+  agents_cmd->add_option("--agents", list_spec, "agents: host:port,... | node[01-16]:7070 | @file.yaml | dns:NAME:PORT")->required();
+  agents_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
 
   std::string validate_file;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload and print it with every default filled in");
@@ -51,6 +61,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? ctl::kExitOk : ctl::kExitRejected;
+  }
+
+  std::optional<iofleet::TlsFiles> tls;
+  if (!tls_dir.empty()) {
+    auto files = iofleet::ReadTlsDir(tls_dir);
+    if (!files.ok()) {
+      std::cerr << "iofleet: " << files.status().message() << "\n";
+      return ctl::kExitRejected;
+    }
+    tls = *files;
+  }
+
+  if (agents_cmd->parsed()) {
+    auto agents = ctl::ParseAgentList(list_spec);
+    if (!agents.ok()) {
+      std::cerr << "iofleet: " << agents.status().message() << "\n";
+      return ctl::kExitRejected;
+    }
+    return ctl::ShowAgents(*agents, tls);
   }
 
   if (validate_cmd->parsed()) {
@@ -73,6 +102,7 @@ int main(int argc, char** argv) {
     }
     run.agents = *agents;
   }
+  run.tls = tls;
   struct sigaction sa{};
   sa.sa_handler = OnInterrupt;
   sigaction(SIGINT, &sa, nullptr);

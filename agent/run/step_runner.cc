@@ -36,6 +36,11 @@ uint64_t Mix(uint64_t a, uint64_t b) {
 
 StepRunner::~StepRunner() {
   RequestStop();
+  {
+    std::lock_guard lock(mu_);
+    released_ = true;  // threads still waiting for Go return at once: stop is set
+  }
+  done_cv_.notify_all();
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
@@ -194,20 +199,46 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
 }
 
 void StepRunner::RunJob(Job& job) {
-  IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
-                  spec::Writes(ctx_.io.op()) ? &job.data : nullptr);
-  worker.Run(start_ns_, stop_);
+  {
+    std::unique_lock lock(mu_);
+    done_cv_.wait(lock, [&] { return released_; });
+  }
+  if (!stop_.load()) {  // aborted before Go: no I/O at all
+    IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
+                    spec::Writes(ctx_.io.op()) ? &job.data : nullptr);
+    worker.Run(start_ns_, stop_);
+  }
   std::lock_guard lock(mu_);
   ++jobs_done_;
   done_cv_.notify_all();
 }
 
-void StepRunner::Start() {
+void StepRunner::Abort() {
+  RequestStop();
+  {
+    std::lock_guard lock(mu_);
+    released_ = true;
+  }
+  done_cv_.notify_all();
+}
+
+void StepRunner::Launch() {
+  for (auto& job : jobs_) threads_.emplace_back([this, j = job.get()] { RunJob(*j); });
+}
+
+void StepRunner::Go() {
+  timespec wall;
+  clock_gettime(CLOCK_REALTIME, &wall);
   start_ns_ = MonotonicNs();
+  go_unix_ns_ = static_cast<uint64_t>(wall.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(wall.tv_nsec);
   window_start_ns_ = start_ns_ + ctx_.io.ramp();
   window_end_ns_ = ctx_.io.runtime() > 0 ? window_start_ns_ + ctx_.io.runtime() : 0;
   SampleWindowEdges();
-  for (auto& job : jobs_) threads_.emplace_back([this, j = job.get()] { RunJob(*j); });
+  {
+    std::lock_guard lock(mu_);
+    released_ = true;
+  }
+  done_cv_.notify_all();
 }
 
 // Process and host CPU are sampled at the window's edges (the waits below wake for them).
@@ -232,7 +263,7 @@ bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
     if (edge > now) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::nanoseconds(edge - now));
     {
       std::unique_lock lock(mu_);
-      if (done_cv_.wait_until(lock, wake, [&] { return jobs_done_ == jobs_.size(); })) return true;
+      if (done_cv_.wait_until(lock, wake, [&] { return released_ && jobs_done_ == jobs_.size(); })) return true;
     }
     SampleWindowEdges();
     if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -303,7 +334,7 @@ Result<v1::StepResult> StepRunner::Finish() {
   auto all_latency = std::make_unique<LatencyHistogram>();
   auto fsync_latency = std::make_unique<LatencyHistogram>();
   v1::StepResult result;
-  uint64_t last = window_start_ns_, passes = UINT64_MAX, fsyncs = 0;
+  uint64_t last = window_start_ns_, passes = UINT64_MAX, fsyncs = 0, first_issue = UINT64_MAX;
   uint64_t cpu_user = 0, cpu_sys = 0, max_job_cpu = 0;
   std::array<uint64_t, JobStats::kErrnoSlots> errors{};
   for (const auto& job : jobs_) {
@@ -321,6 +352,7 @@ Result<v1::StepResult> StepRunner::Finish() {
     fsync_latency->Add(s.fsync_latency);
     fsyncs += s.fsyncs.load();
     last = std::max(last, s.last_completion_ns.load());
+    first_issue = std::min(first_issue, s.first_issue_ns);
     passes = std::min(passes, s.passes);
     cpu_user += s.cpu_user_ns;
     cpu_sys += s.cpu_sys_ns;
@@ -348,6 +380,8 @@ Result<v1::StepResult> StepRunner::Finish() {
   result.set_passes(jobs_.empty() ? 0 : passes);
   result.set_filled_bytes(filled_bytes_);
   result.set_rate_limited(rate_limited);
+  result.set_stopped_early(stop_.load());
+  if (first_issue != UINT64_MAX && first_issue >= start_ns_) result.set_started_at_unix_ns(go_unix_ns_ + (first_issue - start_ns_));
   for (int e = 0; e < JobStats::kErrnoSlots; ++e) {
     if (!errors[e]) continue;
     v1::ErrorCount* count = result.add_errors();

@@ -41,10 +41,16 @@ class StepRunner {
 
   static Result<std::unique_ptr<StepRunner>> Prepare(StepContext context);
 
-  void Start();
+  // Starts the job threads, which wait for Go: the step is then ready to begin at one instant.
+  void Launch();
+  // Releases the jobs: I/O begins now.
+  void Go();
   // True once every job has returned.
   bool WaitFor(std::chrono::nanoseconds timeout);
   void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
+  // Stops the step whether or not it was released: waiting jobs return without I/O.
+  void Abort();
+  bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
   v1::Progress Progress() const;
   // Joins the jobs; the exact result, or the first job's error naming agent, file and offset.
   Result<v1::StepResult> Finish();
@@ -77,6 +83,8 @@ class StepRunner {
   std::vector<std::thread> threads_;
   uint64_t filled_bytes_ = 0;
   uint64_t start_ns_ = 0;
+  uint64_t go_unix_ns_ = 0;  // the wall clock at Go, to report the first I/O on it
+  bool released_ = false;     // guarded by mu_
   uint64_t window_start_ns_ = 0;
   uint64_t window_end_ns_ = 0;  // time-based steps only
   CpuSample cpu_at_start_;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include "agent/engine/io_engine.h"
@@ -21,6 +22,9 @@ namespace iofleet::agent {
 namespace {
 
 constexpr const char* kProbeFile = ".iofleet-direct-probe";
+constexpr uint64_t kDefaultLeaseNs = 10'000'000'000;
+constexpr uint64_t kMinLeaseNs = 1'000'000'000;
+constexpr uint64_t kMaxLeaseNs = 3'600'000'000'000;
 constexpr size_t kProbeSize = 4096;
 
 std::string EngineName(v1::Engine engine) {
@@ -190,6 +194,9 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   state_ = State::kPrepared;
   run_id_ = request.run_id();
   run_agent_name_ = request.agent_name();
+  lease_ = std::chrono::nanoseconds(std::clamp<uint64_t>(request.lease_ns() ? request.lease_ns() : kDefaultLeaseNs,
+                                                         kMinLeaseNs, kMaxLeaseNs));
+  Touch();
   plan_ = request;
   workspace_ = std::move(*workspace);
   coverage_ = std::make_shared<FileCoverage>();
@@ -199,56 +206,117 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   return response;
 }
 
-Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest& request) {
+Status Supervisor::CheckRun(const std::string& run_id, uint32_t step_index) const {
+  if (state_ == State::kIdle || run_id != run_id_) {
+    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no prepared run " + run_id);
+  }
+  if (step_index >= static_cast<uint32_t>(plan_.steps_size())) {
+    return InvalidArgument("agent " + name_ + ": run " + run_id_ + " has no step " + std::to_string(step_index));
+  }
+  return Status::Ok();
+}
+
+Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   std::unique_lock lock(mu_);
-  if (state_ == State::kIdle || request.run_id() != run_id_) {
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no prepared run " + request.run_id());
+  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.step_index()));
+  if (state_ != State::kPrepared) {
+    return Status(Code::kFailedPrecondition, "agent " + name_ + ": run " + run_id_ + " already has step " +
+                                                 std::to_string(step_index_) + " set up or running");
   }
-  if (state_ == State::kRunning) {
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": run " + run_id_ + " is already running a step");
-  }
-  if (request.step_index() >= static_cast<uint32_t>(plan_.steps_size())) {
-    return InvalidArgument("agent " + name_ + ": run " + run_id_ + " has no step " + std::to_string(request.step_index()));
-  }
+  Touch();
   StepContext context;
   context.io = plan_.steps(static_cast<int>(request.step_index())).io();
   context.step_index = request.step_index();
   context.workspace = workspace_;
   context.agent_name = run_agent_name_;
   context.run_token = run_token_;
-  context.coverage = coverage_;  // only the Running step touches it
-  state_ = State::kRunning;
+  context.coverage = coverage_;  // only the step being set up or run touches it
+  state_ = State::kSettingUp;
+  step_index_ = request.step_index();
   // File setup can take long (a read step fills what is missing): done without the lock so
-  // that Stop can still interrupt; the Running state keeps other commands out meanwhile.
+  // that Stop can still interrupt; the SettingUp state keeps other commands out meanwhile.
   lock.unlock();
   auto runner = StepRunner::Prepare(std::move(context));
   lock.lock();
+  if (state_ != State::kSettingUp || run_id_ != request.run_id()) {
+    return Aborted("agent " + name_ + ": run " + request.run_id() + " was stopped");
+  }
+  Touch();
   if (!runner.ok()) {
-    if (state_ == State::kRunning) state_ = State::kPrepared;
+    state_ = State::kPrepared;
     return runner.status();
   }
-  if (state_ != State::kRunning || run_id_ != request.run_id()) return Aborted("agent " + name_ + ": run " + request.run_id() + " was stopped");
   current_ = std::shared_ptr<StepRunner>(std::move(*runner));
+  current_->Launch();
+  state_ = State::kStepReady;
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest& request) {
+  std::lock_guard lock(mu_);
+  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.step_index()));
+  if (state_ != State::kStepReady || step_index_ != request.step_index()) {
+    return Status(Code::kFailedPrecondition, "agent " + name_ + ": step " + std::to_string(request.step_index()) +
+                                                 " of run " + run_id_ + " is not set up (or already started)");
+  }
+  Touch();
+  state_ = State::kRunning;
+  ++streams_;
   return current_;
 }
 
 void Supervisor::StepEnded(const std::shared_ptr<StepRunner>& runner) {
   std::lock_guard lock(mu_);
   if (current_ == runner) {
+    --streams_;
     current_.reset();
     if (state_ == State::kRunning) state_ = State::kPrepared;
+    Touch();  // the lease runs from the end of the step
+  }
+}
+
+Status Supervisor::StopStep(const v1::StopStepRequest& request) {
+  std::lock_guard lock(mu_);
+  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.step_index()));
+  Touch();
+  if (current_ && step_index_ == request.step_index()) current_->RequestStop();
+  return Status::Ok();
+}
+
+Status Supervisor::Renew(const v1::RenewRequest& request) {
+  std::lock_guard lock(mu_);
+  if (state_ == State::kIdle || request.run_id() != run_id_) {
+    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no run " + request.run_id() + " (its lease may have expired)");
+  }
+  Touch();
+  return Status::Ok();
+}
+
+void Supervisor::Touch() { last_contact_ = std::chrono::steady_clock::now(); }
+
+void Supervisor::WatchLease() {
+  std::unique_lock lock(mu_);
+  while (!shutting_down_) {
+    lease_cv_.wait_for(lock, std::chrono::milliseconds(200));
+    if (state_ == State::kIdle || streams_ > 0 || state_ == State::kSettingUp) continue;
+    if (std::chrono::steady_clock::now() - last_contact_ < lease_) continue;
+    std::cerr << "iofleet-agent: run " << run_id_ << ": no word from the controller for "
+              << std::chrono::duration_cast<std::chrono::seconds>(lease_).count()
+              << " s: stopping and removing the run's files\n";
+    EndRunLocked(lock);
   }
 }
 
 uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
   std::shared_ptr<StepRunner> runner = std::move(current_);
   state_ = State::kIdle;
+  streams_ = 0;
   run_id_.clear();
   std::shared_ptr<Workspace> workspace = std::move(workspace_);
   coverage_.reset();
   lock.unlock();
   if (runner) {
-    runner->RequestStop();
+    runner->Abort();
     runner->WaitFor(std::chrono::hours(1));
   }
   runner.reset();
@@ -270,6 +338,17 @@ Result<v1::StopResponse> Supervisor::Stop(const v1::StopRequest& request) {
 void Supervisor::Shutdown() {
   std::unique_lock lock(mu_);
   if (state_ != State::kIdle) EndRunLocked(lock);
+  shutting_down_ = true;
+  lease_cv_.notify_all();
+}
+
+Supervisor::Supervisor(const Roots& roots, std::string name) : roots_(roots), name_(std::move(name)) {
+  lease_thread_ = std::thread([this] { WatchLease(); });
+}
+
+Supervisor::~Supervisor() {
+  Shutdown();
+  if (lease_thread_.joinable()) lease_thread_.join();
 }
 
 }  // namespace iofleet::agent

@@ -1,12 +1,18 @@
-// The agent's run state machine: Idle -> Prepared -> Running -> Prepared ... -> (Stop) Idle.
-// One run at a time; commands for another run, or out of order, are refused.
+// The agent's run state machine, one run at a time:
+//   Idle -Prepare-> Prepared -SetupStep-> SettingUp -> StepReady -Start-> Running -> Prepared ...
+//   any state -Stop, or the lease expiring-> Idle (I/O stopped, the run's files removed)
+// Commands for another run, or out of order (stale or duplicate), are refused. The lease: with no
+// call for the run and no step streaming for `lease` (default 10 s), the run ends by itself.
 //
 // Thread-safety: every method may be called from any gRPC thread; state is guarded by one
 // mutex that is never held during I/O.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <string>
 
 #include "agent/run/coverage.h"
@@ -19,24 +25,31 @@ namespace iofleet::agent {
 
 class Supervisor {
  public:
-  Supervisor(const Roots& roots, std::string name) : roots_(roots), name_(std::move(name)) {}
-  ~Supervisor() { Shutdown(); }
+  Supervisor(const Roots& roots, std::string name);
+  ~Supervisor();
 
   const std::string& name() const { return name_; }
   v1::HelloResponse Hello() const;
   Result<v1::PrepareResponse> Prepare(const v1::PrepareRequest& request);
-  // Sets up the step (untimed) and marks the agent Running; the caller runs it and then calls
-  // StepEnded. The returned runner is shared with Stop, which may interrupt it.
+  // Sets the step up (untimed): files, holes filled, job threads waiting.
+  Status SetupStep(const v1::SetupStepRequest& request);
+  // Marks the step set up last Running; the caller releases it (Go), streams it, and then calls
+  // StepEnded. The runner is shared with Stop and StopStep, which may interrupt it.
   Result<std::shared_ptr<StepRunner>> BeginStep(const v1::StartRequest& request);
   void StepEnded(const std::shared_ptr<StepRunner>& runner);
+  Status StopStep(const v1::StopStepRequest& request);
+  Status Renew(const v1::RenewRequest& request);
   Result<v1::StopResponse> Stop(const v1::StopRequest& request);
   // Agent exit: interrupt and clean up whatever run is active.
   void Shutdown();
 
  private:
-  enum class State { kIdle, kPrepared, kRunning };
+  enum class State { kIdle, kPrepared, kSettingUp, kStepReady, kRunning };
   Status Preflight(const v1::PrepareRequest& request, Workspace& workspace);
+  Status CheckRun(const std::string& run_id, uint32_t step_index) const;
   uint64_t EndRunLocked(std::unique_lock<std::mutex>& lock);
+  void Touch();
+  void WatchLease();
 
   const Roots& roots_;
   const std::string name_;
@@ -49,6 +62,13 @@ class Supervisor {
   std::shared_ptr<FileCoverage> coverage_;
   uint64_t run_token_ = 0;
   std::shared_ptr<StepRunner> current_;
+  uint32_t step_index_ = 0;
+  int streams_ = 0;  // Start streams open: the controller is there
+  std::chrono::nanoseconds lease_{10'000'000'000};
+  std::chrono::steady_clock::time_point last_contact_;
+  bool shutting_down_ = false;
+  std::condition_variable lease_cv_;
+  std::thread lease_thread_;
 };
 
 }  // namespace iofleet::agent

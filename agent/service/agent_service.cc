@@ -1,9 +1,38 @@
 #include "agent/service/agent_service.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 
 namespace iofleet::agent {
+namespace {
+
+uint64_t UnixNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Sleeps until `unix_ns` on the wall clock: most of the way in the kernel, the last 200 us
+// spinning, so every agent's jobs are released within microseconds of the instant.
+// False when the caller gave up (the stream was cancelled) first.
+bool WaitUntil(uint64_t unix_ns, grpc::ServerContext* context) {
+  constexpr uint64_t kSpinNs = 200'000;
+  while (true) {
+    uint64_t now = UnixNs();
+    if (now >= unix_ns) return true;
+    if (context->IsCancelled()) return false;
+    uint64_t left = unix_ns - now;
+    if (left > kSpinNs) {
+      uint64_t nap = std::min<uint64_t>(left - kSpinNs, 100'000'000);  // re-check cancellation
+      timespec ts{static_cast<time_t>(nap / 1'000'000'000), static_cast<long>(nap % 1'000'000'000)};
+      nanosleep(&ts, nullptr);
+    }
+  }
+}
+
+}  // namespace
 
 grpc::Status ToGrpc(const Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -15,6 +44,11 @@ grpc::Status AgentService::Hello(grpc::ServerContext*, const v1::HelloRequest*, 
   return grpc::Status::OK;
 }
 
+grpc::Status AgentService::Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* response) {
+  response->set_unix_ns(UnixNs());
+  return grpc::Status::OK;
+}
+
 grpc::Status AgentService::Prepare(grpc::ServerContext*, const v1::PrepareRequest* request,
                                    v1::PrepareResponse* response) {
   auto result = supervisor_.Prepare(*request);
@@ -23,16 +57,23 @@ grpc::Status AgentService::Prepare(grpc::ServerContext*, const v1::PrepareReques
   return grpc::Status::OK;
 }
 
+grpc::Status AgentService::SetupStep(grpc::ServerContext*, const v1::SetupStepRequest* request,
+                                     v1::SetupStepResponse*) {
+  return ToGrpc(supervisor_.SetupStep(*request));
+}
+
 grpc::Status AgentService::Start(grpc::ServerContext* context, const v1::StartRequest* request,
                                  grpc::ServerWriter<v1::StartReply>* writer) {
   auto begun = supervisor_.BeginStep(*request);
   if (!begun.ok()) return ToGrpc(begun.status());
   std::shared_ptr<StepRunner> runner = *begun;
   const auto interval = std::chrono::nanoseconds(
-      std::clamp<uint64_t>(request->sample_interval_ns(), 100'000'000, 60'000'000'000));
+      std::clamp<uint64_t>(request->sample_interval_ns() ? request->sample_interval_ns() : 1'000'000'000,
+                           100'000'000, 60'000'000'000));
 
-  runner->Start();
-  bool cancelled = false;
+  bool cancelled = !WaitUntil(request->start_at_unix_ns(), context);
+  if (cancelled) runner->Abort();
+  else runner->Go();
   while (!runner->WaitFor(interval)) {
     if (context->IsCancelled()) {
       // The controller is gone or gave up on this step: stop I/O rather than run on unobserved.
@@ -52,6 +93,14 @@ grpc::Status AgentService::Start(grpc::ServerContext* context, const v1::StartRe
   *reply.mutable_result() = *result;
   writer->Write(reply);
   return grpc::Status::OK;
+}
+
+grpc::Status AgentService::StopStep(grpc::ServerContext*, const v1::StopStepRequest* request, v1::StopStepResponse*) {
+  return ToGrpc(supervisor_.StopStep(*request));
+}
+
+grpc::Status AgentService::Renew(grpc::ServerContext*, const v1::RenewRequest* request, v1::RenewResponse*) {
+  return ToGrpc(supervisor_.Renew(*request));
 }
 
 grpc::Status AgentService::Stop(grpc::ServerContext*, const v1::StopRequest* request,

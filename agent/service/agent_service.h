@@ -13,9 +13,13 @@ class AgentService final : public v1::Agent::Service {
   explicit AgentService(Supervisor& supervisor) : supervisor_(supervisor) {}
 
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse*) override;
+  grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse*) override;
   grpc::Status Prepare(grpc::ServerContext*, const v1::PrepareRequest*, v1::PrepareResponse*) override;
+  grpc::Status SetupStep(grpc::ServerContext*, const v1::SetupStepRequest*, v1::SetupStepResponse*) override;
   grpc::Status Start(grpc::ServerContext*, const v1::StartRequest*,
                      grpc::ServerWriter<v1::StartReply>*) override;
+  grpc::Status StopStep(grpc::ServerContext*, const v1::StopStepRequest*, v1::StopStepResponse*) override;
+  grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override;
   grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override;
 
  private:

@@ -41,6 +41,7 @@ struct JobStats {
 
   // Written by the worker before it returns.
   uint64_t issued = 0;         // I/Os taken from the sequence, every pass together
+  uint64_t first_issue_ns = 0; // when the first request went to the engine
   uint64_t passes = 0;         // complete passes
   uint64_t cpu_user_ns = 0;    // the worker thread, inside the window
   uint64_t cpu_sys_ns = 0;

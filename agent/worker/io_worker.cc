@@ -155,6 +155,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   bool window_open = false;
   bool window_closed = false;
   uint64_t now = MonotonicNs();
+  stats_.first_issue_ns = now;
   bool issuing = true;
   while (true) {
     if (!window_open && now >= window_start_) {

@@ -1,7 +1,5 @@
 #include "controller/fleet/agent_client.h"
 
-#include <optional>
-
 namespace iofleet::controller {
 
 Status FromGrpc(const grpc::Status& status) {
@@ -9,37 +7,84 @@ Status FromGrpc(const grpc::Status& status) {
   return Status(static_cast<Code>(status.error_code()), status.error_message());
 }
 
-AgentClient::AgentClient(std::string address) : address_(std::move(address)) {
-  channel_ = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+AgentClient::AgentClient(std::string address, const std::optional<TlsFiles>& tls) : address_(std::move(address)) {
+  grpc::ChannelArguments args;
+  // A dead or cut-off agent is noticed within about 5 s even while a step streams nothing.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (tls && address_.rfind("unix:", 0) != 0) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = tls->ca;
+    options.pem_cert_chain = tls->cert;
+    options.pem_private_key = tls->key;
+    credentials = grpc::SslCredentials(options);
+  } else {
+    credentials = grpc::InsecureChannelCredentials();
+  }
+  channel_ = grpc::CreateCustomChannel(address_, credentials, args);
   stub_ = v1::Agent::NewStub(channel_);
 }
 
 namespace {
+
 void SetDeadline(grpc::ClientContext& context, std::chrono::milliseconds deadline) {
   context.set_deadline(std::chrono::system_clock::now() + deadline);
 }
-}  // namespace
 
-Result<v1::HelloResponse> AgentClient::Hello(std::chrono::milliseconds deadline) {
+template <typename Request, typename Response, typename Call>
+Result<Response> Unary(Call call, const Request& request, std::chrono::milliseconds deadline) {
   grpc::ClientContext context;
   SetDeadline(context, deadline);
-  v1::HelloRequest request;
-  request.set_controller_version(IOFLEET_VERSION);
-  v1::HelloResponse response;
-  grpc::Status st = stub_->Hello(&context, request, &response);
+  Response response;
+  grpc::Status st = call(&context, request, &response);
   if (!st.ok()) return FromGrpc(st);
   return response;
+}
+
+}  // namespace
+
+#define IOFLEET_BIND(method) [&](auto* c, const auto& q, auto* r) { return stub_->method(c, q, r); }
+
+Result<v1::HelloResponse> AgentClient::Hello(std::chrono::milliseconds deadline) {
+  v1::HelloRequest request;
+  request.set_controller_version(IOFLEET_VERSION);
+  return Unary<v1::HelloRequest, v1::HelloResponse>(IOFLEET_BIND(Hello), request, deadline);
+}
+
+Result<v1::ClockResponse> AgentClient::Clock(std::chrono::milliseconds deadline) {
+  return Unary<v1::ClockRequest, v1::ClockResponse>(IOFLEET_BIND(Clock), v1::ClockRequest(), deadline);
 }
 
 Result<v1::PrepareResponse> AgentClient::Prepare(const v1::PrepareRequest& request,
                                                  std::chrono::milliseconds deadline) {
-  grpc::ClientContext context;
-  SetDeadline(context, deadline);
-  v1::PrepareResponse response;
-  grpc::Status st = stub_->Prepare(&context, request, &response);
-  if (!st.ok()) return FromGrpc(st);
-  return response;
+  return Unary<v1::PrepareRequest, v1::PrepareResponse>(IOFLEET_BIND(Prepare), request, deadline);
 }
+
+Status AgentClient::SetupStep(const v1::SetupStepRequest& request, std::chrono::milliseconds deadline) {
+  return Unary<v1::SetupStepRequest, v1::SetupStepResponse>(IOFLEET_BIND(SetupStep), request, deadline).status();
+}
+
+Status AgentClient::StopStep(const v1::StopStepRequest& request, std::chrono::milliseconds deadline) {
+  return Unary<v1::StopStepRequest, v1::StopStepResponse>(IOFLEET_BIND(StopStep), request, deadline).status();
+}
+
+Status AgentClient::Renew(const std::string& run_id, std::chrono::milliseconds deadline) {
+  v1::RenewRequest request;
+  request.set_run_id(run_id);
+  return Unary<v1::RenewRequest, v1::RenewResponse>(IOFLEET_BIND(Renew), request, deadline).status();
+}
+
+Result<v1::StopResponse> AgentClient::Stop(const std::string& run_id, std::chrono::milliseconds deadline) {
+  v1::StopRequest request;
+  request.set_run_id(run_id);
+  return Unary<v1::StopRequest, v1::StopResponse>(IOFLEET_BIND(Stop), request, deadline);
+}
+
+#undef IOFLEET_BIND
 
 Result<v1::StepResult> AgentClient::RunStep(const v1::StartRequest& request,
                                             const std::function<void(const v1::Progress&)>& on_progress) {
@@ -70,17 +115,6 @@ void AgentClient::CancelStep() {
   std::lock_guard lock(mu_);
   cancelled_ = true;
   if (step_context_) step_context_->TryCancel();
-}
-
-Result<v1::StopResponse> AgentClient::Stop(const std::string& run_id, std::chrono::milliseconds deadline) {
-  grpc::ClientContext context;
-  SetDeadline(context, deadline);
-  v1::StopRequest request;
-  request.set_run_id(run_id);
-  v1::StopResponse response;
-  grpc::Status st = stub_->Stop(&context, request, &response);
-  if (!st.ok()) return FromGrpc(st);
-  return response;
 }
 
 }  // namespace iofleet::controller

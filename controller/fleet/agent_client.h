@@ -1,4 +1,6 @@
-// One agent as the controller sees it: a gRPC channel and the agent's RPCs, each with a deadline.
+// One agent as the controller sees it: a gRPC channel (TLS when a --tls-dir is given, with
+// keepalive pings so a silent network cut is noticed within seconds) and the agent's RPCs, each
+// with a deadline.
 //
 // Thread-safety: one thread per call; CancelStep may be called from any thread.
 #pragma once
@@ -9,26 +11,33 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/base/status.h"
+#include "core/base/tls_files.h"
 #include "iofleet/v1/agent.grpc.pb.h"
 
 namespace iofleet::controller {
 
 class AgentClient {
  public:
-  explicit AgentClient(std::string address);
+  // `tls`: mutual TLS with these files; nullopt: plaintext (agents on loopback or unix sockets).
+  AgentClient(std::string address, const std::optional<TlsFiles>& tls);
 
   const std::string& address() const { return address_; }
 
   Result<v1::HelloResponse> Hello(std::chrono::milliseconds deadline);
+  Result<v1::ClockResponse> Clock(std::chrono::milliseconds deadline);
   Result<v1::PrepareResponse> Prepare(const v1::PrepareRequest& request, std::chrono::milliseconds deadline);
+  Status SetupStep(const v1::SetupStepRequest& request, std::chrono::milliseconds deadline);
   // Runs one step, calling `on_progress` for every sample; returns the exact result.
   Result<v1::StepResult> RunStep(const v1::StartRequest& request,
                                  const std::function<void(const v1::Progress&)>& on_progress);
-  // Ends a RunStep in progress on this client (the agent stops the step's I/O).
+  // Ends a RunStep in progress on this client (the agent stops the step's I/O; no result).
   void CancelStep();
+  Status StopStep(const v1::StopStepRequest& request, std::chrono::milliseconds deadline);
+  Status Renew(const std::string& run_id, std::chrono::milliseconds deadline);
   Result<v1::StopResponse> Stop(const std::string& run_id, std::chrono::milliseconds deadline);
 
  private:

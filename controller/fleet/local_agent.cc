@@ -76,7 +76,7 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Spawn(const std::vector<std::str
   }
   agent->pid_ = pid;
 
-  AgentClient client(agent->address_);
+  AgentClient client(agent->address_, std::nullopt);
   for (int attempt = 0; attempt < 100; ++attempt) {
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) {

@@ -85,10 +85,26 @@ std::string ReportJson(const RunReport& report) {
     s["cycle"] = step.cycle;
     s["status"] = step.status;
     s["aggregate"] = StatsJson(step.aggregate);
+    if (step.start_skew_ns >= 0) s["start_skew_ns"] = step.start_skew_ns;
+    if (!step.slowest_agent.empty()) s["slowest_agent"] = step.slowest_agent;
+    if (step.agents.size() > 1) {
+      // First-done and last-done figures (IOR, elbencho): all bytes moved over the time until
+      // the first and until the last agent finished.
+      double first = 0, last = 0;
+      for (const auto& a : step.agents) {
+        first = first == 0 ? a.stats.seconds() : std::min(first, a.stats.seconds());
+        last = std::max(last, a.stats.seconds());
+      }
+      auto bw = [&](double secs) { return secs > 0 ? static_cast<double>(step.aggregate.bytes) / secs : 0.0; };
+      s["first_done"] = {{"seconds", first}, {"bytes_per_sec", bw(first)}};
+      s["last_done"] = {{"seconds", last}, {"bytes_per_sec", bw(last)}};
+    }
+    s["stonewalled"] = step.stonewalled;
     s["agents"] = nlohmann::ordered_json::array();
     for (const auto& a : step.agents) {
       nlohmann::ordered_json row = {{"agent", a.agent}};
       row.update(StatsJson(a.stats));
+      row["start_offset_ns"] = a.start_offset_ns;
       s["agents"].push_back(row);
     }
     j["steps"].push_back(s);

@@ -67,6 +67,7 @@ struct StepStats {
 struct AgentStep {
   std::string agent;
   StepStats stats;
+  int64_t start_offset_ns = 0;  // its first I/O after the earliest agent's, clocks corrected
 };
 
 struct StepReport {
@@ -78,6 +79,10 @@ struct StepReport {
   std::string status;  // succeeded | failed | aborted
   StepStats aggregate;
   std::vector<AgentStep> agents;
+  // Max minus min of the agents' first-I/O instants, corrected by the clock offsets; -1 unknown.
+  int64_t start_skew_ns = -1;
+  std::string slowest_agent;  // the lowest bytes_per_sec
+  bool stonewalled = false;   // stonewall: first_done stopped the others
 };
 
 struct AgentInfo {

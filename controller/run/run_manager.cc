@@ -1,23 +1,22 @@
 #include "controller/run/run_manager.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
 
-#include "controller/fleet/agent_client.h"
-#include "controller/fleet/agent_list.h"
+#include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
 #include "controller/report/report_writers.h"
+#include "controller/run/step_executor.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
 #include "core/spec/root_spec.h"
@@ -29,33 +28,53 @@ std::atomic<bool> g_interrupted{false};
 namespace {
 
 using std::chrono::milliseconds;
-constexpr milliseconds kHelloDeadline{5000};
 constexpr milliseconds kPrepareDeadline{120000};
 constexpr milliseconds kStopDeadline{60000};
-
-struct Agent {
-  std::unique_ptr<AgentClient> client;
-  v1::HelloResponse hello;
-  std::string name;  // unique within the run
-  bool prepared = false;
-  // Live figures of the current step, written by the agent's thread, read by the printer.
-  std::atomic<uint64_t> live_ops{0};
-  std::atomic<uint64_t> live_bytes{0};
-};
-
-// Runs fn(i) for every agent on its own thread and waits for all of them.
-template <typename Fn>
-void ForEachAgent(std::vector<std::unique_ptr<Agent>>& agents, Fn fn) {
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < agents.size(); ++i) threads.emplace_back([&, i] { fn(i); });
-  for (auto& t : threads) t.join();
-}
+constexpr milliseconds kRenewDeadline{3000};
 
 bool WriteFile(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);
   out << text;
   return static_cast<bool>(out);
 }
+
+// Renews every agent's lease while the run lasts, so agents outlive long steps on other
+// agents but not a dead controller.
+class LeaseKeeper {
+ public:
+  LeaseKeeper(Fleet& fleet, std::string run_id, uint64_t lease_ns) : fleet_(fleet), run_id_(std::move(run_id)) {
+    period_ = std::chrono::nanoseconds(lease_ns / 4);
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~LeaseKeeper() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock lock(mu_);
+    while (!cv_.wait_for(lock, period_, [&] { return done_; })) {
+      lock.unlock();
+      ForEachAgent(fleet_, [&](size_t i) {
+        if (fleet_[i]->prepared) (void)fleet_[i]->client->Renew(run_id_, kRenewDeadline);
+      });
+      lock.lock();
+    }
+  }
+
+  Fleet& fleet_;
+  const std::string run_id_;
+  std::chrono::nanoseconds period_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 class RunManager {
  public:
@@ -65,11 +84,9 @@ class RunManager {
  private:
   int Connect();
   int Prepare();
-  void RunStep(int index);
   void StopAll();
   int Finish(int code);
   void Fail(const std::string& status, const std::string& error) {
-    std::lock_guard lock(mu_);
     if (report_.status == "succeeded") {
       report_.status = status;
       report_.error = error;
@@ -78,9 +95,9 @@ class RunManager {
 
   const RunOptions& options_;
   std::unique_ptr<LocalAgent> local_;
-  std::vector<std::unique_ptr<Agent>> agents_;
+  Fleet fleet_;
+  std::vector<v1::PlannedStep> planned_;
   RunReport report_;
-  std::mutex mu_;
   std::filesystem::path out_dir_;
 };
 
@@ -102,37 +119,17 @@ int RunManager::Connect() {
     local_ = std::move(*local);
     addresses.push_back(local_->address());
   }
-  for (const auto& address : addresses) {
-    auto agent = std::make_unique<Agent>();
-    agent->client = std::make_unique<AgentClient>(address);
-    agents_.push_back(std::move(agent));
-  }
-  std::vector<Status> errors(agents_.size());
-  ForEachAgent(agents_, [&](size_t i) {
-    auto hello = agents_[i]->client->Hello(kHelloDeadline);
-    if (hello.ok()) agents_[i]->hello = *hello;
-    else errors[i] = hello.status();
-  });
-  bool unreachable = false;
-  for (size_t i = 0; i < agents_.size(); ++i) {
-    if (errors[i].ok()) continue;
-    std::cerr << "iofleet: agent " << agents_[i]->client->address() << ": unreachable: " << errors[i].message() << "\n";
-    unreachable = true;
-  }
-  if (unreachable) return kExitFailed;
+  auto fleet = ConnectFleet(addresses, options_.tls);
+  if (!fleet.ok()) return kExitFailed;
+  fleet_ = std::move(*fleet);
 
-  std::map<std::string, int> uses;
-  for (auto& a : agents_) uses[a->hello.name()]++;
-  for (auto& a : agents_) {
-    a->name = a->hello.name();
-    if (uses[a->name] > 1) a->name += "-" + PortOf(a->client->address());
-  }
   int rejected = 0;
-  std::string root = options_.workload.target().root().empty() ? "default" : options_.workload.target().root();
-  for (auto& a : agents_) {
+  const v1::Workload& w = options_.workload;
+  std::string root = w.target().root().empty() ? "default" : w.target().root();
+  for (auto& a : fleet_) {
     if (a->hello.version() != IOFLEET_VERSION) {
       std::cerr << "iofleet: agent " << a->name << " (" << a->client->address() << ") runs version "
-                << a->hello.version() << ", this controller " << IOFLEET_VERSION << "\n";
+                << a->hello.version() << ", this controller " << IOFLEET_VERSION << ": use the same version\n";
       ++rejected;
     }
     bool has_root = false;
@@ -154,125 +151,50 @@ int RunManager::Connect() {
 int RunManager::Prepare() {
   const v1::Workload& w = options_.workload;
   // Every step resolved and sized for this many agents, before any agent is asked to do anything.
-  std::vector<v1::PlannedStep> planned;
   for (int s = 0; s < w.steps_size(); ++s) {
     v1::PlannedStep step;
     step.set_name(spec::StepName(w, s));
     if (w.steps(s).has_io()) {
-      auto io = spec::PlanIo(spec::ResolveIo(w, s), static_cast<uint32_t>(agents_.size()));
+      auto io = spec::PlanIo(spec::ResolveIo(w, s), static_cast<uint32_t>(fleet_.size()));
       if (!io.ok()) {
         std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
         return kExitRejected;
       }
       *step.mutable_io() = *io;
     }
-    planned.push_back(step);
+    planned_.push_back(step);
   }
-  std::vector<Status> errors(agents_.size());
-  ForEachAgent(agents_, [&](size_t i) {
+  std::vector<Status> errors(fleet_.size());
+  ForEachAgent(fleet_, [&](size_t i) {
     v1::PrepareRequest request;
     request.set_run_id(report_.run_id);
-    request.set_agent_name(agents_[i]->name);
+    request.set_agent_name(fleet_[i]->name);
+    request.set_lease_ns(options_.lease_ns);
     *request.mutable_target() = w.target();
-    for (const auto& step : planned) *request.add_steps() = step;
-    auto prepared = agents_[i]->client->Prepare(request, kPrepareDeadline);
-    if (prepared.ok()) agents_[i]->prepared = true;
+    for (const auto& step : planned_) *request.add_steps() = step;
+    auto prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
+    if (prepared.ok()) fleet_[i]->prepared = true;
     else errors[i] = prepared.status();
   });
   int code = kExitOk;
-  for (size_t i = 0; i < agents_.size(); ++i) {
+  for (size_t i = 0; i < fleet_.size(); ++i) {
     if (errors[i].ok()) continue;
     std::cerr << "iofleet: " << errors[i].message() << "\n";
     bool busy = errors[i].code() == Code::kUnavailable || errors[i].code() == Code::kDeadlineExceeded;
-    if (code == kExitOk) code = busy ? kExitFailed : kExitRejected;
+    if (code == kExitOk || busy) code = busy ? kExitFailed : kExitRejected;
   }
   return code;
 }
 
-void RunManager::RunStep(int index) {
-  StepReport& step = report_.steps.back();
-  std::vector<Result<v1::StepResult>> results(agents_.size(), Status(Code::kCancelled, "not run"));
-  for (auto& a : agents_) {
-    a->live_ops = 0;
-    a->live_bytes = 0;
-  }
-  std::atomic<size_t> running{agents_.size()};
-  std::atomic<bool> failed{false};
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < agents_.size(); ++i) {
-    threads.emplace_back([&, i] {
-      Agent& a = *agents_[i];
-      v1::StartRequest request;
-      request.set_run_id(report_.run_id);
-      request.set_step_index(static_cast<uint32_t>(index));
-      request.set_sample_interval_ns(1'000'000'000);
-      results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
-        a.live_ops = p.ops();
-        a.live_bytes = p.bytes();
-      });
-      if (!results[i].ok() && !failed.exchange(true)) {
-        // One agent failed: the others stop now rather than run a step that cannot succeed.
-        for (auto& other : agents_) {
-          if (other.get() != &a) other->client->CancelStep();
-        }
-      }
-      --running;
-    });
-  }
-  auto started = std::chrono::steady_clock::now();
-  auto last_print = started;
-  bool interrupted = false;
-  while (running > 0) {
-    std::this_thread::sleep_for(milliseconds(50));
-    if (g_interrupted && !interrupted) {
-      interrupted = true;
-      for (auto& a : agents_) a->client->CancelStep();
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_print >= std::chrono::seconds(2)) {
-      last_print = now;
-      double secs = std::chrono::duration<double>(now - started).count();
-      uint64_t ops = 0, bytes = 0;
-      for (auto& a : agents_) {
-        ops += a->live_ops;
-        bytes += a->live_bytes;
-      }
-      std::cerr << fmt::format("[{}] {:.0f}s  {:.1f} MiB/s  {:.0f} IOPS\n", step.name, secs,
-                               static_cast<double>(bytes) / secs / (1024 * 1024), static_cast<double>(ops) / secs);
-    }
-  }
-  for (auto& t : threads) t.join();
-
-  step.status = "succeeded";
-  for (size_t i = 0; i < agents_.size(); ++i) {
-    if (!results[i].ok()) continue;
-    StepStats stats = StepStats::FromProto(*results[i]);
-    step.aggregate.Add(stats, step.agents.empty());
-    step.agents.push_back({agents_[i]->name, std::move(stats)});
-  }
-  if (interrupted) {
-    step.status = "aborted";
-    Fail("aborted", "interrupted (Ctrl-C) during step " + step.name);
-    return;
-  }
-  for (size_t i = 0; i < agents_.size(); ++i) {
-    if (results[i].ok() || results[i].status().code() == Code::kCancelled) continue;
-    step.status = "failed";
-    std::string message = results[i].status().message();
-    if (message.rfind("agent ", 0) != 0) message = "agent " + agents_[i]->name + ": " + message;
-    std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
-    Fail("failed", "step " + step.name + ": " + message);
-  }
-}
-
 void RunManager::StopAll() {
-  ForEachAgent(agents_, [&](size_t i) {
-    if (!agents_[i]->prepared) return;
-    auto stopped = agents_[i]->client->Stop(report_.run_id, kStopDeadline);
+  ForEachAgent(fleet_, [&](size_t i) {
+    if (!fleet_[i]->prepared) return;
+    auto stopped = fleet_[i]->client->Stop(report_.run_id, kStopDeadline);
     if (!stopped.ok()) {
-      std::cerr << "iofleet: agent " << agents_[i]->name << ": stop: " << stopped.status().message() << "\n";
+      std::cerr << "iofleet: agent " << fleet_[i]->name << ": stop: " << stopped.status().message()
+                << " (it removes the run's files itself when its lease expires)\n";
     }
-    agents_[i]->prepared = false;
+    fleet_[i]->prepared = false;
   });
 }
 
@@ -306,19 +228,25 @@ int RunManager::Run() {
   }
   WriteFile(out_dir_ / "workload.effective.yaml",
             "# " + options_.workload_file + " with every default filled in\n" + ToYaml(spec::Effective(w)));
-  std::cerr << "iofleet: run " << report_.run_id << " on " << agents_.size() << " agent(s)\n";
+  std::cerr << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
 
-  for (int i = 0; i < w.steps_size() && report_.status == "succeeded"; ++i) {
-    if (g_interrupted) {
-      Fail("aborted", "interrupted (Ctrl-C) before step " + spec::StepName(w, i));
-      break;
+  {
+    LeaseKeeper lease(fleet_, report_.run_id, options_.lease_ns);
+    StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
+                          g_interrupted);
+    for (int i = 0; i < w.steps_size() && report_.status == "succeeded"; ++i) {
+      if (g_interrupted) {
+        Fail("aborted", "interrupted (Ctrl-C) before step " + spec::StepName(w, i));
+        break;
+      }
+      StepReport step;  // report.json lists executed steps only
+      step.index = i;
+      step.name = spec::StepName(w, i);
+      step.kind = spec::StepKind(w.steps(i));
+      report_.steps.push_back(std::move(step));
+      StepOutcome outcome = executor.Run(i, planned_[static_cast<size_t>(i)].io(), report_.steps.back());
+      if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
     }
-    StepReport step;  // report.json lists executed steps only
-    step.index = i;
-    step.name = spec::StepName(w, i);
-    step.kind = spec::StepKind(w.steps(i));
-    report_.steps.push_back(std::move(step));
-    RunStep(i);
   }
   StopAll();
   return Finish(report_.status == "succeeded" ? kExitOk : kExitFailed);

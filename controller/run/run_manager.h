@@ -3,10 +3,12 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "controller/report/report_model.h"
+#include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::controller {
@@ -22,6 +24,8 @@ struct RunOptions {
   std::vector<std::string> agents;     // addresses; empty: the local child agent
   std::vector<std::string> local_roots;
   std::string out_dir = "iofleet-results";
+  std::optional<TlsFiles> tls;
+  uint64_t lease_ns = 10'000'000'000;
 };
 
 // Set by the SIGINT handler; the run manager stops the agents and reports "aborted".

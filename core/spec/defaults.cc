@@ -26,6 +26,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.mutable_fsync()->set_at_end(true);
   io.mutable_uring()->set_fixed_buffers(false);
   io.mutable_uring()->set_registered_files(false);
+  io.set_stonewall(v1::STONEWALL_NONE);
   return io;
 }
 
@@ -109,6 +110,7 @@ std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
   if (field == "uring" && io.engine() != v1::ENGINE_IO_URING) return "uring options apply to engine: io_uring";
   if (field == "ramp" && io.runtime() == 0) return "ramp applies to time-based steps (runtime above 0)";
   if (field == "deadline" && io.runtime() > 0) return "deadline applies to size-based steps (runtime 0)";
+  if (field == "stonewall" && io.runtime() > 0) return "stonewall applies to size-based steps (runtime 0)";
   if (field == "block_size" && io.block_size_split_size() > 0) return "block_size_split replaces block_size";
   if (field == "fsync" && !Writes(io.op())) return "fsync applies to steps that write";
   if (field == "queue_depth" && io.engine() == v1::ENGINE_PSYNC && io.queue_depth() > 1) {

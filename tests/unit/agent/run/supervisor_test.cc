@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "core/spec/defaults.h"
 #include "tests/support/temp_dir.h"
@@ -47,12 +48,16 @@ class SupervisorTest : public ::testing::Test {
     return supervisor_->Prepare(request).status();
   }
   Result<v1::StepResult> RunStep(uint32_t index, const std::string& run = "r1") {
+    v1::SetupStepRequest setup;
+    setup.set_run_id(run);
+    setup.set_step_index(index);
+    IOFLEET_RETURN_IF_ERROR(supervisor_->SetupStep(setup));
     v1::StartRequest request;
     request.set_run_id(run);
     request.set_step_index(index);
     auto runner = supervisor_->BeginStep(request);
     if (!runner.ok()) return runner.status();
-    (*runner)->Start();
+    (*runner)->Go();
     while (!(*runner)->WaitFor(std::chrono::milliseconds(100))) {
     }
     auto result = (*runner)->Finish();
@@ -118,6 +123,47 @@ TEST_F(SupervisorTest, BusyAndStaleCommandsAreRefused) {
   EXPECT_EQ(stopped->removed_entries(), 4u);  // iofleet, r1, node1, job-0.dat
   EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);
   EXPECT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}, "r2").ok());  // idle again
+}
+
+TEST_F(SupervisorTest, StepsRunOnlyInOrderAndOnce) {
+  ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}).ok());
+  v1::StartRequest start;
+  start.set_run_id("r1");
+  EXPECT_FALSE(supervisor_->BeginStep(start).ok());  // not set up
+  v1::SetupStepRequest setup;
+  setup.set_run_id("r1");
+  ASSERT_TRUE(supervisor_->SetupStep(setup).ok());
+  EXPECT_FALSE(supervisor_->SetupStep(setup).ok());  // duplicate
+  auto runner = supervisor_->BeginStep(start);
+  ASSERT_TRUE(runner.ok());
+  EXPECT_FALSE(supervisor_->BeginStep(start).ok());  // duplicate start
+  (*runner)->Go();
+  while (!(*runner)->WaitFor(std::chrono::milliseconds(50))) {
+  }
+  ASSERT_TRUE((*runner)->Finish().ok());
+  supervisor_->StepEnded(*runner);
+}
+
+TEST_F(SupervisorTest, LeaseExpiryEndsTheRunAndRemovesItsFiles) {
+  v1::PrepareRequest request;
+  request.set_run_id("r1");
+  request.set_agent_name("node1");
+  request.set_lease_ns(1'000'000'000);  // the shortest lease
+  *request.add_steps() = IoStep("write", v1::OP_WRITE, 1 << 16, false);
+  ASSERT_TRUE(supervisor_->Prepare(request).ok());
+  ASSERT_TRUE(RunStep(0).ok());
+  EXPECT_TRUE(fs::exists(File()));
+  v1::RenewRequest renew;
+  renew.set_run_id("r1");
+  for (int i = 0; i < 4; ++i) {  // renewed: it lives past its lease
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    ASSERT_TRUE(supervisor_->Renew(renew).ok());
+  }
+  EXPECT_TRUE(fs::exists(File()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));  // silence: the lease expires
+  EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);
+  EXPECT_FALSE(supervisor_->Renew(renew).ok());
+  EXPECT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}, "r2").ok());
 }
 
 TEST_F(SupervisorTest, InjectedIoErrorNamesAgentFileOffsetAndErrno) {

@@ -1,0 +1,178 @@
+#include "controller/run/step_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+namespace iofleet::controller {
+namespace {
+
+using std::chrono::milliseconds;
+// A read step may first fill whole files: setup may take as long as writing them.
+constexpr milliseconds kSetupDeadline{6 * 3600 * 1000};
+constexpr milliseconds kControlDeadline{10000};
+constexpr uint64_t kMinStartLeadNs = 100'000'000;
+
+std::string WithAgent(const FleetAgent& agent, const std::string& message) {
+  return message.rfind("agent ", 0) == 0 ? message : "agent " + agent.name + ": " + message;
+}
+
+}  // namespace
+
+StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step) {
+  StepOutcome outcome;
+  auto fail = [&](const std::string& status, const std::string& error) {
+    if (outcome.status == "succeeded") outcome = {status, error};
+  };
+
+  // 1. Set up everywhere. Nothing is measured yet.
+  std::vector<Status> setup(fleet_.size());
+  ForEachAgent(fleet_, [&](size_t i) {
+    v1::SetupStepRequest request;
+    request.set_run_id(run_id_);
+    request.set_step_index(static_cast<uint32_t>(index));
+    setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
+  });
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (!setup[i].ok()) fail("failed", "step " + step.name + ": " + WithAgent(*fleet_[i], setup[i].message()));
+  }
+  if (outcome.status != "succeeded") {
+    step.status = outcome.status;
+    return outcome;
+  }
+  if (interrupted_) {
+    step.status = "aborted";
+    return {"aborted", "interrupted (Ctrl-C) before step " + step.name};
+  }
+
+  // 2. One instant for all: far enough ahead that every Start reaches its agent first.
+  uint64_t max_rtt = 0;
+  for (auto& a : fleet_) max_rtt = std::max(max_rtt, a->rtt_ns);
+  const uint64_t start_at = UnixNowNs() + std::max<uint64_t>(kMinStartLeadNs, 20 * max_rtt + fleet_.size() * 200'000);
+
+  // 3. Stream every agent's step.
+  std::vector<Result<v1::StepResult>> results(fleet_.size(), Status(Code::kCancelled, "not run"));
+  for (auto& a : fleet_) {
+    a->live_ops = 0;
+    a->live_bytes = 0;
+  }
+  const bool stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
+  std::atomic<size_t> running{fleet_.size()};
+  std::atomic<bool> failed{false}, first_done{false};
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    threads.emplace_back([&, i] {
+      FleetAgent& a = *fleet_[i];
+      v1::StartRequest request;
+      request.set_run_id(run_id_);
+      request.set_step_index(static_cast<uint32_t>(index));
+      request.set_sample_interval_ns(sample_interval_ns_);
+      request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(start_at) + a.clock_offset_ns));
+      results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
+        a.live_ops = p.ops();
+        a.live_bytes = p.bytes();
+      });
+      if (results[i].ok() && stonewall && !first_done.exchange(true)) {
+        // IOR's stonewall: the first agent to finish its share stops every other one.
+        ForEachAgent(fleet_, [&](size_t j) {
+          if (j == i) return;
+          v1::StopStepRequest stop;
+          stop.set_run_id(run_id_);
+          stop.set_step_index(static_cast<uint32_t>(index));
+          (void)fleet_[j]->client->StopStep(stop, kControlDeadline);
+        });
+      }
+      if (!results[i].ok() && !failed.exchange(true)) {
+        // One agent failed (or was lost): the others stop now rather than run a step that cannot
+        // succeed.
+        for (auto& other : fleet_) {
+          if (other.get() != &a) other->client->CancelStep();
+        }
+      }
+      --running;
+    });
+  }
+  auto started = std::chrono::steady_clock::now();
+  auto last_print = started;
+  bool interrupted = false;
+  const auto print_every = std::chrono::nanoseconds(std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
+  while (running > 0) {
+    std::this_thread::sleep_for(milliseconds(50));
+    if (interrupted_ && !interrupted) {
+      interrupted = true;
+      for (auto& a : fleet_) a->client->CancelStep();
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_print >= print_every) {
+      last_print = now;
+      double secs = std::chrono::duration<double>(now - started).count();
+      uint64_t ops = 0, bytes = 0, low = UINT64_MAX, high = 0;
+      for (auto& a : fleet_) {
+        ops += a->live_ops;
+        bytes += a->live_bytes;
+        low = std::min<uint64_t>(low, a->live_bytes);
+        high = std::max<uint64_t>(high, a->live_bytes);
+      }
+      constexpr double kMiB = 1024.0 * 1024.0;
+      std::string line = fmt::format("[{}] {:.0f}s  {:.1f} MiB/s  {:.0f} IOPS", step.name, secs,
+                                     static_cast<double>(bytes) / secs / kMiB, static_cast<double>(ops) / secs);
+      if (fleet_.size() > 1) {
+        line += fmt::format("  per agent {:.1f}..{:.1f} MiB/s", static_cast<double>(low) / secs / kMiB,
+                            static_cast<double>(high) / secs / kMiB);
+      }
+      std::cerr << line << "\n";
+    }
+  }
+  for (auto& t : threads) t.join();
+
+  // 4. Merge what came back; name what failed.
+  step.status = "succeeded";
+  int64_t earliest = INT64_MAX, latest = INT64_MIN;
+  std::vector<int64_t> corrected(fleet_.size(), 0);
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (!results[i].ok()) continue;
+    if (results[i]->started_at_unix_ns()) {
+      corrected[i] = static_cast<int64_t>(results[i]->started_at_unix_ns()) - fleet_[i]->clock_offset_ns;
+      earliest = std::min(earliest, corrected[i]);
+      latest = std::max(latest, corrected[i]);
+    }
+    step.stonewalled = step.stonewalled || results[i]->stopped_early();
+  }
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (!results[i].ok()) continue;
+    StepStats stats = StepStats::FromProto(*results[i]);
+    step.aggregate.Add(stats, step.agents.empty());
+    AgentStep row{fleet_[i]->name, std::move(stats)};
+    if (earliest != INT64_MAX && results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
+    step.agents.push_back(std::move(row));
+  }
+  if (earliest != INT64_MAX) step.start_skew_ns = latest - earliest;
+  double slowest = -1;
+  for (const auto& a : step.agents) {
+    if (slowest < 0 || a.stats.bytes_per_sec() < slowest) {
+      slowest = a.stats.bytes_per_sec();
+      step.slowest_agent = a.agent;
+    }
+  }
+  if (interrupted) {
+    step.status = "aborted";
+    return {"aborted", "interrupted (Ctrl-C) during step " + step.name};
+  }
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (results[i].ok() || results[i].status().code() == Code::kCancelled) continue;
+    std::string message = WithAgent(*fleet_[i], results[i].status().message());
+    if (results[i].status().code() == Code::kUnavailable || results[i].status().code() == Code::kDeadlineExceeded) {
+      message = "agent " + fleet_[i]->name + " (" + fleet_[i]->client->address() + ") was lost: " + results[i].status().message();
+    }
+    std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
+    fail("failed", "step " + step.name + ": " + message);
+  }
+  step.status = outcome.status;
+  return outcome;
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,35 @@
+// Runs one io step on every agent in lockstep: set it up everywhere (files, holes, threads
+// waiting), pick one start instant a little ahead, release every agent at that instant on its
+// own clock (corrected by the measured offset), stream progress, collect the exact results.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "controller/fleet/fleet.h"
+#include "controller/report/report_model.h"
+#include "iofleet/v1/workload.pb.h"
+
+namespace iofleet::controller {
+
+struct StepOutcome {
+  std::string status = "succeeded";  // succeeded | failed | aborted
+  std::string error;                 // for failed and aborted
+};
+
+class StepExecutor {
+ public:
+  StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const std::atomic<bool>& interrupted)
+      : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted) {}
+
+  // Fills `step` (its agents, aggregate, skew) and says how it ended.
+  StepOutcome Run(int index, const v1::IoSpec& io, StepReport& step);
+
+ private:
+  Fleet& fleet_;
+  const std::string run_id_;
+  const uint64_t sample_interval_ns_;
+  const std::atomic<bool>& interrupted_;
+};
+
+}  // namespace iofleet::controller
