@@ -18,18 +18,23 @@ std::string Describe(int err) {
 
 }  // namespace
 
-Status Workspace::MakeDirectory(const std::string& relative, bool must_be_new) {
+Status Workspace::MakeDirectory(const std::string& relative, bool must_be_new, bool ours_if_empty) {
   std::string shown = root_path_ + "/" + relative;
-  int fd = OpenBeneath(root_fd_, relative, O_PATH | O_DIRECTORY);
-  if (fd >= 0) {
-    close(fd);
-    if (must_be_new) return Status(Code::kAlreadyExists, shown + ": already exists");
+  int rc = MkdirBeneath(root_fd_, relative, 0755);
+  if (rc == 0) {
+    created_.push_back({relative, true});
     return Status::Ok();
   }
-  if (fd != -ENOENT) return PosixError(shown + Describe(-fd), -fd);
-  int rc = MkdirBeneath(root_fd_, relative, 0755);
-  if (rc < 0) return PosixError(shown + Describe(-rc), -rc);
-  created_.push_back({relative, true});
+  if (rc != -EEXIST) return PosixError(shown + Describe(-rc), -rc);
+  if (must_be_new) return Status(Code::kAlreadyExists, shown + ": already exists");
+  // It exists (perhaps another agent of this run on a shared file system just made it): it
+  // must be a real directory beneath the root, not a symlink.
+  int fd = OpenBeneath(root_fd_, relative, O_PATH | O_DIRECTORY);
+  if (fd < 0) return PosixError(shown + Describe(-fd), -fd);
+  close(fd);
+  // iofleet/ and iofleet/<run-id>/ belong to iofleet whoever made them: the last agent of the
+  // run to clean up removes them once empty. The user's own directories above stay.
+  if (ours_if_empty) created_.push_back({relative, true});
   return Status::Ok();
 }
 
@@ -53,7 +58,9 @@ Result<std::shared_ptr<Workspace>> Workspace::Create(const Root& root, const std
   std::string relative;
   for (size_t i = 0; i < parts.size(); ++i) {
     relative += (relative.empty() ? "" : "/") + parts[i];
-    Status st = ws->MakeDirectory(relative, /*must_be_new=*/i + 1 == parts.size());
+    const bool last = i + 1 == parts.size();
+    const bool iofleet_owned = i + 3 >= parts.size();  // iofleet/<run-id>/<agent>
+    Status st = ws->MakeDirectory(relative, /*must_be_new=*/last, /*ours_if_empty=*/iofleet_owned);
     if (!st.ok()) {
       ws->CleanupLocked();
       return st;

@@ -1,6 +1,8 @@
 // One run's directory on one agent, <root>/<dir>/iofleet/<run-id>/<agent>/, and the record of
 // every entry this run created there. Cleanup removes exactly those entries, newest first, and
-// nothing else: a directory that was there before the run stays.
+// nothing else: a directory of the user's that was there before the run stays. iofleet/ and
+// iofleet/<run-id>/ are iofleet's own: on a shared file system another agent may have made them,
+// and whichever agent cleans up last removes them once they are empty.
 //
 // Thread-safety: all methods may be called from any thread. After Cleanup the workspace is
 // closed: OpenFile refuses, so a step being set up while the run is stopped leaves nothing behind.
@@ -40,7 +42,7 @@ class Workspace {
     bool directory;
   };
   Workspace(const Root& root) : root_fd_(root.fd), root_path_(root.path) {}
-  Status MakeDirectory(const std::string& relative, bool must_be_new);
+  Status MakeDirectory(const std::string& relative, bool must_be_new, bool ours_if_empty);
   uint64_t CleanupLocked();
 
   int root_fd_;

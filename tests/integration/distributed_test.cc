@@ -1,0 +1,206 @@
+// Many real agents, synchronized starts, exact merges, and what happens when things break:
+// an agent killed, the controller killed, a busy agent, TLS, a cut network link.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+void WriteText(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+json ReadReport(const fs::path& out) {
+  for (const auto& e : fs::directory_iterator(out)) {
+    if (fs::exists(e.path() / "report.json")) {
+      std::ifstream in(e.path() / "report.json");
+      return json::parse(in);
+    }
+  }
+  ADD_FAILURE() << "no report under " << out;
+  return json();
+}
+
+std::string Join(const std::vector<std::unique_ptr<AgentProcess>>& agents) {
+  std::string list;
+  for (const auto& a : agents) list += (list.empty() ? "" : ",") + a->address();
+  return list;
+}
+
+std::vector<std::unique_ptr<AgentProcess>> StartAgents(const TempDir& tmp, int n, const fs::path& shared_root = {}) {
+  std::vector<std::unique_ptr<AgentProcess>> agents;
+  for (int i = 1; i <= n; ++i) {
+    std::string name = "node" + std::string(i < 10 ? "0" : "") + std::to_string(i);
+    fs::path root = shared_root.empty() ? tmp / name : shared_root;
+    agents.push_back(std::make_unique<AgentProcess>(root, name, tmp / "logs"));
+  }
+  return agents;
+}
+
+// Polls until `done` holds or `timeout` passes.
+template <typename Fn>
+bool WaitFor(Fn done, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return done();
+}
+
+// The ZebClient multi-agent case, scaled down: six agents on one shared file system, each in
+// its own directory, 64 KiB sequential O_DIRECT write then read.
+TEST(Distributed, SixAgentsOnASharedFileSystem) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 6, tmp / "shared");
+  WriteText(tmp / "w.yaml", R"(name: zebclient-six
+defaults: { engine: libaio, direct: true, block_size: 64KiB, jobs: 2, file_size: 4MiB,
+            data: { compressible_pct: 50, pattern: "0xdeadbeef" } }
+steps:
+  - name: write
+    io: { op: write }
+  - name: read
+    io: { op: read }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents),
+                                "--out", (tmp / "out").string()}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["agents"].size(), 6u);
+  for (const auto& step : report["steps"]) {
+    ASSERT_EQ(step["agents"].size(), 6u);
+    uint64_t bytes = 0;
+    for (const auto& a : step["agents"]) {
+      EXPECT_EQ(a["bytes"].get<uint64_t>(), 2u * 4 * 1024 * 1024) << a["agent"];
+      bytes += a["bytes"].get<uint64_t>();
+    }
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), bytes);
+    EXPECT_GE(step["start_skew_ns"].get<int64_t>(), 0);
+    EXPECT_TRUE(step.contains("slowest_agent"));
+    EXPECT_LE(step["first_done"]["seconds"].get<double>(), step["last_done"]["seconds"].get<double>());
+  }
+  EXPECT_EQ(CountEntries(tmp / "shared"), 0u);  // every agent removed its own directory
+}
+
+// The NFS 16-client case, scaled down: total_size split over the threads of all agents.
+TEST(Distributed, SixteenAgentsSplitTheTotalSize) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 16);
+  WriteText(tmp / "w.yaml", R"(name: nfs-sixteen
+defaults: { block_size: 1MiB, total_size: 64MiB }
+steps:
+  - io: { op: write }
+  - io: { op: read }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents),
+                                "--out", (tmp / "out").string()}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  for (const auto& step : report["steps"]) {
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 64u << 20);
+    ASSERT_EQ(step["agents"].size(), 16u);
+    for (const auto& a : step["agents"]) EXPECT_EQ(a["bytes"].get<uint64_t>(), 4u << 20);
+  }
+}
+
+TEST(Distributed, AgentsCommandShowsVersionEnginesRootsAndClock) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 2);
+  CommandResult r = RunCommand({BinPath("iofleet"), "agents", "--agents", Join(agents)}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("node01"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node02"), std::string::npos);
+  EXPECT_NE(r.out.find("libaio"), std::string::npos);
+  EXPECT_NE(r.out.find("default=" + (tmp / "node01").string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("clock offset"), std::string::npos);
+}
+
+TEST(Distributed, KilledAgentFailsTheRunKeepingHealthyFigures) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 3);
+  WriteText(tmp / "w.yaml", "name: kill\ndefaults: { block_size: 64KiB, file_size: 8MiB, runtime: 30s }\nsteps:\n  - io: { op: write }\n");
+  Process run({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents), "--out",
+               (tmp / "out").string()}, tmp / "logs");
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(tmp / "node02" / "iofleet"); }, 15s));
+  std::this_thread::sleep_for(1500ms);
+  agents[1]->process().Signal(SIGKILL);
+  auto killed = std::chrono::steady_clock::now();
+  int code = run.Wait(20s);
+  double noticed = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_EQ(code, 1) << run.Stderr();
+  EXPECT_LT(noticed, 5.0);
+  EXPECT_NE(run.Stderr().find("agent node02"), std::string::npos) << run.Stderr();
+  json report = ReadReport(tmp / "out");
+  EXPECT_EQ(report["status"], "failed");
+  EXPECT_NE(report["error"].get<std::string>().find("node02"), std::string::npos);
+  // The healthy agents were stopped; what they measured until then is kept.
+  EXPECT_EQ(report["steps"][0]["status"], "failed");
+  EXPECT_TRUE(WaitFor([&] { return CountEntries(tmp / "node01") == 0 && CountEntries(tmp / "node03") == 0; }, 10s));
+}
+
+TEST(Distributed, KilledControllerLeavesAgentsCleanAndReady) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 2);
+  WriteText(tmp / "w.yaml", "name: orphan\ndefaults: { block_size: 64KiB, file_size: 8MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n");
+  {
+    Process run({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents), "--out",
+                 (tmp / "out").string()}, tmp / "logs");
+    ASSERT_TRUE(WaitFor([&] { return fs::exists(tmp / "node01" / "iofleet"); }, 15s));
+    std::this_thread::sleep_for(1s);
+    run.Signal(SIGKILL);
+    EXPECT_EQ(run.Wait(5s), 128 + SIGKILL);
+  }
+  // I/O stops at once (the stream is cancelled); the lease (10 s) then removes the run's files.
+  EXPECT_TRUE(WaitFor([&] { return CountEntries(tmp / "node01") == 0 && CountEntries(tmp / "node02") == 0; }, 20s))
+      << agents[0]->process().Stderr();
+  EXPECT_NE(agents[0]->process().Stderr().find("no word from the controller"), std::string::npos);
+  WriteText(tmp / "short.yaml", "name: next\ndefaults: { block_size: 64KiB, file_size: 1MiB }\nsteps:\n  - io: { op: write }\n");
+  CommandResult next = RunCommand({BinPath("iofleet"), "run", (tmp / "short.yaml").string(), "--agents", Join(agents),
+                                   "--out", (tmp / "out2").string()}, tmp / "logs");
+  EXPECT_EQ(next.code, 0) << next.err;
+}
+
+TEST(Distributed, SecondControllerGetsBusyAndTheRunningJobIsUntouched) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 1);
+  WriteText(tmp / "w.yaml", "name: first\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 4s }\nsteps:\n  - io: { op: write }\n");
+  Process first({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents), "--out",
+                 (tmp / "out").string()}, tmp / "logs");
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(tmp / "node01" / "iofleet"); }, 15s));
+  CommandResult second = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents),
+                                     "--out", (tmp / "out2").string()}, tmp / "logs");
+  EXPECT_EQ(second.code, 1);
+  EXPECT_NE(second.err.find("busy"), std::string::npos) << second.err;
+  EXPECT_EQ(first.Wait(30s), 0) << first.Stderr();
+  EXPECT_EQ(ReadReport(tmp / "out")["status"], "succeeded");
+}
+
+TEST(Distributed, StonewallStopsEveryAgentWhenTheFirstIsDone) {
+  TempDir tmp;
+  AgentProcess fast(tmp / "fast", "fast", tmp / "logs");
+  AgentProcess slow(tmp / "slow", "slow", tmp / "logs", {}, {"IOFLEET_FAULT_INJECT=delay=3s@4"});
+  WriteText(tmp / "w.yaml", "name: stonewall\ndefaults: { block_size: 64KiB, file_size: 4MiB, stonewall: first_done }\n"
+                            "steps:\n  - io: { op: write }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+                                fast.address() + "," + slow.address(), "--out", (tmp / "out").string()}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json step = ReadReport(tmp / "out")["steps"][0];
+  EXPECT_TRUE(step["stonewalled"].get<bool>());
+  for (const auto& a : step["agents"]) {
+    if (a["agent"] == "fast") EXPECT_EQ(a["ops"].get<uint64_t>(), 64u);
+    if (a["agent"] == "slow") EXPECT_LT(a["ops"].get<uint64_t>(), 64u);
+  }
+  EXPECT_EQ(step["slowest_agent"], "slow");
+}
+
+}  // namespace
+}  // namespace iofleet::testing

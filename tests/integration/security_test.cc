@@ -1,0 +1,220 @@
+// Mutual TLS (a client without a valid certificate is refused on every RPC) and agents on their
+// own network hosts (network namespaces joined by veth pairs), including a silent link cut.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "iofleet/v1/agent.grpc.pb.h"
+#include "tests/support/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void MakeCerts(const fs::path& dir, const std::vector<std::string>& names = {}) {
+  std::vector<std::string> argv = {SourcePath("deploy/tls/make-certs"), dir.string()};
+  argv.insert(argv.end(), names.begin(), names.end());
+  CommandResult r = RunCommand(argv, dir.parent_path() / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+}
+
+json ReadReport(const fs::path& out) {
+  for (const auto& e : fs::directory_iterator(out)) {
+    if (fs::exists(e.path() / "report.json")) return json::parse(ReadText(e.path() / "report.json"));
+  }
+  return json();
+}
+
+class TlsAgent : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MakeCerts(tmp_ / "tls");
+    MakeCerts(tmp_ / "other");  // a different CA
+    fs::create_directories(tmp_ / "root");
+    agent_ = std::make_unique<Process>(std::vector<std::string>{BinPath("iofleet-agent"), "--listen", "127.0.0.1:0",
+                                                                "--tls-dir", (tmp_ / "tls").string(), "--root",
+                                                                (tmp_ / "root").string(), "--name", "secure"},
+                                       tmp_ / "logs");
+    ASSERT_TRUE(agent_->WaitForStdout("listening on ", 10s)) << agent_->Stderr();
+    std::string out = agent_->Stdout();
+    size_t at = out.find("listening on ") + 13;
+    address_ = out.substr(at, out.find('\n', at) - at);
+    std::ofstream(tmp_ / "w.yaml") << "name: tls\ndefaults: { block_size: 64KiB, file_size: 1MiB }\nsteps:\n  - io: { op: write }\n";
+  }
+  CommandResult RunWith(const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", address_,
+                                     "--out", (tmp_ / "out").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, tmp_ / "logs", 60s);
+  }
+
+  TempDir tmp_;
+  std::unique_ptr<Process> agent_;
+  std::string address_;
+};
+
+TEST_F(TlsAgent, ControllerWithCertificateRuns) {
+  CommandResult r = RunWith({"--tls-dir", (tmp_ / "tls").string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "succeeded");
+}
+
+TEST_F(TlsAgent, ControllerWithoutOrWithForeignCertificateIsRefused) {
+  CommandResult plain = RunWith({});
+  EXPECT_EQ(plain.code, 1);
+  EXPECT_NE(plain.err.find("unreachable"), std::string::npos) << plain.err;
+  CommandResult foreign = RunWith({"--tls-dir", (tmp_ / "other").string()});
+  EXPECT_EQ(foreign.code, 1);
+  EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);
+}
+
+TEST_F(TlsAgent, EveryRpcRefusesAClientWithoutACertificate) {
+  grpc::SslCredentialsOptions no_client_cert;
+  no_client_cert.pem_root_certs = ReadText(tmp_ / "tls/ca.pem");  // trusts the agent, shows nothing
+  grpc::SslCredentialsOptions foreign;
+  foreign.pem_root_certs = ReadText(tmp_ / "tls/ca.pem");
+  foreign.pem_cert_chain = ReadText(tmp_ / "other/cert.pem");
+  foreign.pem_private_key = ReadText(tmp_ / "other/key.pem");
+  for (const auto& options : {no_client_cert, foreign}) {
+    auto stub = v1::Agent::NewStub(grpc::CreateChannel(address_, grpc::SslCredentials(options)));
+    auto context = [] {
+      auto c = std::make_unique<grpc::ClientContext>();
+      c->set_deadline(std::chrono::system_clock::now() + 5s);
+      return c;
+    };
+    { v1::HelloResponse r; EXPECT_FALSE(stub->Hello(context().get(), v1::HelloRequest(), &r).ok()); }
+    { v1::ClockResponse r; EXPECT_FALSE(stub->Clock(context().get(), v1::ClockRequest(), &r).ok()); }
+    {
+      v1::PrepareRequest q;
+      q.set_run_id("r1");
+      q.set_agent_name("x");
+      v1::PrepareResponse r;
+      EXPECT_FALSE(stub->Prepare(context().get(), q, &r).ok());
+    }
+    { v1::SetupStepResponse r; EXPECT_FALSE(stub->SetupStep(context().get(), v1::SetupStepRequest(), &r).ok()); }
+    {
+      auto c = context();
+      auto reader = stub->Start(c.get(), v1::StartRequest());
+      v1::StartReply reply;
+      while (reader->Read(&reply)) {
+      }
+      EXPECT_FALSE(reader->Finish().ok());
+    }
+    { v1::StopStepResponse r; EXPECT_FALSE(stub->StopStep(context().get(), v1::StopStepRequest(), &r).ok()); }
+    { v1::RenewResponse r; EXPECT_FALSE(stub->Renew(context().get(), v1::RenewRequest(), &r).ok()); }
+    { v1::StopResponse r; EXPECT_FALSE(stub->Stop(context().get(), v1::StopRequest(), &r).ok()); }
+  }
+  EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);
+}
+
+// Two namespaces, each an agent host on its own veth link to this (the controller's) namespace.
+class NetnsHosts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tag = std::to_string(getpid() % 10000);
+    for (int i = 0; i < 2; ++i) {
+      Host h;
+      h.ns = "iofleet-t" + tag + "-" + std::to_string(i);
+      h.outer = "iof" + tag + "o" + std::to_string(i);
+      h.inner = "iof" + tag + "i" + std::to_string(i);
+      h.subnet = "10.213." + std::to_string(getpid() % 200 + i) + ".";
+      h.address = h.subnet + "2";
+      hosts_.push_back(h);
+    }
+    for (const auto& h : hosts_) {
+      if (!Ip({"netns", "add", h.ns})) GTEST_SKIP() << "network namespaces cannot be created here (ip netns add failed)";
+      created_.push_back(h);
+      bool ok = Ip({"link", "add", h.outer, "type", "veth", "peer", "name", h.inner}) &&
+                Ip({"link", "set", h.inner, "netns", h.ns}) &&
+                Ip({"addr", "add", h.subnet + "1/30", "dev", h.outer}) && Ip({"link", "set", h.outer, "up"}) &&
+                Ip({"-n", h.ns, "addr", "add", h.address + "/30", "dev", h.inner}) &&
+                Ip({"-n", h.ns, "link", "set", h.inner, "up"}) && Ip({"-n", h.ns, "link", "set", "lo", "up"});
+      if (!ok) GTEST_SKIP() << "veth links cannot be set up here";
+    }
+    std::vector<std::string> names;
+    for (const auto& h : hosts_) names.push_back(h.address);
+    MakeCerts(tmp_ / "tls", names);
+    for (size_t i = 0; i < hosts_.size(); ++i) {
+      fs::create_directories(tmp_ / ("root" + std::to_string(i)));
+      agents_.push_back(std::make_unique<Process>(
+          std::vector<std::string>{"/usr/sbin/ip", "netns", "exec", hosts_[i].ns, BinPath("iofleet-agent"), "--listen",
+                                   hosts_[i].address + ":7070", "--tls-dir", (tmp_ / "tls").string(), "--root",
+                                   (tmp_ / ("root" + std::to_string(i))).string(), "--name", "host" + std::to_string(i)},
+          tmp_ / "logs"));
+      ASSERT_TRUE(agents_.back()->WaitForStdout("listening on", 10s)) << agents_.back()->Stderr();
+    }
+  }
+  void TearDown() override {
+    agents_.clear();  // killed before their namespaces go
+    for (const auto& h : created_) {
+      Ip({"link", "del", h.outer});
+      Ip({"netns", "del", h.ns});
+    }
+  }
+  bool Ip(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"/usr/sbin/ip"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, tmp_ / "logs", 10s).code == 0;
+  }
+  std::string Agents() const { return hosts_[0].address + ":7070," + hosts_[1].address + ":7070"; }
+
+  struct Host {
+    std::string ns, outer, inner, subnet, address;
+  };
+  TempDir tmp_;
+  std::vector<Host> hosts_;
+  std::vector<Host> created_;
+  std::vector<std::unique_ptr<Process>> agents_;
+};
+
+TEST_F(NetnsHosts, RunAcrossHosts) {
+  std::ofstream(tmp_ / "w.yaml") << "name: hosts\ndefaults: { block_size: 64KiB, file_size: 2MiB }\nsteps:\n  - io: { op: write }\n  - io: { op: read }\n";
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(),
+                                "--tls-dir", (tmp_ / "tls").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs", 60s);
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp_ / "out");
+  EXPECT_EQ(report["agents"].size(), 2u);
+  EXPECT_EQ(report["steps"][1]["aggregate"]["bytes"].get<uint64_t>(), 2u * 2 * 1024 * 1024);
+}
+
+TEST_F(NetnsHosts, SilentLinkCutFailsTheRunAndTheAgentCleansUp) {
+  std::ofstream(tmp_ / "w.yaml") << "name: cut\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n";
+  Process run({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(), "--tls-dir",
+               (tmp_ / "tls").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
+  auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (!fs::exists(tmp_ / "root1" / "iofleet") && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(1s);
+  // Down on the controller's side only: no FIN, no RST; packets simply stop.
+  ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "down"}));
+  auto cut = std::chrono::steady_clock::now();
+  int code = run.Wait(30s);
+  double noticed = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  EXPECT_EQ(code, 1) << run.Stderr();
+  EXPECT_LT(noticed, 10.0);
+  EXPECT_NE(run.Stderr().find("host1"), std::string::npos) << run.Stderr();
+  ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "up"}));  // the link comes back: still failed
+  EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "failed");
+  // The cut-off agent noticed too: its I/O stopped and, at lease expiry, its files went.
+  deadline = std::chrono::steady_clock::now() + 20s;
+  while (CountEntries(tmp_ / "root1") > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(CountEntries(tmp_ / "root1"), 0u) << agents_[1]->Stderr();
+  EXPECT_EQ(CountEntries(tmp_ / "root0"), 0u);
+}
+
+}  // namespace
+}  // namespace iofleet::testing
