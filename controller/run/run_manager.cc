@@ -17,9 +17,11 @@
 #include "controller/fleet/local_agent.h"
 #include "controller/report/report_writers.h"
 #include "controller/run/step_executor.h"
+#include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
 #include "core/spec/root_spec.h"
+#include "core/spec/validate.h"
 
 namespace iofleet::controller {
 
@@ -83,6 +85,7 @@ class RunManager {
 
  private:
   int Connect();
+  int Plan();
   int Prepare();
   void StopAll();
   int Finish(int code);
@@ -96,7 +99,8 @@ class RunManager {
   const RunOptions& options_;
   std::unique_ptr<LocalAgent> local_;
   Fleet fleet_;
-  std::vector<v1::PlannedStep> planned_;
+  std::vector<v1::Workload> workloads_;                // per agent, overrides applied
+  std::vector<std::vector<v1::PlannedStep>> planned_;  // per agent, per step
   RunReport report_;
   std::filesystem::path out_dir_;
 };
@@ -124,23 +128,17 @@ int RunManager::Connect() {
   fleet_ = std::move(*fleet);
 
   int rejected = 0;
-  const v1::Workload& w = options_.workload;
-  std::string root = w.target().root().empty() ? "default" : w.target().root();
+  const uint32_t wanted = options_.workload.agents().count();
+  if (wanted > fleet_.size()) {
+    std::cerr << "iofleet: " << options_.workload_file << ": agents.count is " << wanted << " but "
+              << fleet_.size() << " agent(s) were given\n";
+    return kExitRejected;
+  }
+  if (wanted > 0) fleet_.resize(wanted);  // the first N, in the order given
   for (auto& a : fleet_) {
     if (a->hello.version() != IOFLEET_VERSION) {
       std::cerr << "iofleet: agent " << a->name << " (" << a->client->address() << ") runs version "
                 << a->hello.version() << ", this controller " << IOFLEET_VERSION << ": use the same version\n";
-      ++rejected;
-    }
-    bool has_root = false;
-    std::string roots;
-    for (const auto& r : a->hello.roots()) {
-      has_root |= r.name() == root;
-      roots += (roots.empty() ? "" : ", ") + r.name() + "=" + r.path();
-    }
-    if (!has_root) {
-      std::cerr << "iofleet: agent " << a->name << ": target.root \"" << root
-                << "\" is not one of its roots (" << roots << ")\n";
       ++rejected;
     }
     report_.agents.push_back({a->name, a->client->address(), a->hello.version()});
@@ -148,30 +146,68 @@ int RunManager::Connect() {
   return rejected ? kExitRejected : kExitOk;
 }
 
-int RunManager::Prepare() {
+// Each agent's own workload (overrides applied), its root checked, every step resolved and
+// sized for the whole fleet.
+int RunManager::Plan() {
   const v1::Workload& w = options_.workload;
-  // Every step resolved and sized for this many agents, before any agent is asked to do anything.
-  for (int s = 0; s < w.steps_size(); ++s) {
-    v1::PlannedStep step;
-    step.set_name(spec::StepName(w, s));
-    if (w.steps(s).has_io()) {
-      auto io = spec::PlanIo(spec::ResolveIo(w, s), static_cast<uint32_t>(fleet_.size()));
-      if (!io.ok()) {
-        std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
-        return kExitRejected;
-      }
-      *step.mutable_io() = *io;
+  int rejected = 0;
+  for (auto& a : fleet_) {
+    auto mine = ForAgent(w, a->name, a->client->address());
+    if (!mine.ok()) {
+      std::cerr << "iofleet: " << options_.workload_file << ": agent " << a->name << ": " << mine.status().message() << "\n";
+      return kExitRejected;
     }
-    planned_.push_back(step);
+    for (const auto& v : spec::Validate(*mine)) {
+      std::cerr << "iofleet: " << options_.workload_file << ": agent " << a->name << " (with its overrides): " << v.path
+                << ": " << v.message << "\n";
+      ++rejected;
+    }
+    std::string root = mine->target().root().empty() ? "default" : mine->target().root();
+    bool has_root = false;
+    std::string roots;
+    for (const auto& r : a->hello.roots()) {
+      has_root |= r.name() == root;
+      roots += (roots.empty() ? "" : ", ") + r.name() + "=" + r.path();
+    }
+    if (!has_root) {
+      std::cerr << "iofleet: agent " << a->name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
+      ++rejected;
+    }
+    workloads_.push_back(*mine);
   }
+  if (rejected) return kExitRejected;
+  planned_.assign(fleet_.size(), {});
+  for (int s = 0; s < w.steps_size(); ++s) {
+    uint64_t total_jobs = 0;
+    for (const auto& mine : workloads_) {
+      if (mine.steps(s).has_io()) total_jobs += spec::ResolveIo(mine, s).jobs();
+    }
+    for (size_t i = 0; i < fleet_.size(); ++i) {
+      v1::PlannedStep step;
+      step.set_name(spec::StepName(workloads_[i], s));
+      if (workloads_[i].steps(s).has_io()) {
+        auto io = spec::PlanIo(spec::ResolveIo(workloads_[i], s), total_jobs);
+        if (!io.ok()) {
+          std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
+          return kExitRejected;
+        }
+        *step.mutable_io() = *io;
+      }
+      planned_[i].push_back(step);
+    }
+  }
+  return kExitOk;
+}
+
+int RunManager::Prepare() {
   std::vector<Status> errors(fleet_.size());
   ForEachAgent(fleet_, [&](size_t i) {
     v1::PrepareRequest request;
     request.set_run_id(report_.run_id);
     request.set_agent_name(fleet_[i]->name);
     request.set_lease_ns(options_.lease_ns);
-    *request.mutable_target() = w.target();
-    for (const auto& step : planned_) *request.add_steps() = step;
+    *request.mutable_target() = workloads_[i].target();
+    for (const auto& step : planned_[i]) *request.add_steps() = step;
     auto prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
     if (prepared.ok()) fleet_[i]->prepared = true;
     else errors[i] = prepared.status();
@@ -213,6 +249,7 @@ int RunManager::Run() {
   report_.status = "succeeded";
 
   if (int code = Connect(); code != kExitOk) return code;
+  if (int code = Plan(); code != kExitOk) return code;
   if (int code = Prepare(); code != kExitOk) {
     StopAll();
     return code;
@@ -244,7 +281,7 @@ int RunManager::Run() {
       step.name = spec::StepName(w, i);
       step.kind = spec::StepKind(w.steps(i));
       report_.steps.push_back(std::move(step));
-      StepOutcome outcome = executor.Run(i, planned_[static_cast<size_t>(i)].io(), report_.steps.back());
+      StepOutcome outcome = executor.Run(i, planned_[0][static_cast<size_t>(i)].io(), report_.steps.back());
       if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
     }
   }

@@ -4,13 +4,17 @@
 #include <google/protobuf/message.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fnmatch.h>
+
 #include <fstream>
+#include <map>
 #include <limits>
 #include <set>
 #include <sstream>
 
 #include "controller/workload/proto_names.h"
 #include "core/base/units.h"
+#include "core/spec/defaults.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::controller {
@@ -28,6 +32,8 @@ class Loader {
   Loader(LoadedWorkload& out, const std::string& text) : out_(out), text_(text) {}
 
   void LoadMessage(const YAML::Node& node, pb::Message* message, const std::string& path);
+  void LoadField(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
+                 const std::string& path);
 
  private:
   void Error(const YAML::Node& node, const std::string& path, const std::string& message) {
@@ -35,8 +41,8 @@ class Loader {
     out_.errors.push_back(out_.sources.file() + ":" + std::to_string(p.line) + ":" +
                           std::to_string(p.column) + ": " + path + ": " + message);
   }
-  void LoadField(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
-                 const std::string& path);
+  void LoadMap(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
+               const std::string& path);
   void LoadScalar(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
                   const std::string& path);
   bool ParseUnsigned(const YAML::Node& value, const pb::FieldDescriptor* field,
@@ -108,6 +114,10 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
 void Loader::LoadField(const YAML::Node& value, pb::Message* message,
                        const pb::FieldDescriptor* field, const std::string& path) {
   const pb::Reflection* refl = message->GetReflection();
+  if (field->is_map()) {
+    LoadMap(value, message, field, path);
+    return;
+  }
   if (field->is_repeated()) {
     if (!value.IsSequence()) {
       Error(value, path, "expected a list");
@@ -129,6 +139,37 @@ void Loader::LoadField(const YAML::Node& value, pb::Message* message,
     return;
   }
   LoadScalar(value, message, field, path);
+}
+
+// map<string, string>: each value kept as YAML text (a scalar as written, else re-emitted).
+void Loader::LoadMap(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
+                     const std::string& path) {
+  if (!value.IsMap()) {
+    Error(value, path, "expected a map");
+    return;
+  }
+  const pb::Descriptor* entry = field->message_type();
+  const pb::FieldDescriptor* key_field = entry->map_key();
+  const pb::FieldDescriptor* value_field = entry->map_value();
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      Error(it->first, path, "keys must be plain names");
+      continue;
+    }
+    std::string key = it->first.Scalar();
+    std::string text;
+    if (it->second.IsScalar()) {
+      text = it->second.Scalar();
+    } else {
+      YAML::Emitter emitter;
+      emitter << YAML::Flow << it->second;
+      text = emitter.c_str();
+    }
+    out_.sources.Set(path + "." + key, PositionOf(it->first));
+    pb::Message* item = message->GetReflection()->AddMessage(message, field);
+    item->GetReflection()->SetString(item, key_field, key);
+    item->GetReflection()->SetString(item, value_field, text);
+  }
 }
 
 bool Loader::ParseUnsigned(const YAML::Node& value, const pb::FieldDescriptor* field,
@@ -235,6 +276,177 @@ void Loader::LoadScalar(const YAML::Node& value, pb::Message* message,
   }
 }
 
+
+struct PathSegment {
+  std::string name;
+  std::string selector;  // inside [...], or empty
+  bool selected = false;
+};
+
+Result<std::vector<PathSegment>> SplitPath(const std::string& path) {
+  std::vector<PathSegment> out;
+  size_t i = 0;
+  while (i <= path.size()) {
+    PathSegment seg;
+    size_t end = i;
+    while (end < path.size() && path[end] != '.' && path[end] != '[') ++end;
+    seg.name = path.substr(i, end - i);
+    if (seg.name.empty()) return InvalidArgument("\"" + path + "\" is not a field path");
+    i = end;
+    if (i < path.size() && path[i] == '[') {
+      size_t close = path.find(']', i);
+      if (close == std::string::npos) return InvalidArgument("\"" + path + "\" has an unclosed '['");
+      seg.selector = path.substr(i + 1, close - i - 1);
+      seg.selected = true;
+      i = close + 1;
+    }
+    out.push_back(seg);
+    if (i == path.size()) break;
+    if (path[i] != '.') return InvalidArgument("\"" + path + "\" is not a field path");
+    ++i;
+  }
+  return out;
+}
+
+// The element of a repeated message field chosen by index or by its `name` (steps also by their
+// default name, <kind>-<index>).
+int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, const std::string& selector) {
+  const pb::Reflection* refl = message.GetReflection();
+  int n = refl->FieldSize(message, field);
+  if (!selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos) {
+    int index = std::stoi(selector);
+    return index < n ? index : -1;
+  }
+  const auto* workload = dynamic_cast<const v1::Workload*>(&message);
+  for (int i = 0; i < n; ++i) {
+    const pb::Message& element = refl->GetRepeatedMessage(message, field, i);
+    const pb::FieldDescriptor* name = element.GetDescriptor()->FindFieldByName("name");
+    if (name && name->cpp_type() == pb::FieldDescriptor::CPPTYPE_STRING &&
+        element.GetReflection()->GetString(element, name) == selector) {
+      return i;
+    }
+    if (workload && field->name() == "steps" && spec::StepName(*workload, i) == selector) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
+                       const std::string& where) {
+  auto split = SplitPath(path);
+  if (!split.ok()) return InvalidArgument(where + ": " + split.status().message());
+  std::vector<PathSegment> segments = *split;
+  if (!v1::Workload::descriptor()->FindFieldByName(segments[0].name)) {
+    segments.insert(segments.begin(), PathSegment{"defaults", "", false});  // "jobs" = "defaults.jobs"
+  }
+  YAML::Node node;
+  try {
+    node = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(where + ": " + path + ": \"" + value + "\" is not a YAML value: " + e.msg);
+  }
+  pb::Message* message = &workload;
+  std::string walked;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const PathSegment& seg = segments[i];
+    const pb::Descriptor* desc = message->GetDescriptor();
+    const pb::FieldDescriptor* field = desc->FindFieldByName(seg.name);
+    std::string shown = walked.empty() ? seg.name : walked + "." + seg.name;
+    if (!field) {
+      std::vector<std::string> names;
+      for (int f = 0; f < desc->field_count(); ++f) names.push_back(desc->field(f)->name());
+      std::string hint = NearestName(seg.name, names);
+      return InvalidArgument(where + ": " + path + ": no field " + shown + (hint.empty() ? "" : " (did you mean " + hint + "?)"));
+    }
+    const pb::Reflection* refl = message->GetReflection();
+    const bool last = i + 1 == segments.size();
+    if (seg.selected) {
+      if (!field->is_repeated() || field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE || field->is_map()) {
+        return InvalidArgument(where + ": " + path + ": " + shown + " is not a list of entries to choose from");
+      }
+      int index = SelectElement(*message, field, seg.selector);
+      if (index < 0) return InvalidArgument(where + ": " + path + ": " + shown + " has no entry \"" + seg.selector + "\"");
+      pb::Message* element = refl->MutableRepeatedMessage(message, field, index);
+      walked = shown + "[" + seg.selector + "]";
+      if (last) {
+        LoadedWorkload scratch;
+        scratch.sources = SourceMap(where);
+        element->Clear();
+        Loader(scratch, value).LoadMessage(node, element, walked);
+        if (!scratch.errors.empty()) return InvalidArgument(scratch.errors.front());
+        return Status::Ok();
+      }
+      message = element;
+      continue;
+    }
+    if (last) {
+      LoadedWorkload scratch;
+      scratch.sources = SourceMap(where);
+      refl->ClearField(message, field);
+      Loader(scratch, value).LoadField(node, message, field, shown);
+      if (!scratch.errors.empty()) {
+        // "where:1:5: path: message" -> "where: path: message": the position is in the value text.
+        std::string e = scratch.errors.front();
+        size_t cut = e.find(": " + shown);
+        return InvalidArgument(where + (cut == std::string::npos ? ": " + e : e.substr(cut)));
+      }
+      return Status::Ok();
+    }
+    if (field->is_repeated() || field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+      return InvalidArgument(where + ": " + path + ": " + shown + " has no fields below it");
+    }
+    message = refl->MutableMessage(message, field);
+    walked = shown;
+  }
+  return Status::Ok();
+}
+
+Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& name, const std::string& address) {
+  v1::Workload out = workload;
+  for (int o = 0; o < workload.agents().overrides_size(); ++o) {
+    const v1::AgentOverride& override = workload.agents().overrides(o);
+    if (fnmatch(override.match().c_str(), name.c_str(), 0) != 0 &&
+        fnmatch(override.match().c_str(), address.c_str(), 0) != 0) {
+      continue;
+    }
+    std::map<std::string, std::string> ordered(override.set().begin(), override.set().end());
+    for (const auto& [path, value] : ordered) {
+      IOFLEET_RETURN_IF_ERROR(SetWorkloadPath(out, path, value, "agents.overrides[" + std::to_string(o) + "]"));
+    }
+  }
+  out.clear_agents();
+  return out;
+}
+
+namespace {
+
+// Every override applied on its own to a copy must load and validate: a typo in an override
+// is found before any agent is contacted, whether or not an agent matches it.
+void CheckOverrides(LoadedWorkload& out) {
+  const v1::Workload& w = out.workload;
+  for (int o = 0; o < w.agents().overrides_size(); ++o) {
+    const v1::AgentOverride& override = w.agents().overrides(o);
+    std::string base = "agents.overrides[" + std::to_string(o) + "]";
+    if (override.match().empty()) out.errors.push_back(out.sources.Format(base, "needs a match (a glob on agent name or address)"));
+    v1::Workload copy = w;
+    std::map<std::string, std::string> ordered(override.set().begin(), override.set().end());
+    for (const auto& [path, value] : ordered) {
+      std::string where = base + ".set." + path;
+      Status st = SetWorkloadPath(copy, path, value, where);
+      if (!st.ok()) {
+        std::string message = st.message().substr(std::min(st.message().size(), where.size() + 2));
+        out.errors.push_back(out.sources.Format(where, message));
+      }
+    }
+    if (!out.errors.empty()) continue;
+    copy.clear_agents();
+    for (const spec::Violation& v : spec::Validate(copy)) {
+      out.errors.push_back(out.sources.Format(base, "with this override, " + v.path + ": " + v.message));
+    }
+  }
+}
+
 }  // namespace
 
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file) {
@@ -257,6 +469,7 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
   for (const spec::Violation& v : spec::Validate(out.workload)) {
     out.errors.push_back(out.sources.Format(v.path, v.message));
   }
+  if (out.errors.empty()) CheckOverrides(out);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "controller/workload/source_map.h"
+#include "core/base/status.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::controller {
@@ -19,6 +20,17 @@ struct LoadedWorkload {
 
 // Parses and validates (core/spec) the workload at `path`.
 LoadedWorkload LoadWorkloadFile(const std::string& path);
+
+// Sets the field at `path` of `workload` to `value` (YAML text), with the loader's checks.
+// Paths start at the workload root (DESIGN.md section 3): "defaults.jobs",
+// "steps[read].io.block_size" (a step by name or index), and a path whose first element is not
+// a top-level key means the same under defaults ("jobs" = "defaults.jobs"). A list value
+// replaces the list. Errors begin with `where`.
+Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
+                       const std::string& where);
+
+// The workload as agent `name` at `address` runs it: every matching override applied.
+Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& name, const std::string& address);
 // The same for YAML text; `file` names it in messages.
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file);
 

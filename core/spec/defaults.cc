@@ -69,21 +69,17 @@ uint64_t JobRangeBytes(const v1::IoSpec& io) {
   return slot ? range / slot * slot : 0;
 }
 
-Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint32_t agents) {
+Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs) {
   v1::IoSpec io = resolved;
   if (!io.has_total_size()) return io;
   uint64_t slot = MaxBlockSize(io);
-  uint64_t per_file = io.file_layout() == v1::FILE_LAYOUT_SHARED
-                          ? io.total_size() / agents / (slot * io.jobs()) * (slot * io.jobs())
-                          : io.total_size() / (uint64_t{agents} * io.jobs()) / slot * slot;
-  uint64_t need = io.file_layout() == v1::FILE_LAYOUT_SHARED ? slot * io.jobs() : slot;
-  if (per_file < need) {
+  uint64_t per_job = io.total_size() / std::max<uint64_t>(total_jobs, 1) / slot * slot;
+  if (per_job < slot) {
     return InvalidArgument("total_size " + std::to_string(io.total_size()) + " bytes over " +
-                           std::to_string(agents) + " agent(s) x " + std::to_string(io.jobs()) +
-                           " job(s) leaves less than one block per job");
+                           std::to_string(total_jobs) + " jobs leaves less than one block per job");
   }
   io.clear_total_size();
-  io.set_file_size(per_file);
+  io.set_file_size(io.file_layout() == v1::FILE_LAYOUT_SHARED ? per_job * io.jobs() : per_job);
   return io;
 }
 

@@ -119,6 +119,69 @@ TEST(YamlLoader, BareNullGetsAQuotingHint) {
   EXPECT_TRUE(quoted.errors.empty()) << AllErrors(quoted);
 }
 
+TEST(SetWorkloadPath, SetsFieldsByPath) {
+  auto w = LoadWorkloadText("name: t\nsteps:\n  - name: write\n    io: { op: write }\n  - name: read\n    io: { op: read }\n", "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  v1::Workload& wl = w.workload;
+  ASSERT_TRUE(SetWorkloadPath(wl, "jobs", "8", "--set").ok());  // a bare field means defaults.jobs
+  EXPECT_EQ(wl.defaults().jobs(), 8u);
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[read].io.block_size", "64KiB", "--set").ok());
+  EXPECT_EQ(wl.steps(1).io().block_size(), 65536u);
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[0].io.op", "randwrite", "--set").ok());
+  EXPECT_EQ(wl.steps(0).io().op(), v1::OP_RANDWRITE);
+  ASSERT_TRUE(SetWorkloadPath(wl, "defaults.data", "{ compressible_pct: 25 }", "--set").ok());
+  EXPECT_EQ(wl.defaults().data().compressible_pct(), 25u);
+  ASSERT_TRUE(SetWorkloadPath(wl, "block_size_split", "[{ size: 4KiB, weight: 1 }]", "--set").ok());
+  ASSERT_TRUE(SetWorkloadPath(wl, "block_size_split", "[{ size: 8KiB, weight: 1 }]", "--set").ok());
+  ASSERT_EQ(wl.defaults().block_size_split_size(), 1);  // replaced, not appended
+  EXPECT_EQ(wl.defaults().block_size_split(0).size(), 8192u);
+  ASSERT_TRUE(SetWorkloadPath(wl, "target.dir", "bench/x", "--set").ok());
+  EXPECT_EQ(wl.target().dir(), "bench/x");
+
+  Status typo = SetWorkloadPath(wl, "defaults.blocksize", "4KiB", "--set");
+  EXPECT_NE(typo.message().find("no field defaults.blocksize (did you mean block_size?)"), std::string::npos) << typo.message();
+  Status value = SetWorkloadPath(wl, "jobs", "-3", "--set");
+  EXPECT_NE(value.message().find("--set: defaults.jobs: \"-3\" must not be negative"), std::string::npos) << value.message();
+  EXPECT_FALSE(SetWorkloadPath(wl, "steps[nope].io.op", "read", "--set").ok());
+  EXPECT_FALSE(SetWorkloadPath(wl, "name.x", "y", "--set").ok());
+}
+
+TEST(AgentOverrides, LoadValidateAndApplyByGlob) {
+  auto w = LoadWorkloadText(R"(name: t
+agents:
+  overrides:
+    - match: "node0[1-2]*"
+      set: { defaults.jobs: 8, target.dir: fast, "steps[w].io.block_size": 64KiB }
+steps:
+  - name: w
+    io: { op: write }
+)", "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  auto matched = ForAgent(w.workload, "node01", "10.0.0.1:7070");
+  ASSERT_TRUE(matched.ok()) << matched.status().message();
+  EXPECT_EQ(matched->defaults().jobs(), 8u);
+  EXPECT_EQ(matched->target().dir(), "fast");
+  EXPECT_EQ(matched->steps(0).io().block_size(), 65536u);
+  auto other = ForAgent(w.workload, "node03", "10.0.0.3:7070");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->defaults().has_jobs());
+  auto by_address = ForAgent(w.workload, "x", "node02:7070");
+  ASSERT_TRUE(by_address.ok());
+  EXPECT_EQ(by_address->defaults().jobs(), 8u);
+
+  auto bad = LoadWorkloadText(R"(name: t
+agents:
+  overrides:
+    - match: "*"
+      set: { defaults.jobz: 8, jobs: 0 }
+steps:
+  - io: { op: write }
+)", "w.yaml");
+  EXPECT_TRUE(HasError(bad, "w.yaml:5:14: agents.overrides[0].set.defaults.jobz: ")) << AllErrors(bad);
+  EXPECT_TRUE(HasError(bad, "did you mean jobs?")) << AllErrors(bad);
+  EXPECT_TRUE(HasError(bad, "0 is below the minimum 1")) << AllErrors(bad);
+}
+
 TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
   auto w = LoadWorkloadText("name: t\ndefaults: { block_size: 64KiB, runtime: 90s }\nsteps:\n  - io: { op: write }\n", "w.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);

@@ -110,15 +110,15 @@ TEST(Defaults, PlanSplitsTotalSizeOverAllJobsOnAllAgents) {
   io.clear_file_size();
   io.set_total_size(512ull << 30);  // the IOzone seed: 512 GiB over all threads
   io.set_jobs(4);
-  auto planned = PlanIo(io, 4);  // 16 threads on 4 agents
+  auto planned = PlanIo(io, 16);  // 4 jobs on each of 4 agents
   ASSERT_TRUE(planned.ok());
   EXPECT_EQ(planned->file_size(), 32ull << 30);
   io.set_file_layout(v1::FILE_LAYOUT_SHARED);
-  planned = PlanIo(io, 4);
+  planned = PlanIo(io, 16);
   ASSERT_TRUE(planned.ok());
-  EXPECT_EQ(planned->file_size(), 128ull << 30);  // one shared file per agent
+  EXPECT_EQ(planned->file_size(), 128ull << 30);  // one shared file per agent, 4 shares
   io.set_total_size(1 << 20);
-  EXPECT_FALSE(PlanIo(io, 4).ok());
+  EXPECT_FALSE(PlanIo(io, 16).ok());
 }
 
 TEST(Validate, PathHelpers) {
