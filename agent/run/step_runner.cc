@@ -1,6 +1,7 @@
 #include "agent/run/step_runner.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,22 +54,42 @@ StepRunner::~StepRunner() {
 
 Status StepRunner::OpenJobs() {
   const v1::IoSpec& io = ctx_.io;
-  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED;
+  const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
+  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || global;
+  const bool peer = !ctx_.read_from_agent.empty();
   const bool null_engine = io.engine() == v1::ENGINE_NULL;
   const bool writes = spec::Writes(io.op());
-  const int flags = O_RDWR | O_CREAT | (io.direct() ? O_DIRECT : 0);
+  const int flags = (peer ? O_RDONLY : O_RDWR | O_CREAT) | (io.direct() ? O_DIRECT : 0);
   slot_size_ = spec::MaxBlockSize(io);
-  const uint64_t job_bytes = spec::JobRangeBytes(io);
+  // Jobs sharing the file: the agent's own (shared), or every job of the run (shared_global).
+  const uint32_t sharing_jobs = global ? ctx_.global_jobs : io.jobs();
+  const uint32_t first_job = global ? ctx_.global_first_job : 0;
+  const uint64_t job_bytes = spec::JobRangeBytes(io, ctx_.global_jobs);
   const uint64_t file_slots = io.file_size() / slot_size_;
 
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     auto job = std::make_unique<Job>();
     job->file = shared ? "shared.dat" : "job-" + std::to_string(j) + ".dat";
-    std::string where = "agent " + ctx_.agent_name + ": " + ctx_.workspace->PathOf(job->file);
+    std::string& path = job->path;
+    path = global ? ctx_.workspace->SharedPathOf(job->file)
+                       : peer ? ctx_.workspace->PeerPathOf(ctx_.read_from_agent, job->file)
+                              : ctx_.workspace->PathOf(job->file);
+    std::string where = "agent " + ctx_.agent_name + ": " + path;
     if (!null_engine) {  // the null engine does no I/O and needs no file
-      Result<int> fd = ctx_.workspace->OpenFile(job->file, flags);
+      Result<int> fd = global ? ctx_.workspace->OpenSharedFile(job->file, flags)
+                       : peer ? ctx_.workspace->OpenPeerFile(ctx_.read_from_agent, job->file, flags)
+                              : ctx_.workspace->OpenFile(job->file, flags);
       if (!fd.ok()) return Status(fd.status().code(), "agent " + ctx_.agent_name + ": " + fd.status().message());
       job->fd = *fd;
+      if (peer) {
+        // Another agent's file cannot be filled by this one: it must hold the whole range.
+        struct stat st;
+        if (fstat(job->fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < job_bytes) {
+          return FailedPrecondition(where + ": holds " + std::to_string(st.st_size) + " of the " +
+                                    std::to_string(job_bytes) + " bytes to read: have agent " +
+                                    ctx_.read_from_agent + " write it in an earlier step");
+        }
+      }
     }
 
     SequenceSpec& seq = job->plan.sequence;
@@ -77,12 +98,12 @@ Status StepRunner::OpenJobs() {
     seq.read_pct = !writes ? 100 : !spec::Reads(io.op()) ? 0 : io.read_pct();
     seq.seed = Mix(ctx_.run_token, (uint64_t{ctx_.step_index} << 32) | j);
     if (shared && io.shared_mode() == v1::SHARED_MODE_STRIDED) {
-      seq.slots = file_slots / io.jobs();
-      seq.stride = io.jobs();
-      seq.first = j;
+      seq.slots = file_slots / sharing_jobs;
+      seq.stride = sharing_jobs;
+      seq.first = first_job + j;
     } else {
       seq.slots = job_bytes / slot_size_;
-      seq.base = shared ? j * job_bytes : 0;
+      seq.base = shared ? (first_job + j) * job_bytes : 0;
     }
     uint64_t cumulative = 0;
     for (const auto& split : io.block_size_split()) {
@@ -147,7 +168,7 @@ Status StepRunner::OpenJobs() {
 // written first, untimed, block by block with the step's own data (and verify headers).
 Status StepRunner::FillHoles() {
   const v1::IoSpec& io = ctx_.io;
-  if (!spec::Reads(io.op()) || io.engine() == v1::ENGINE_NULL) return Status::Ok();
+  if (!spec::Reads(io.op()) || io.engine() == v1::ENGINE_NULL || !ctx_.read_from_agent.empty()) return Status::Ok();
   for (auto& job : jobs_) {
     const SequenceSpec& seq = job->plan.sequence;
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
@@ -177,7 +198,7 @@ Status StepRunner::FillHoles() {
           ssize_t n = pwrite(job->fd, buffer, length, static_cast<off_t>(at));
           if (n < 0 && errno == EINTR) continue;
           if (n <= 0) {
-            return PosixError("agent " + ctx_.agent_name + ": " + ctx_.workspace->PathOf(job->file) +
+            return PosixError("agent " + ctx_.agent_name + ": " + job->path +
                                   ": filling offset " + std::to_string(at), n < 0 ? errno : EIO);
           }
           ctx_.coverage->Add(job->file, at, at + static_cast<uint64_t>(n));
@@ -284,7 +305,7 @@ v1::Progress StepRunner::Progress() const {
 }
 
 Status StepRunner::JobError(const Job& job) const {
-  std::string where = "agent " + ctx_.agent_name + ": " + ctx_.workspace->PathOf(job.file) + ": offset " +
+  std::string where = "agent " + ctx_.agent_name + ": " + job.path + ": offset " +
                       std::to_string(job.stats.error_offset);
   if (job.stats.verify_failure) {
     auto failure = static_cast<VerifyFailure>(job.stats.verify_failure);
@@ -297,7 +318,7 @@ Status StepRunner::JobError(const Job& job) const {
 
 // What the step wrote, replayed from each job's deterministic sequence.
 void StepRunner::RecordCoverage() {
-  if (!spec::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;
+  if (!spec::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;  // peer reads never write
   for (const auto& job : jobs_) {
     const SequenceSpec& seq = job->plan.sequence;
     const bool writes_only = seq.read_pct == 0;
@@ -397,7 +418,7 @@ Result<v1::StepResult> StepRunner::Finish() {
   cpu->set_host_total_ticks(cpu_at_end_.host_total_ticks - cpu_at_start_.host_total_ticks);
   cpu->set_max_worker_busy_permille(window ? static_cast<uint32_t>(std::min<uint64_t>(max_job_cpu * 1000 / window, 1000)) : 0);
   if (!io.direct() && spec::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {
-    uint64_t data_set = io.file_layout() == v1::FILE_LAYOUT_SHARED ? io.file_size() : io.file_size() * io.jobs();
+    uint64_t data_set = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.file_size() * io.jobs() : io.file_size();
     result.set_cache_resident(data_set < 2 * PhysicalMemoryBytes());
   }
   return result;

@@ -28,6 +28,9 @@ namespace iofleet::agent {
 
 struct StepContext {
   v1::IoSpec io;                    // resolved and planned: nothing left to default
+  std::string read_from_agent;      // read_from: next_agent: whose files to read
+  uint32_t global_first_job = 0;    // file_layout: shared_global: this agent's first job ...
+  uint32_t global_jobs = 1;         // ... of all the jobs of the run
   uint32_t step_index = 0;
   std::shared_ptr<Workspace> workspace;
   std::string agent_name;
@@ -57,7 +60,8 @@ class StepRunner {
 
  private:
   struct Job {
-    std::string file;
+    std::string file;  // its name, the key of its coverage
+    std::string path;  // where it is, for messages
     int fd = -1;
     JobPlan plan;
     std::unique_ptr<IoEngine> engine;

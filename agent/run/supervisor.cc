@@ -90,8 +90,10 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
     if (io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers()) {
       locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * spec::MaxBlockSize(io));
     }
-    if (io.file_layout() == v1::FILE_LAYOUT_SHARED) {
-      file_bytes["shared.dat"] = std::max(file_bytes["shared.dat"], io.file_size());
+    if (!step.read_from_agent().empty()) continue;  // reads another agent's files
+    if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
+      std::string f = io.file_layout() == v1::FILE_LAYOUT_SHARED ? "shared.dat" : "shared/shared.dat";
+      file_bytes[f] = std::max(file_bytes[f], io.file_size());
     } else {
       for (uint32_t j = 0; j < io.jobs(); ++j) {
         std::string f = "job-" + std::to_string(j) + ".dat";
@@ -225,7 +227,11 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   }
   Touch();
   StepContext context;
-  context.io = plan_.steps(static_cast<int>(request.step_index())).io();
+  const v1::PlannedStep& planned = plan_.steps(static_cast<int>(request.step_index()));
+  context.io = planned.io();
+  context.read_from_agent = planned.read_from_agent();
+  context.global_first_job = planned.global_first_job();
+  context.global_jobs = std::max(1u, planned.global_jobs());
   context.step_index = request.step_index();
   context.workspace = workspace_;
   context.agent_name = run_agent_name_;

@@ -68,26 +68,49 @@ Result<std::shared_ptr<Workspace>> Workspace::Create(const Root& root, const std
   }
   ws->run_dir_rel_ = relative;
   ws->run_dir_abs_ = root.path + "/" + relative;
+  ws->run_parent_rel_ = relative.substr(0, relative.rfind('/'));
+  ws->run_parent_abs_ = root.path + "/" + ws->run_parent_rel_;
   return ws;
 }
 
-Result<int> Workspace::OpenFile(const std::string& name, int flags) {
-  if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
-  std::string relative = run_dir_rel_ + "/" + name;
-  std::lock_guard lock(mu_);
-  if (closed_) return Aborted(PathOf(name) + ": the run has ended");
+Result<int> Workspace::OpenRelative(const std::string& relative, const std::string& shown, int flags) {
+  if (closed_) return Aborted(shown + ": the run has ended");
   if (flags & O_CREAT) {
     int fd = OpenBeneath(root_fd_, relative, flags | O_EXCL, 0644);
     if (fd >= 0) {
       created_.push_back({relative, false});
       return fd;
     }
-    if (fd != -EEXIST) return PosixError(PathOf(name) + Describe(-fd), -fd);
-    flags &= ~O_CREAT;
+    if (fd != -EEXIST) return PosixError(shown + Describe(-fd), -fd);
+    flags &= ~O_CREAT;  // another agent of the run made it (shared files): use it
   }
   int fd = OpenBeneath(root_fd_, relative, flags);
-  if (fd < 0) return PosixError(PathOf(name) + Describe(-fd), -fd);
+  if (fd < 0) return PosixError(shown + Describe(-fd), -fd);
   return fd;
+}
+
+Result<int> Workspace::OpenFile(const std::string& name, int flags) {
+  if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
+  std::lock_guard lock(mu_);
+  return OpenRelative(run_dir_rel_ + "/" + name, PathOf(name), flags);
+}
+
+Result<int> Workspace::OpenSharedFile(const std::string& name, int flags) {
+  if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
+  std::lock_guard lock(mu_);
+  if (closed_) return Aborted(SharedPathOf(name) + ": the run has ended");
+  bool recorded = std::any_of(created_.begin(), created_.end(),
+                              [&](const Entry& e) { return e.relative == run_parent_rel_ + "/shared"; });
+  if (!recorded) IOFLEET_RETURN_IF_ERROR(MakeDirectory(run_parent_rel_ + "/shared", false, true));
+  return OpenRelative(run_parent_rel_ + "/shared/" + name, SharedPathOf(name), flags);
+}
+
+Result<int> Workspace::OpenPeerFile(const std::string& agent, const std::string& name, int flags) {
+  if (!spec::IsSinglePathComponent(agent) || !spec::IsSinglePathComponent(name) || agent == "shared") {
+    return InvalidArgument("peer file " + agent + "/" + name + " refused");
+  }
+  std::lock_guard lock(mu_);
+  return OpenRelative(run_parent_rel_ + "/" + agent + "/" + name, PeerPathOf(agent, name), flags & ~O_CREAT);
 }
 
 Status Workspace::RemoveFile(const std::string& name) {

@@ -27,6 +27,16 @@ class Workspace {
 
   // Opens (creating if asked) a file in the run directory; records it when this call created it.
   Result<int> OpenFile(const std::string& name, int flags);
+  // Opens (creating if asked) a file in the run's shared directory, iofleet/<run-id>/shared/,
+  // which every agent of the run on a shared file system sees; creates the directory if needed.
+  Result<int> OpenSharedFile(const std::string& name, int flags);
+  // Opens a file in another agent's directory of this run (read_from: next_agent); never
+  // creates anything there.
+  Result<int> OpenPeerFile(const std::string& agent, const std::string& name, int flags);
+  std::string SharedPathOf(const std::string& name) const { return run_parent_abs_ + "/shared/" + name; }
+  std::string PeerPathOf(const std::string& agent, const std::string& name) const {
+    return run_parent_abs_ + "/" + agent + "/" + name;
+  }
   // Removes a file this run created (and forgets it). Other names are refused.
   Status RemoveFile(const std::string& name);
 
@@ -47,8 +57,12 @@ class Workspace {
 
   int root_fd_;
   std::string root_path_;
+  Result<int> OpenRelative(const std::string& relative, const std::string& shown, int flags);
+
   std::string run_dir_rel_;
   std::string run_dir_abs_;
+  std::string run_parent_rel_;  // .../iofleet/<run-id>
+  std::string run_parent_abs_;
   std::mutex mu_;
   bool closed_ = false;
   std::vector<Entry> created_;

@@ -182,6 +182,7 @@ int RunManager::Plan() {
     for (const auto& mine : workloads_) {
       if (mine.steps(s).has_io()) total_jobs += spec::ResolveIo(mine, s).jobs();
     }
+    uint64_t jobs_before = 0;
     for (size_t i = 0; i < fleet_.size(); ++i) {
       v1::PlannedStep step;
       step.set_name(spec::StepName(workloads_[i], s));
@@ -191,6 +192,12 @@ int RunManager::Plan() {
           std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
           return kExitRejected;
         }
+        if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(fleet_[(i + 1) % fleet_.size()]->name);
+        if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
+          step.set_global_first_job(static_cast<uint32_t>(jobs_before));
+          step.set_global_jobs(static_cast<uint32_t>(total_jobs));
+        }
+        jobs_before += io->jobs();
         *step.mutable_io() = *io;
       }
       planned_[i].push_back(step);

@@ -38,7 +38,10 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
     setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
   });
   for (size_t i = 0; i < fleet_.size(); ++i) {
-    if (!setup[i].ok()) fail("failed", "step " + step.name + ": " + WithAgent(*fleet_[i], setup[i].message()));
+    if (setup[i].ok()) continue;
+    std::string message = WithAgent(*fleet_[i], setup[i].message());
+    std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
+    fail("failed", "step " + step.name + ": " + message);
   }
   if (outcome.status != "succeeded") {
     step.status = outcome.status;

@@ -27,6 +27,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.mutable_uring()->set_fixed_buffers(false);
   io.mutable_uring()->set_registered_files(false);
   io.set_stonewall(v1::STONEWALL_NONE);
+  io.set_read_from(v1::READ_FROM_SELF);
   return io;
 }
 
@@ -62,10 +63,11 @@ uint64_t MaxBlockSize(const v1::IoSpec& io) {
   return max ? max : io.block_size();
 }
 
-uint64_t JobRangeBytes(const v1::IoSpec& io) {
+uint64_t JobRangeBytes(const v1::IoSpec& io, uint32_t global_jobs) {
   uint64_t slot = MaxBlockSize(io);
-  uint64_t range = io.file_layout() == v1::FILE_LAYOUT_SHARED ? io.file_size() / std::max(1u, io.jobs())
-                                                              : io.file_size();
+  uint64_t range = io.file_layout() == v1::FILE_LAYOUT_SHARED          ? io.file_size() / std::max(1u, io.jobs())
+                   : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? io.file_size() / std::max(1u, global_jobs)
+                                                                       : io.file_size();
   return slot ? range / slot * slot : 0;
 }
 
@@ -79,7 +81,9 @@ Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs) {
                            std::to_string(total_jobs) + " jobs leaves less than one block per job");
   }
   io.clear_total_size();
-  io.set_file_size(io.file_layout() == v1::FILE_LAYOUT_SHARED ? per_job * io.jobs() : per_job);
+  io.set_file_size(io.file_layout() == v1::FILE_LAYOUT_SHARED          ? per_job * io.jobs()
+                   : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? per_job * total_jobs
+                                                                       : per_job);
   return io;
 }
 
@@ -100,8 +104,9 @@ std::string StepName(const v1::Workload& workload, int index) {
 std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
   const bool mixed = io.op() == v1::OP_READWRITE || io.op() == v1::OP_RANDRW;
   if (field == "read_pct" && !mixed) return "read_pct applies to readwrite and randrw";
-  if (field == "shared_mode" && io.file_layout() != v1::FILE_LAYOUT_SHARED) {
-    return "shared_mode applies to file_layout: shared";
+  if (field == "shared_mode" && io.file_layout() != v1::FILE_LAYOUT_SHARED &&
+      io.file_layout() != v1::FILE_LAYOUT_SHARED_GLOBAL) {
+    return "shared_mode applies to file_layout: shared and shared_global";
   }
   if (field == "uring" && io.engine() != v1::ENGINE_IO_URING) return "uring options apply to engine: io_uring";
   if (field == "ramp" && io.runtime() == 0) return "ramp applies to time-based steps (runtime above 0)";

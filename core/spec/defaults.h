@@ -45,7 +45,8 @@ bool Writes(v1::Op op);
 bool IsRandom(v1::Op op);
 // The largest transfer: block_size, or the largest size of block_size_split.
 uint64_t MaxBlockSize(const v1::IoSpec& io);
-// The bytes each job works on: its file (per_job) or its share of the shared file.
-uint64_t JobRangeBytes(const v1::IoSpec& io);
+// The bytes each job works on: its file (per_job) or its share of the shared file (of the
+// global file, shared by `global_jobs` jobs).
+uint64_t JobRangeBytes(const v1::IoSpec& io, uint32_t global_jobs = 1);
 
 }  // namespace iofleet::spec

@@ -77,7 +77,7 @@ void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
     }
   }
   const uint64_t slot = MaxBlockSize(io);
-  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED;
+  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
   if (io.has_file_size()) {
     uint64_t need = shared ? slot * io.jobs() : slot;
     if (io.file_size() < need) {
@@ -89,6 +89,14 @@ void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
   } else if (io.total_size() < slot * io.jobs()) {
     out.push_back({Origin(w, i, "total_size"), "total_size " + FormatSize(io.total_size()) +
                                                    " is smaller than one block per job"});
+  }
+  if (io.read_from() == v1::READ_FROM_NEXT_AGENT) {
+    if (spec::Writes(io.op())) {
+      out.push_back({Origin(w, i, "read_from"), "read_from: next_agent reads another agent's files: the op must be read or randread"});
+    }
+    if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
+      out.push_back({Origin(w, i, "read_from"), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
+    }
   }
   if (io.verify() && io.engine() == v1::ENGINE_NULL) {
     out.push_back({Origin(w, i, "verify"), "verify needs real I/O; the null engine does none"});

@@ -202,5 +202,56 @@ TEST(Distributed, StonewallStopsEveryAgentWhenTheFirstIsDone) {
   EXPECT_EQ(step["slowest_agent"], "slow");
 }
 
+// Three agents on one shared file system: one global file for every job (IOR N-1), per-agent
+// overrides, and each agent reading what the next one wrote (IOR -C).
+TEST(Distributed, SharedGlobalFileOverridesAndReadFromNextAgent) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 3, tmp / "shared");
+  WriteText(tmp / "w.yaml", R"(name: shared-fs
+agents:
+  overrides:
+    - match: node03
+      set: { "steps[global-write].io.jobs": 2, "steps[global-read].io.jobs": 2 }
+defaults: { block_size: 64KiB, jobs: 1 }
+steps:
+  - name: global-write
+    io: { op: write, file_layout: shared_global, total_size: 8MiB }
+  - name: global-read
+    io: { op: read, file_layout: shared_global, total_size: 8MiB, verify: false }
+  - name: own-write
+    io: { op: write, file_size: 2MiB }
+  - name: cross-read
+    io: { op: read, file_size: 2MiB, read_from: next_agent }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents),
+                                "--out", (tmp / "out").string()}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json steps = ReadReport(tmp / "out")["steps"];
+  auto bytes_of = [&](const json& step, const std::string& agent) {
+    for (const auto& a : step["agents"]) if (a["agent"] == agent) return a["bytes"].get<uint64_t>();
+    return uint64_t{0};
+  };
+  // 4 jobs in all (node03 has 2) share one 8 MiB file: 2 MiB each.
+  EXPECT_EQ(steps[0]["aggregate"]["bytes"].get<uint64_t>(), 8u << 20);
+  EXPECT_EQ(bytes_of(steps[0], "node01"), 2u << 20);
+  EXPECT_EQ(bytes_of(steps[0], "node03"), 4u << 20);
+  EXPECT_EQ(steps[1]["aggregate"]["bytes"].get<uint64_t>(), 8u << 20);
+  EXPECT_EQ(steps[1]["aggregate"]["filled_bytes"].get<uint64_t>(), 0u);  // every region was written
+  EXPECT_EQ(steps[3]["aggregate"]["bytes"].get<uint64_t>(), 3u * (2u << 20));
+  EXPECT_EQ(steps[3]["aggregate"]["filled_bytes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(CountEntries(tmp / "shared"), 0u);
+}
+
+TEST(Distributed, ReadFromNextAgentNeedsItsFilesWritten) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 2, tmp / "shared");
+  WriteText(tmp / "w.yaml", "name: cross\ndefaults: { block_size: 64KiB, file_size: 1MiB }\nsteps:\n  - io: { op: read, read_from: next_agent }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents),
+                                "--out", (tmp / "out").string()}, tmp / "logs");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+  EXPECT_EQ(CountEntries(tmp / "shared"), 0u);
+}
+
 }  // namespace
 }  // namespace iofleet::testing
