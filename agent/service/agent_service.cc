@@ -14,11 +14,11 @@ uint64_t UnixNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Sleeps until `unix_ns` on the wall clock: most of the way in the kernel, the last 200 us
+// Sleeps until `unix_ns` on the wall clock: most of the way in the kernel, the last 100 us
 // spinning, so every agent's jobs are released within microseconds of the instant.
 // False when the caller gave up (the stream was cancelled) first.
 bool WaitUntil(uint64_t unix_ns, grpc::ServerContext* context) {
-  constexpr uint64_t kSpinNs = 200'000;
+  constexpr uint64_t kSpinNs = 100'000;
   while (true) {
     uint64_t now = UnixNs();
     if (now >= unix_ns) return true;

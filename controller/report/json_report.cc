@@ -86,6 +86,7 @@ std::string ReportJson(const RunReport& report) {
     s["status"] = step.status;
     s["aggregate"] = StatsJson(step.aggregate);
     if (step.start_skew_ns >= 0) s["start_skew_ns"] = step.start_skew_ns;
+    if (step.started_at_unix_ns) s["started_at_unix_ns"] = step.started_at_unix_ns;
     if (!step.slowest_agent.empty()) s["slowest_agent"] = step.slowest_agent;
     if (step.agents.size() > 1) {
       // First-done and last-done figures (IOR, elbencho): all bytes moved over the time until

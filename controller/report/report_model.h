@@ -81,6 +81,7 @@ struct StepReport {
   std::vector<AgentStep> agents;
   // Max minus min of the agents' first-I/O instants, corrected by the clock offsets; -1 unknown.
   int64_t start_skew_ns = -1;
+  uint64_t started_at_unix_ns = 0;  // the earliest agent's first I/O, on the controller's clock
   std::string slowest_agent;  // the lowest bytes_per_sec
   bool stonewalled = false;   // stonewall: first_done stopped the others
 };

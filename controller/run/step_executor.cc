@@ -153,7 +153,10 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
     if (earliest != INT64_MAX && results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
     step.agents.push_back(std::move(row));
   }
-  if (earliest != INT64_MAX) step.start_skew_ns = latest - earliest;
+  if (earliest != INT64_MAX) {
+    step.start_skew_ns = latest - earliest;
+    step.started_at_unix_ns = static_cast<uint64_t>(earliest);
+  }
   double slowest = -1;
   for (const auto& a : step.agents) {
     if (slowest < 0 || a.stats.bytes_per_sec() < slowest) {
