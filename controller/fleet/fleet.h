@@ -22,6 +22,8 @@ struct FleetAgent {
   int64_t clock_offset_ns = 0;  // agent wall clock minus the controller's
   uint64_t rtt_ns = 0;          // of the fastest clock exchange
   bool prepared = false;
+  // A step's Start stream is open: it keeps the agent's lease alive by itself.
+  std::atomic<bool> streaming{false};
   // Live figures of the current step, written by the agent's stream thread, read by the printer.
   std::atomic<uint64_t> live_ops{0};
   std::atomic<uint64_t> live_bytes{0};

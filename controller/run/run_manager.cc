@@ -63,7 +63,7 @@ class LeaseKeeper {
     while (!cv_.wait_for(lock, period_, [&] { return done_; })) {
       lock.unlock();
       ForEachAgent(fleet_, [&](size_t i) {
-        if (fleet_[i]->prepared) (void)fleet_[i]->client->Renew(run_id_, kRenewDeadline);
+        if (fleet_[i]->prepared && !fleet_[i]->streaming) (void)fleet_[i]->client->Renew(run_id_, kRenewDeadline);
       });
       lock.lock();
     }

@@ -75,10 +75,12 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
       request.set_step_index(static_cast<uint32_t>(index));
       request.set_sample_interval_ns(sample_interval_ns_);
       request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(start_at) + a.clock_offset_ns));
+      a.streaming = true;
       results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
         a.live_ops = p.ops();
         a.live_bytes = p.bytes();
       });
+      a.streaming = false;
       if (results[i].ok() && stonewall && !first_done.exchange(true)) {
         // IOR's stonewall: the first agent to finish its share stops every other one.
         ForEachAgent(fleet_, [&](size_t j) {
