@@ -133,6 +133,8 @@ Status StepRunner::OpenJobs() {
 
     job->plan.fd = job->fd;
     job->plan.queue_depth = depth;
+    job->plan.submit_batch = std::max(1u, io.submit_batch());
+    job->plan.complete_batch = std::max(1u, io.complete_batch());
     job->plan.ramp_ns = io.ramp();
     job->plan.runtime_ns = io.runtime();
     job->plan.deadline_ns = io.deadline();

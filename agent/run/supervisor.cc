@@ -119,16 +119,11 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
 
   uint64_t need = 0;
   for (const auto& [file, bytes] : file_bytes) need += bytes;
-  struct statvfs fs{};
-  Result<int> dir = workspace.OpenFile(".", O_PATH | O_DIRECTORY);
-  if (dir.ok()) {
-    int rc = fstatvfs(*dir, &fs);
-    close(*dir);
-    uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
-    if (rc == 0 && need > free_bytes) {
-      return Status(Code::kFailedPrecondition, who + workspace.run_dir() + ": the workload's files need " + FormatSize(need) +
-                                                   " but the file system has " + FormatSize(free_bytes) + " free");
-    }
+  auto free_bytes = workspace.FreeBytes();
+  if (!free_bytes.ok()) return Status(Code::kFailedPrecondition, who + free_bytes.status().message());
+  if (need > *free_bytes) {
+    return Status(Code::kFailedPrecondition, who + workspace.run_dir() + ": the workload's files need " + FormatSize(need) +
+                                                 " but the file system has " + FormatSize(*free_bytes) + " free");
   }
   if (!needs_direct) return Status::Ok();
 

@@ -1,6 +1,7 @@
 #include "agent/run/workspace.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -123,6 +124,17 @@ Status Workspace::RemoveFile(const std::string& name) {
   if (rc < 0 && rc != -ENOENT) return PosixError(PathOf(name), -rc);
   created_.erase(it);
   return Status::Ok();
+}
+
+Result<uint64_t> Workspace::FreeBytes() {
+  int fd = OpenBeneath(root_fd_, run_dir_rel_, O_PATH | O_DIRECTORY);
+  if (fd < 0) return PosixError(run_dir_abs_, -fd);
+  struct statvfs fs {};
+  int rc = fstatvfs(fd, &fs);
+  int err = errno;
+  close(fd);
+  if (rc < 0) return PosixError(run_dir_abs_ + ": statvfs", err);
+  return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
 }
 
 uint64_t Workspace::Cleanup() {

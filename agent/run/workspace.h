@@ -40,6 +40,9 @@ class Workspace {
   // Removes a file this run created (and forgets it). Other names are refused.
   Status RemoveFile(const std::string& name);
 
+  // Bytes available to this run on the run directory's file system.
+  Result<uint64_t> FreeBytes();
+
   // Removes every recorded entry, newest first. Returns how many were removed.
   uint64_t Cleanup();
 

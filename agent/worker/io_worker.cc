@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "agent/worker/verify_header.h"
@@ -78,6 +79,18 @@ bool IoWorker::IssueOne(uint64_t now) noexcept {
     return false;
   }
   ++inflight_;
+  if (++staged_ >= plan_.submit_batch) return SubmitStaged();
+  return true;
+}
+
+bool IoWorker::SubmitStaged() noexcept {
+  staged_ = 0;
+  int submitted = engine_.Submit();
+  if (submitted < 0) {
+    Fail(-submitted, 0);
+    submit_failed_ = true;  // what was staged never reached the kernel: nothing to wait for
+    return false;
+  }
   return true;
 }
 
@@ -117,6 +130,7 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
       free_[free_count_++] = c.slot;
     } else {
       ++inflight_;
+      ++staged_;  // submitted before the next reap
     }
     return;
   }
@@ -144,6 +158,7 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
 
 void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   time_based_ = plan_.runtime_ns > 0;
+  reap_max_ = std::clamp<size_t>(plan_.complete_batch, 1, completions_.size());
   rate_limited_ = plan_.rate_ns_per_byte > 0 || plan_.rate_ns_per_io > 0;
   window_start_ = start_ns + plan_.ramp_ns;
   window_end_ = time_based_ ? window_start_ + plan_.runtime_ns : UINT64_MAX;
@@ -188,13 +203,9 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
         continue;
       }
     }
-    int submitted = engine_.Submit();
-    if (submitted < 0) {
-      Fail(-submitted, 0);
-      break;  // nothing staged reached the kernel; the engine reaps what is in flight on close
-    }
+    if (submit_failed_ || (staged_ > 0 && !SubmitStaged())) break;  // the engine reaps what is in flight on close
     int64_t timeout = waiting ? static_cast<int64_t>(next_scheduled_ - now) : -1;
-    int n = engine_.Reap(completions_, 1, timeout);
+    int n = engine_.Reap(completions_.first(reap_max_), 1, timeout);
     if (n < 0) {
       Fail(-n, 0);
       break;

@@ -32,6 +32,13 @@ struct JobPlan {
   bool fsync_at_end = false;  // one fsync when the job is done (buffered writes)
   double rate_ns_per_byte = 0;  // pacing: the gap to the next request's scheduled time
   double rate_ns_per_io = 0;
+  // Requests staged before they are handed to the kernel together (fio's iodepth_batch_submit).
+  // 1 hands each over as soon as it is ready, which keeps a device that serves requests one by
+  // one busiest; larger batches save system calls.
+  uint32_t submit_batch = 1;
+  // Completions taken per reap at most (fio's iodepth_batch_complete_max): 1 replaces each
+  // finished request at once, before looking at the next.
+  uint32_t complete_batch = 1;
 };
 
 class IoWorker {
@@ -46,6 +53,7 @@ class IoWorker {
 
  private:
   bool IssueOne(uint64_t now) noexcept;
+  bool SubmitStaged() noexcept;
   void Complete(const Completion& c, uint64_t now) noexcept;
   void CountError(int err, uint64_t offset) noexcept;
   void Fail(int err, uint64_t offset) noexcept;
@@ -62,6 +70,8 @@ class IoWorker {
   std::vector<uint64_t> scheduled_;    // per slot: the pacer's time for its request
   uint32_t free_count_ = 0;
   uint32_t inflight_ = 0;
+  uint32_t staged_ = 0;  // enqueued, not yet submitted
+  size_t reap_max_ = 1;
   uint64_t window_start_ = 0;
   uint64_t window_end_ = 0;
   uint64_t next_scheduled_ = 0;
@@ -70,6 +80,7 @@ class IoWorker {
   bool rate_limited_ = false;
   bool exhausted_ = false;
   bool failed_ = false;
+  bool submit_failed_ = false;
 };
 
 // The worker thread's own CPU time so far, user and system, in nanoseconds.

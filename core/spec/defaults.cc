@@ -28,6 +28,8 @@ v1::IoSpec BuiltinIoDefaults() {
   io.mutable_uring()->set_registered_files(false);
   io.set_stonewall(v1::STONEWALL_NONE);
   io.set_read_from(v1::READ_FROM_SELF);
+  io.set_submit_batch(1);
+  io.set_complete_batch(1);
   return io;
 }
 
@@ -114,6 +116,10 @@ std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
   if (field == "stonewall" && io.runtime() > 0) return "stonewall applies to size-based steps (runtime 0)";
   if (field == "block_size" && io.block_size_split_size() > 0) return "block_size_split replaces block_size";
   if (field == "fsync" && !Writes(io.op())) return "fsync applies to steps that write";
+  if ((field == "submit_batch" || field == "complete_batch") &&
+      (io.engine() == v1::ENGINE_PSYNC || io.submit_batch() > io.queue_depth() || io.complete_batch() > io.queue_depth())) {
+    return field + " applies to asynchronous engines, up to queue_depth";
+  }
   if (field == "queue_depth" && io.engine() == v1::ENGINE_PSYNC && io.queue_depth() > 1) {
     return "psync is synchronous: queue_depth above 1 needs libaio, io_uring or null";
   }

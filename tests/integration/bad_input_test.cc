@@ -110,6 +110,26 @@ TEST_F(BadInput, UnreachableAgentExitsOneNamingTheAddress) {
   ExpectNothingStarted();
 }
 
+// Preflight at Prepare: files that cannot fit are refused before any agent starts (exit 2).
+TEST(Preflight, NotEnoughFreeSpaceExitsTwoBeforeAnyIo) {
+  TempDir tmp;
+  fs::create_directories(tmp / "small");
+  if (RunCommand({"/bin/mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", (tmp / "small").string()}, tmp / "logs").code != 0) {
+    GTEST_SKIP() << "cannot mount a size-limited tmpfs here";
+  }
+  {
+    AgentProcess agent(tmp / "small", "node1", tmp / "logs");
+    std::ofstream(tmp / "w.yaml") << "name: big\ndefaults: { file_size: 64MiB, jobs: 2 }\nsteps:\n  - io: { op: write }\n";
+    auto r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(), "--out",
+                         (tmp / "out").string()}, tmp / "logs");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("agent node1: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("need 128MiB but the file system has"), std::string::npos) << r.err;
+    EXPECT_EQ(CountEntries(tmp / "small"), 0u);
+  }
+  RunCommand({"/bin/umount", (tmp / "small").string()}, tmp / "logs");
+}
+
 TEST(AgentCommandLine, RefusesInsecureOffLoopbackAndMissingRoots) {
   TempDir tmp;
   auto agent = [&](std::vector<std::string> args) {
