@@ -10,6 +10,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
+#include "core/spec/validate.h"
 
 namespace ctl = iofleet::controller;
 
@@ -17,8 +18,9 @@ namespace {
 
 void OnInterrupt(int) { ctl::g_interrupted = true; }
 
-// Loads and validates, printing every error; false when the workload is rejected.
-bool Load(const std::string& file, iofleet::v1::Workload& out) {
+// Loads, applies --set PATH=VALUE in order, and validates, printing every error; false when
+// the workload is rejected.
+bool Load(const std::string& file, const std::vector<std::string>& sets, iofleet::v1::Workload& out) {
   ctl::LoadedWorkload loaded = ctl::LoadWorkloadFile(file);
   for (const auto& e : loaded.errors) std::cerr << e << "\n";
   if (!loaded.errors.empty()) {
@@ -26,6 +28,30 @@ bool Load(const std::string& file, iofleet::v1::Workload& out) {
     return false;
   }
   out = loaded.workload;
+  int errors = 0;
+  for (const auto& set : sets) {
+    size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "iofleet: --set " << set << ": write PATH=VALUE, e.g. --set defaults.jobs=4\n";
+      ++errors;
+      continue;
+    }
+    iofleet::Status st = ctl::SetWorkloadPath(out, set.substr(0, eq), set.substr(eq + 1), "--set " + set);
+    if (!st.ok()) {
+      std::cerr << "iofleet: " << st.message() << "\n";
+      ++errors;
+    }
+  }
+  if (!sets.empty() && errors == 0) {
+    for (const auto& v : iofleet::spec::Validate(out)) {
+      std::cerr << "iofleet: with --set: " << v.path << ": " << v.message << "\n";
+      ++errors;
+    }
+  }
+  if (errors) {
+    std::cerr << "iofleet: " << errors << " error(s); nothing was started\n";
+    return false;
+  }
   return true;
 }
 
@@ -44,6 +70,8 @@ int main(int argc, char** argv) {
                       "(default: a local child agent)");
   run_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR for the local agent (repeatable; default ./iofleet-data)");
   run_cmd->add_option("--out", run.out_dir, "results directory (default ./iofleet-results)");
+  std::vector<std::string> sets;
+  run_cmd->add_option("--set", sets, "PATH=VALUE: override any field, e.g. defaults.jobs=4 or steps[read].io.runtime=10s (repeatable)");
   std::string tls_dir;
   run_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
 
@@ -55,6 +83,7 @@ int main(int argc, char** argv) {
   std::string validate_file;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload and print it with every default filled in");
   validate_cmd->add_option("workload", validate_file, "workload YAML file")->required();
+  validate_cmd->add_option("--set", sets, "PATH=VALUE: override any field (repeatable)");
 
   try {
     app.parse(argc, argv);
@@ -84,12 +113,12 @@ int main(int argc, char** argv) {
 
   if (validate_cmd->parsed()) {
     iofleet::v1::Workload workload;
-    if (!Load(validate_file, workload)) return ctl::kExitRejected;
+    if (!Load(validate_file, sets, workload)) return ctl::kExitRejected;
     std::cout << ctl::ToYaml(iofleet::spec::Effective(workload));
     return ctl::kExitOk;
   }
 
-  if (!Load(run.workload_file, run.workload)) return ctl::kExitRejected;
+  if (!Load(run.workload_file, sets, run.workload)) return ctl::kExitRejected;
   if (!agents_spec.empty()) {
     if (!run.local_roots.empty()) {
       std::cerr << "iofleet: --local-root is for the local agent; remote agents have their own --root\n";

@@ -61,6 +61,29 @@ TEST_F(BadInput, NegativeCount) {
   ExpectNothingStarted();
 }
 
+TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
+  std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
+  auto validate = [&](std::vector<std::string> sets) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "validate", (tmp_ / "w.yaml").string()};
+    for (auto& s : sets) argv.insert(argv.end(), {"--set", s});
+    return RunCommand(argv, tmp_ / "logs");
+  };
+  auto ok = validate({"jobs=3", "steps[0].io.block_size=64KiB"});
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("jobs: 3"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("block_size: 64KiB"), std::string::npos) << ok.out;
+  auto typo = validate({"defaults.jbos=3"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("--set defaults.jbos=3: defaults.jbos: no field defaults.jbos (did you mean jobs?)"), std::string::npos) << typo.err;
+  auto bad_value = validate({"block_size=4kb"});
+  EXPECT_EQ(bad_value.code, 2);
+  EXPECT_NE(bad_value.err.find("\"4kb\" is not a size (did you mean 4KiB?)"), std::string::npos) << bad_value.err;
+  auto invalid = validate({"steps[0].io.file_size=1KiB"});  // smaller than the 1 MiB block
+  EXPECT_EQ(invalid.code, 2);
+  EXPECT_NE(invalid.err.find("with --set"), std::string::npos) << invalid.err;
+  ExpectNothingStarted();
+}
+
 TEST_F(BadInput, DirectoryOutsideTheRoot) {
   auto r = Run(std::string("name: t\ntarget: { dir: ../../etc }\n") + kSteps);
   EXPECT_EQ(r.code, 2);
