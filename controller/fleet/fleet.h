@@ -27,6 +27,7 @@ struct FleetAgent {
   // Live figures of the current step, written by the agent's stream thread, read by the printer.
   std::atomic<uint64_t> live_ops{0};
   std::atomic<uint64_t> live_bytes{0};
+  std::atomic<uint64_t> live_elapsed_ns{0};  // since the agent released its jobs
 };
 
 using Fleet = std::vector<std::unique_ptr<FleetAgent>>;

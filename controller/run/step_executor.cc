@@ -62,6 +62,7 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
   for (auto& a : fleet_) {
     a->live_ops = 0;
     a->live_bytes = 0;
+    a->live_elapsed_ns = 0;
   }
   const bool stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
   std::atomic<size_t> running{fleet_.size()};
@@ -79,6 +80,7 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
       results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
         a.live_ops = p.ops();
         a.live_bytes = p.bytes();
+        a.live_elapsed_ns = p.elapsed_ns();
       });
       a.streaming = false;
       if (results[i].ok() && stonewall && !first_done.exchange(true)) {
@@ -101,8 +103,7 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
       --running;
     });
   }
-  auto started = std::chrono::steady_clock::now();
-  auto last_print = started;
+  auto last_print = std::chrono::steady_clock::now();
   bool interrupted = false;
   const auto print_every = std::chrono::nanoseconds(std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
   while (running > 0) {
@@ -114,14 +115,18 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
     auto now = std::chrono::steady_clock::now();
     if (now - last_print >= print_every) {
       last_print = now;
-      double secs = std::chrono::duration<double>(now - started).count();
-      uint64_t ops = 0, bytes = 0, low = UINT64_MAX, high = 0;
+      // Rates over the agents' own running time (cumulative samples), not the controller's
+      // wall time, which includes the start lead; nothing is printed before the first sample.
+      uint64_t ops = 0, bytes = 0, low = UINT64_MAX, high = 0, elapsed = 0;
       for (auto& a : fleet_) {
         ops += a->live_ops;
         bytes += a->live_bytes;
         low = std::min<uint64_t>(low, a->live_bytes);
         high = std::max<uint64_t>(high, a->live_bytes);
+        elapsed = std::max<uint64_t>(elapsed, a->live_elapsed_ns);
       }
+      if (elapsed == 0) continue;
+      double secs = static_cast<double>(elapsed) / 1e9;
       constexpr double kMiB = 1024.0 * 1024.0;
       std::string line = fmt::format("[{}] {:.0f}s  {:.1f} MiB/s  {:.0f} IOPS", step.name, secs,
                                      static_cast<double>(bytes) / secs / kMiB, static_cast<double>(ops) / secs);
