@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/run/engine_name.h"
 #include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
 #include "core/spec/defaults.h"
@@ -17,16 +18,6 @@ namespace iofleet::agent {
 namespace {
 
 constexpr size_t kBufferAlign = 4096;
-
-std::string EngineName(v1::Engine engine) {
-  switch (engine) {
-    case v1::ENGINE_PSYNC: return "psync";
-    case v1::ENGINE_LIBAIO: return "libaio";
-    case v1::ENGINE_IO_URING: return "io_uring";
-    case v1::ENGINE_NULL: return "null";
-    default: return "unknown";
-  }
-}
 
 uint64_t Mix(uint64_t a, uint64_t b) {
   SplitMix64 m(a ^ (b * 0x9E3779B97F4A7C15ull));

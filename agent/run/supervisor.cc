@@ -15,6 +15,7 @@
 #include <map>
 
 #include "agent/engine/io_engine.h"
+#include "agent/run/engine_name.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 
@@ -26,16 +27,6 @@ constexpr uint64_t kDefaultLeaseNs = 10'000'000'000;
 constexpr uint64_t kMinLeaseNs = 1'000'000'000;
 constexpr uint64_t kMaxLeaseNs = 3'600'000'000'000;
 constexpr size_t kProbeSize = 4096;
-
-std::string EngineName(v1::Engine engine) {
-  switch (engine) {
-    case v1::ENGINE_PSYNC: return "psync";
-    case v1::ENGINE_LIBAIO: return "libaio";
-    case v1::ENGINE_IO_URING: return "io_uring";
-    case v1::ENGINE_NULL: return "null";
-    default: return "unknown";
-  }
-}
 
 // FNV-1a: a stable token per run for data seeds and verify headers.
 uint64_t RunToken(const std::string& run_id) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "tests/support/process.h"
+#include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::testing {
@@ -16,19 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-void WriteText(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
-json ReadReport(const fs::path& out) {
-  for (const auto& e : fs::directory_iterator(out)) {
-    if (fs::exists(e.path() / "report.json")) {
-      std::ifstream in(e.path() / "report.json");
-      return json::parse(in);
-    }
-  }
-  ADD_FAILURE() << "no report under " << out;
-  return json();
-}
 
 std::string Join(const std::vector<std::unique_ptr<AgentProcess>>& agents) {
   std::string list;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "tests/support/process.h"
+#include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::testing {
@@ -15,23 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-void WriteText(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
-json ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  return json::parse(in);
-}
-
-// The only run directory under `out`.
-fs::path OnlyRunDir(const fs::path& out) {
-  std::vector<fs::path> runs;
-  for (const auto& e : fs::directory_iterator(out)) {
-    if (e.is_directory()) runs.push_back(e.path());
-  }
-  EXPECT_EQ(runs.size(), 1u);
-  return runs.empty() ? fs::path() : runs[0];
-}
 
 constexpr const char* kTwoStepWorkload = R"(name: it-two-step
 defaults:

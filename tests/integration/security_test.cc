@@ -10,6 +10,7 @@
 
 #include "iofleet/v1/agent.grpc.pb.h"
 #include "tests/support/process.h"
+#include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::testing {
@@ -31,13 +32,6 @@ void MakeCerts(const fs::path& dir, const std::vector<std::string>& names = {}) 
   argv.insert(argv.end(), names.begin(), names.end());
   CommandResult r = RunCommand(argv, dir.parent_path() / "logs");
   ASSERT_EQ(r.code, 0) << r.err;
-}
-
-json ReadReport(const fs::path& out) {
-  for (const auto& e : fs::directory_iterator(out)) {
-    if (fs::exists(e.path() / "report.json")) return json::parse(ReadText(e.path() / "report.json"));
-  }
-  return json();
 }
 
 class TlsAgent : public ::testing::Test {
