@@ -1,3 +1,6 @@
+#include <cmath>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "controller/report/report_writers.h"
@@ -22,6 +25,39 @@ nlohmann::ordered_json OpJson(const OpFigures& op, double seconds, bool rate_lim
   j["latency_ns"] = LatencyJson(*op.latency);
   if (rate_limited) j["latency_from_schedule_ns"] = LatencyJson(*op.scheduled);
   return j;
+}
+
+// A swept value as JSON: a number when it is one, else the text as written ("64KiB").
+nlohmann::ordered_json ParamValue(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 19) {
+    return std::stoull(text);
+  }
+  return text;
+}
+
+// Student's t for a two-sided 95% interval with n - 1 degrees of freedom.
+double T95(size_t n) {
+  static const double kTable[] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                  2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  size_t df = n - 1;
+  return df < std::size(kTable) ? kTable[df] : 1.96;
+}
+
+nlohmann::ordered_json Summary(const std::vector<double>& xs) {
+  double sum = 0, low = xs.front(), high = xs.front();
+  for (double x : xs) {
+    sum += x;
+    low = std::min(low, x);
+    high = std::max(high, x);
+  }
+  double mean = sum / static_cast<double>(xs.size());
+  double var = 0;
+  for (double x : xs) var += (x - mean) * (x - mean);
+  double stddev = xs.size() > 1 ? std::sqrt(var / static_cast<double>(xs.size() - 1)) : 0.0;
+  double half = xs.size() > 1 ? T95(xs.size()) * stddev / std::sqrt(static_cast<double>(xs.size())) : 0.0;
+  return {{"mean", mean}, {"stddev", stddev}, {"min", low}, {"max", high},
+          {"ci95_low", mean - half}, {"ci95_high", mean + half}, {"cycles", xs.size()}};
 }
 
 nlohmann::ordered_json StatsJson(const StepStats& s) {
@@ -82,6 +118,7 @@ std::string ReportJson(const RunReport& report) {
     s["kind"] = step.kind;
     s["point"] = step.point;
     s["params"] = nlohmann::ordered_json::object();
+    for (const auto& [path, value] : step.params) s["params"][path] = ParamValue(value);
     s["cycle"] = step.cycle;
     s["status"] = step.status;
     s["aggregate"] = StatsJson(step.aggregate);
@@ -109,6 +146,35 @@ std::string ReportJson(const RunReport& report) {
       s["agents"].push_back(row);
     }
     j["steps"].push_back(s);
+  }
+  // Across the cycles of each step at each point (repeat): the spread of the aggregate figures.
+  std::map<std::pair<int, int>, std::vector<const StepReport*>> groups;
+  int max_cycle = 0;
+  for (const auto& step : report.steps) {
+    if (step.status != "succeeded") continue;
+    groups[{step.point, step.index}].push_back(&step);
+    max_cycle = std::max(max_cycle, step.cycle);
+  }
+  if (max_cycle > 0) {
+    j["summaries"] = nlohmann::ordered_json::array();
+    for (const auto& [key, steps] : groups) {
+      std::vector<double> bw, iops, seconds;
+      for (const StepReport* s : steps) {
+        bw.push_back(s->aggregate.bytes_per_sec());
+        iops.push_back(s->aggregate.iops());
+        seconds.push_back(s->aggregate.seconds());
+      }
+      nlohmann::ordered_json summary;
+      summary["index"] = key.second;
+      summary["name"] = steps.front()->name;
+      summary["point"] = key.first;
+      summary["params"] = nlohmann::ordered_json::object();
+      for (const auto& [path, value] : steps.front()->params) summary["params"][path] = ParamValue(value);
+      summary["bytes_per_sec"] = Summary(bw);
+      summary["iops"] = Summary(iops);
+      summary["seconds"] = Summary(seconds);
+      j["summaries"].push_back(summary);
+    }
   }
   return j.dump(2) + "\n";
 }

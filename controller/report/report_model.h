@@ -76,6 +76,7 @@ struct StepReport {
   std::string kind;
   int point = 0;
   int cycle = 0;
+  std::vector<std::pair<std::string, std::string>> params;  // the point's swept values
   std::string status;  // succeeded | failed | aborted
   StepStats aggregate;
   std::vector<AgentStep> agents;

@@ -18,8 +18,8 @@ std::string CsvField(const std::string& s) {
 std::string CsvRow(const StepReport& step, const std::string& scope, const std::string& agent,
                    const StepStats& s) {
   const LatencyHistogram& h = *s.latency;
-  return fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.6f},{:.3f},{:.6f},{:.6f},{:.1f},{},{},{},{},{},{},{}\n",
-                     step.index, CsvField(step.name), step.kind, step.status, scope, CsvField(agent),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6f},{:.3f},{:.6f},{:.6f},{:.1f},{},{},{},{},{},{},{}\n",
+                     step.index, CsvField(step.name), step.kind, step.point, step.cycle, step.status, scope, CsvField(agent),
                      s.ops, s.bytes, s.seconds(), s.iops(), s.bytes_per_sec(),
                      s.bytes_per_sec() / kMiB, s.bytes_per_sec() / kMB, h.Mean(), h.Quantile(0.5),
                      h.Quantile(0.9), h.Quantile(0.99), h.Quantile(0.999), h.Quantile(0.9999),
@@ -37,7 +37,7 @@ std::string FormatLatency(double ns) {
 
 std::string SummaryCsv(const RunReport& report) {
   std::string out =
-      "step_index,step,kind,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,"
+      "step_index,step,kind,point,cycle,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,"
       "mb_per_sec,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,"
       "lat_max_ns,passes\n";
   for (const auto& step : report.steps) {
@@ -67,8 +67,15 @@ std::string ConsoleSummary(const RunReport& report) {
                        FormatLatency(h.Mean()), FormatLatency(static_cast<double>(h.Quantile(0.5))),
                        FormatLatency(static_cast<double>(h.Quantile(0.99))), FormatLatency(static_cast<double>(h.max())));
   };
+  bool repeated = false;
+  for (const auto& step : report.steps) repeated = repeated || !step.params.empty() || step.cycle > 0;
   for (const auto& step : report.steps) {
     const StepStats& agg = step.aggregate;
+    if (repeated) {
+      std::string label = fmt::format("{} point {} cycle {}", step.name, step.point, step.cycle);
+      for (const auto& [path, value] : step.params) label += fmt::format(" {}={}", path, value);
+      out += label + "\n";
+    }
     row(step.name, step.agents.size() > 1 ? "(all)" : (step.agents.empty() ? "-" : step.agents[0].agent), agg);
     if (agg.read.ops && agg.write.ops) {
       op_row("  read", agg.read, agg.seconds());

@@ -17,6 +17,7 @@
 #include "controller/fleet/local_agent.h"
 #include "controller/report/report_writers.h"
 #include "controller/run/step_executor.h"
+#include "controller/workload/sweep.h"
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
@@ -86,6 +87,7 @@ class RunManager {
  private:
   int Connect();
   int Plan();
+  int PlanPoint(const std::vector<v1::Workload>& workloads);
   int Prepare();
   void StopAll();
   int Finish(int code);
@@ -99,6 +101,7 @@ class RunManager {
   const RunOptions& options_;
   std::unique_ptr<LocalAgent> local_;
   Fleet fleet_;
+  std::vector<SweepPoint> points_;                     // one when nothing is swept
   std::vector<v1::Workload> workloads_;                // per agent, overrides applied
   std::vector<std::vector<v1::PlannedStep>> planned_;  // per agent, per step
   RunReport report_;
@@ -150,6 +153,12 @@ int RunManager::Connect() {
 // sized for the whole fleet.
 int RunManager::Plan() {
   const v1::Workload& w = options_.workload;
+  auto points = ExpandSweep(w);
+  if (!points.ok()) {
+    std::cerr << "iofleet: " << options_.workload_file << ": " << points.status().message() << "\n";
+    return kExitRejected;
+  }
+  points_ = std::move(*points);
   int rejected = 0;
   for (auto& a : fleet_) {
     auto mine = ForAgent(w, a->name, a->client->address());
@@ -176,18 +185,36 @@ int RunManager::Plan() {
     workloads_.push_back(*mine);
   }
   if (rejected) return kExitRejected;
+  // The agents get every point's steps, point after point: step s of point p is p * steps + s.
   planned_.assign(fleet_.size(), {});
+  for (const SweepPoint& point : points_) {
+    std::vector<v1::Workload> point_workloads;
+    for (auto& a : fleet_) {
+      auto mine = ForAgent(point.workload, a->name, a->client->address());
+      if (!mine.ok()) {
+        std::cerr << "iofleet: " << options_.workload_file << ": agent " << a->name << ": " << mine.status().message() << "\n";
+        return kExitRejected;
+      }
+      point_workloads.push_back(*mine);
+    }
+    if (int code = PlanPoint(point_workloads); code != kExitOk) return code;
+  }
+  return kExitOk;
+}
+
+int RunManager::PlanPoint(const std::vector<v1::Workload>& workloads) {
+  const v1::Workload& w = options_.workload;
   for (int s = 0; s < w.steps_size(); ++s) {
     uint64_t total_jobs = 0;
-    for (const auto& mine : workloads_) {
+    for (const auto& mine : workloads) {
       if (mine.steps(s).has_io()) total_jobs += spec::ResolveIo(mine, s).jobs();
     }
     uint64_t jobs_before = 0;
     for (size_t i = 0; i < fleet_.size(); ++i) {
       v1::PlannedStep step;
-      step.set_name(spec::StepName(workloads_[i], s));
-      if (workloads_[i].steps(s).has_io()) {
-        auto io = spec::PlanIo(spec::ResolveIo(workloads_[i], s), total_jobs);
+      step.set_name(spec::StepName(workloads[i], s));
+      if (workloads[i].steps(s).has_io()) {
+        auto io = spec::PlanIo(spec::ResolveIo(workloads[i], s), total_jobs);
         if (!io.ok()) {
           std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
           return kExitRejected;
@@ -278,18 +305,28 @@ int RunManager::Run() {
     LeaseKeeper lease(fleet_, report_.run_id, options_.lease_ns);
     StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
                           g_interrupted);
-    for (int i = 0; i < w.steps_size() && report_.status == "succeeded"; ++i) {
-      if (g_interrupted) {
-        Fail("aborted", "interrupted (Ctrl-C) before step " + spec::StepName(w, i));
-        break;
+    const int steps = w.steps_size();
+    const uint32_t cycles = std::max(1u, w.repeat());
+    for (size_t p = 0; p < points_.size() && report_.status == "succeeded"; ++p) {
+      for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) {
+        for (int i = 0; i < steps && report_.status == "succeeded"; ++i) {
+          if (g_interrupted) {
+            Fail("aborted", "interrupted (Ctrl-C) before step " + spec::StepName(w, i));
+            break;
+          }
+          StepReport step;  // report.json lists executed steps only
+          step.index = i;
+          step.name = spec::StepName(w, i);
+          step.kind = spec::StepKind(w.steps(i));
+          step.point = static_cast<int>(p);
+          step.cycle = static_cast<int>(c);
+          step.params = points_[p].params;
+          report_.steps.push_back(std::move(step));
+          const size_t flat = p * static_cast<size_t>(steps) + static_cast<size_t>(i);
+          StepOutcome outcome = executor.Run(static_cast<int>(flat), planned_[0][flat].io(), report_.steps.back());
+          if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
+        }
       }
-      StepReport step;  // report.json lists executed steps only
-      step.index = i;
-      step.name = spec::StepName(w, i);
-      step.kind = spec::StepKind(w.steps(i));
-      report_.steps.push_back(std::move(step));
-      StepOutcome outcome = executor.Run(i, planned_[0][static_cast<size_t>(i)].io(), report_.steps.back());
-      if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
     }
   }
   StopAll();

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "controller/workload/proto_names.h"
+#include "controller/workload/sweep.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/validate.h"
@@ -447,6 +448,26 @@ void CheckOverrides(LoadedWorkload& out) {
   }
 }
 
+// Every sweep point must load and validate: a bad value is found before anything starts.
+void CheckSweep(LoadedWorkload& out) {
+  auto points = ExpandSweep(out.workload);
+  if (!points.ok()) {
+    const std::string& m = points.status().message();
+    size_t colon = m.find(": ");
+    std::string path = m.substr(0, m.find_first_of(" :"));
+    out.errors.push_back(out.sources.Format(path, colon == std::string::npos ? m : m.substr(colon + 2)));
+    return;
+  }
+  for (const auto& point : *points) {
+    std::string where = "sweep";
+    std::string values;
+    for (const auto& [path, value] : point.params) values += (values.empty() ? "" : ", ") + path + "=" + value;
+    for (const spec::Violation& v : spec::Validate(point.workload)) {
+      out.errors.push_back(out.sources.Format(where, "at " + values + ": " + v.path + ": " + v.message));
+    }
+  }
+}
+
 }  // namespace
 
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file) {
@@ -470,6 +491,7 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
     out.errors.push_back(out.sources.Format(v.path, v.message));
   }
   if (out.errors.empty()) CheckOverrides(out);
+  if (out.errors.empty()) CheckSweep(out);
   return out;
 }
 

@@ -167,6 +167,47 @@ TEST(Run, CtrlCStopsAgentsAndWritesAbortedReport) {
   EXPECT_TRUE(agent.process().Running());  // and ready for the next run
 }
 
+TEST(Run, SweepAndRepeatReportEveryPointAndCycle) {
+  TempDir tmp;
+  AgentProcess agent(tmp / "a1", "node1", tmp / "logs");
+  WriteText(tmp / "w.yaml", R"(name: sweep
+defaults: { file_size: 1MiB }
+sweep:
+  defaults.block_size: [64KiB, 256KiB]
+  jobs: [1, 2]
+repeat: 2
+steps:
+  - name: write
+    io: { op: write }
+  - name: read
+    io: { op: read }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(),
+                                "--out", (tmp / "out").string()}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 16u);  // 2 x 2 points, 2 cycles, 2 steps
+  std::set<std::string> seen;
+  for (const auto& step : report["steps"]) {
+    const json& params = step["params"];
+    ASSERT_EQ(params.size(), 2u);
+    uint64_t jobs = params["jobs"].get<uint64_t>();
+    uint64_t block = params["defaults.block_size"] == "64KiB" ? 65536 : 262144;
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), jobs << 20) << step.dump();
+    EXPECT_EQ(step["aggregate"]["ops"].get<uint64_t>(), jobs * (1u << 20) / block);
+    seen.insert(std::to_string(step["point"].get<int>()) + "/" + std::to_string(step["cycle"].get<int>()) + "/" +
+                step["name"].get<std::string>());
+  }
+  EXPECT_EQ(seen.size(), 16u);
+  ASSERT_EQ(report["summaries"].size(), 8u);  // per point and step, over 2 cycles
+  for (const auto& s : report["summaries"]) {
+    EXPECT_EQ(s["bytes_per_sec"]["cycles"], 2);
+    EXPECT_LE(s["bytes_per_sec"]["min"].get<double>(), s["bytes_per_sec"]["mean"].get<double>());
+    EXPECT_LE(s["bytes_per_sec"]["ci95_low"].get<double>(), s["bytes_per_sec"]["mean"].get<double>());
+  }
+  EXPECT_EQ(CountEntries(tmp / "a1"), 0u);
+}
+
 TEST(Run, IoErrorOnOneAgentFailsTheRunNamingAgentFileOffsetErrno) {
   TempDir tmp;
   AgentProcess healthy(tmp / "a1", "node1", tmp / "logs");

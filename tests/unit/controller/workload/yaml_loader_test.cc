@@ -182,6 +182,18 @@ steps:
   EXPECT_TRUE(HasError(bad, "0 is below the minimum 1")) << AllErrors(bad);
 }
 
+TEST(Sweep, BadAxesAndValuesAreLoadErrors) {
+  auto bad_value = LoadWorkloadText("name: t\nsweep:\n  jobs: [1, 0]\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(bad_value, "w.yaml:3:3: sweep.jobs: ")) << AllErrors(bad_value);
+  EXPECT_TRUE(HasError(bad_value, "0 is below the minimum 1")) << AllErrors(bad_value);
+  auto not_list = LoadWorkloadText("name: t\nsweep:\n  jobs: 4\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(not_list, "sweep.jobs: expected a non-empty list")) << AllErrors(not_list);
+  auto target = LoadWorkloadText("name: t\nsweep:\n  target.dir: [a, b]\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(target, "only fields under defaults and steps can be swept")) << AllErrors(target);
+  auto typo = LoadWorkloadText("name: t\nsweep:\n  defaults.jbos: [1, 2]\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  EXPECT_TRUE(HasError(typo, "did you mean jobs?")) << AllErrors(typo);
+}
+
 TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
   auto w = LoadWorkloadText("name: t\ndefaults: { block_size: 64KiB, runtime: 90s }\nsteps:\n  - io: { op: write }\n", "w.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
