@@ -205,16 +205,25 @@ int RunManager::Plan() {
 int RunManager::PlanPoint(const std::vector<v1::Workload>& workloads) {
   const v1::Workload& w = options_.workload;
   for (int s = 0; s < w.steps_size(); ++s) {
+    // Each agent's jobs: its own, or its round-robin share of total_jobs.
+    std::vector<v1::IoSpec> resolved(fleet_.size());
     uint64_t total_jobs = 0;
-    for (const auto& mine : workloads) {
-      if (mine.steps(s).has_io()) total_jobs += spec::ResolveIo(mine, s).jobs();
+    for (size_t i = 0; i < fleet_.size(); ++i) {
+      if (!workloads[i].steps(s).has_io()) continue;
+      resolved[i] = spec::ResolveIo(workloads[i], s);
+      if (resolved[i].has_total_jobs()) {
+        uint64_t n = resolved[i].total_jobs(), agents = fleet_.size();
+        resolved[i].set_jobs(static_cast<uint32_t>(n / agents + (i < n % agents ? 1 : 0)));
+        resolved[i].clear_total_jobs();
+      }
+      total_jobs += resolved[i].jobs();
     }
     uint64_t jobs_before = 0;
     for (size_t i = 0; i < fleet_.size(); ++i) {
       v1::PlannedStep step;
       step.set_name(spec::StepName(workloads[i], s));
       if (workloads[i].steps(s).has_io()) {
-        auto io = spec::PlanIo(spec::ResolveIo(workloads[i], s), total_jobs);
+        auto io = spec::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) {
           std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
           return kExitRejected;

@@ -34,6 +34,8 @@ v1::IoSpec BuiltinIoDefaults() {
 }
 
 void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
+  if (over.has_jobs()) base.clear_total_jobs();
+  if (over.has_total_jobs()) base.clear_jobs();
   if (over.has_file_size()) base.clear_total_size();
   if (over.has_total_size()) base.clear_file_size();
   if (over.rate().has_bytes_per_sec()) base.mutable_rate()->clear_iops();

@@ -36,6 +36,9 @@ void ValidateLevel(const v1::IoSpec& io, const std::string& path, std::vector<Vi
   if (io.has_file_size() && io.has_total_size()) {
     out.push_back({path + ".total_size", "set file_size or total_size, not both"});
   }
+  if (io.has_jobs() && io.has_total_jobs()) {
+    out.push_back({path + ".total_jobs", "set jobs or total_jobs, not both"});
+  }
   if (io.rate().has_bytes_per_sec() && io.rate().has_iops()) {
     out.push_back({path + ".rate", "set rate.bytes_per_sec or rate.iops, not both"});
   }

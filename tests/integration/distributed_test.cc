@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -98,6 +99,36 @@ steps:
     ASSERT_EQ(step["agents"].size(), 16u);
     for (const auto& a : step["agents"]) EXPECT_EQ(a["bytes"].get<uint64_t>(), 4u << 20);
   }
+}
+
+// The IOzone rule on a cluster: total_jobs threads spread round-robin, total_size split over them.
+TEST(Distributed, TotalJobsSpreadRoundRobinOverAgents) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 3);
+  WriteText(tmp / "w.yaml", R"(name: threads
+defaults: { block_size: 1MiB, total_size: 8MiB }
+sweep:
+  total_jobs: [4, 2]
+steps:
+  - io: { op: write }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", Join(agents),
+                                "--out", (tmp / "out").string()}, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json steps = ReadReport(tmp / "out")["steps"];
+  ASSERT_EQ(steps.size(), 2u);
+  std::map<std::string, uint64_t> four, two;
+  for (const auto& a : steps[0]["agents"]) four[a["agent"]] = a["bytes"].get<uint64_t>();
+  for (const auto& a : steps[1]["agents"]) two[a["agent"]] = a["bytes"].get<uint64_t>();
+  // 4 jobs of 2 MiB: 2 on node01, 1 each on node02 and node03.
+  EXPECT_EQ(four["node01"], 4u << 20);
+  EXPECT_EQ(four["node02"], 2u << 20);
+  EXPECT_EQ(four["node03"], 2u << 20);
+  // 2 jobs of 4 MiB: node03 sits the point out.
+  EXPECT_EQ(two["node01"], 4u << 20);
+  EXPECT_EQ(two["node02"], 4u << 20);
+  EXPECT_EQ(two["node03"], 0u);
+  EXPECT_EQ(steps[1]["aggregate"]["bytes"].get<uint64_t>(), 8u << 20);
 }
 
 TEST(Distributed, AgentsCommandShowsVersionEnginesRootsAndClock) {
