@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "agent/run/agent_config.h"
 #include "agent/run/roots.h"
 #include "agent/run/supervisor.h"
 #include "agent/service/agent_service.h"
@@ -32,10 +33,12 @@ int main(int argc, char** argv) {
   std::string name;
   bool insecure = false;
   std::string tls_dir;
+  std::string config_path;
   app.add_option("--listen", listen, "ADDR to serve on: host:port, [::1]:port or unix:PATH")->required();
   app.add_option("--root", roots_specs, "[NAME=]DIR the agent may work in (repeatable); the first unnamed is \"default\"")->required();
   app.add_option("--name", name, "agent name (default: the hostname)");
   app.add_flag("--insecure", insecure, "serve without TLS: only on loopback or a unix socket");
+  app.add_option("--config", config_path, "the agent's own config (agent.yaml): what this host allows, e.g. allow_drop_caches");
   app.add_option("--tls-dir", tls_dir, "mutual TLS: DIR holds ca.pem, cert.pem, key.pem; clients need a certificate signed by ca.pem");
   try {
     app.parse(argc, argv);
@@ -70,6 +73,15 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (name.empty()) name = Hostname();
+  iofleet::agent::AgentConfig config;
+  if (!config_path.empty()) {
+    auto loaded = iofleet::agent::LoadAgentConfig(config_path);
+    if (!loaded.ok()) {
+      std::cerr << "iofleet-agent: " << loaded.status().message() << "\n";
+      return kExitUsage;
+    }
+    config = *loaded;
+  }
 
   // Signals are taken synchronously by the main thread only.
   sigset_t signals;
@@ -78,7 +90,7 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  iofleet::agent::Supervisor supervisor(*roots, name);
+  iofleet::agent::Supervisor supervisor(*roots, name, config);
   iofleet::agent::AgentService service(supervisor);
   grpc::ServerBuilder builder;
   int port = 0;
@@ -105,6 +117,7 @@ int main(int argc, char** argv) {
   sigwait(&signals, &received);
   if (received == SIGINT) std::cerr << "iofleet-agent: interrupted: stopping\n";
   supervisor.Shutdown();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  // The run is already ended; RPCs still open (a controller that keeps its connection) are cancelled.
+  server->Shutdown(std::chrono::system_clock::now());
   return 0;
 }

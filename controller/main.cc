@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
                       "agents: host:port,... | node[01-16]:7070 | [::1]:port | unix:PATH | @file.yaml | dns:NAME:PORT "
                       "(default: a local child agent)");
   run_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR for the local agent (repeatable; default ./iofleet-data)");
+  run_cmd->add_option("--local-config", run.local_config, "the local agent's config file (e.g. deploy/agent.example.yaml)");
   run_cmd->add_option("--out", run.out_dir, "results directory (default ./iofleet-results)");
   std::vector<std::string> sets;
   run_cmd->add_option("--set", sets, "PATH=VALUE: override any field, e.g. defaults.jobs=4 or steps[read].io.runtime=10s (repeatable)");
@@ -120,8 +121,8 @@ int main(int argc, char** argv) {
 
   if (!Load(run.workload_file, sets, run.workload)) return ctl::kExitRejected;
   if (!agents_spec.empty()) {
-    if (!run.local_roots.empty()) {
-      std::cerr << "iofleet: --local-root is for the local agent; remote agents have their own --root\n";
+    if (!run.local_roots.empty() || !run.local_config.empty()) {
+      std::cerr << "iofleet: --local-root and --local-config are for the local agent; remote agents have their own --root and --config\n";
       return ctl::kExitRejected;
     }
     auto agents = ctl::ParseAgentList(agents_spec);

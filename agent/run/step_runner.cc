@@ -207,6 +207,7 @@ Status StepRunner::FillHoles() {
 Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
   std::unique_ptr<StepRunner> runner(new StepRunner());
   runner->ctx_ = std::move(context);
+  if (runner->ctx_.action != HostAction::kNone) return runner;
   IOFLEET_RETURN_IF_ERROR(runner->OpenJobs());
   IOFLEET_RETURN_IF_ERROR(runner->FillHoles());
   return runner;
@@ -238,6 +239,27 @@ void StepRunner::Abort() {
 
 void StepRunner::Launch() {
   for (auto& job : jobs_) threads_.emplace_back([this, j = job.get()] { RunJob(*j); });
+  if (ctx_.action != HostAction::kNone) threads_.emplace_back([this] { RunAction(); });
+}
+
+// sync(2); for drop_caches then "3" to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
+void StepRunner::RunAction() {
+  {
+    std::unique_lock lock(mu_);
+    done_cv_.wait(lock, [&] { return released_; });
+  }
+  if (!stop_.load()) {
+    sync();
+    if (ctx_.action == HostAction::kDropCaches) {
+      int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || write(fd, "3", 1) != 1) action_error_ = errno ? errno : EIO;
+      if (fd >= 0) close(fd);
+    }
+  }
+  action_end_ns_ = MonotonicNs();
+  std::lock_guard lock(mu_);
+  ++jobs_done_;
+  done_cv_.notify_all();
 }
 
 void StepRunner::Go() {
@@ -277,7 +299,7 @@ bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
     if (edge > now) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::nanoseconds(edge - now));
     {
       std::unique_lock lock(mu_);
-      if (done_cv_.wait_until(lock, wake, [&] { return released_ && jobs_done_ == jobs_.size(); })) return true;
+      if (done_cv_.wait_until(lock, wake, [&] { return released_ && jobs_done_ == Expected(); })) return true;
     }
     SampleWindowEdges();
     if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -334,6 +356,14 @@ Result<v1::StepResult> StepRunner::Finish() {
   }
   SampleWindowEdges();
   if (!sampled_end_) cpu_at_end_ = SampleCpu();
+  if (ctx_.action != HostAction::kNone) {
+    if (action_error_) {
+      return PosixError("agent " + ctx_.agent_name + ": /proc/sys/vm/drop_caches", action_error_);
+    }
+    v1::StepResult result;
+    result.set_window_ns(action_end_ns_ > start_ns_ ? action_end_ns_ - start_ns_ : 0);
+    return result;
+  }
   RecordCoverage();
   for (const auto& job : jobs_) {
     if (job->stats.error != 0 || job->stats.verify_failure != 0) return JobError(*job);

@@ -26,7 +26,11 @@
 
 namespace iofleet::agent {
 
+// A step that is one host-wide action rather than I/O jobs.
+enum class HostAction { kNone, kSync, kDropCaches };
+
 struct StepContext {
+  HostAction action = HostAction::kNone;
   v1::IoSpec io;                    // resolved and planned: nothing left to default
   std::string read_from_agent;      // read_from: next_agent: whose files to read
   uint32_t global_first_job = 0;    // file_layout: shared_global: this agent's first job ...
@@ -77,6 +81,8 @@ class StepRunner {
   Status OpenJobs();
   Status FillHoles();
   void RunJob(Job& job);
+  void RunAction();
+  size_t Expected() const { return jobs_.size() + (ctx_.action != HostAction::kNone ? 1 : 0); }
   void SampleWindowEdges();
   void RecordCoverage();
   Status JobError(const Job& job) const;
@@ -100,6 +106,8 @@ class StepRunner {
   std::condition_variable done_cv_;
   uint32_t jobs_done_ = 0;
   bool finished_ = false;
+  int action_error_ = 0;
+  uint64_t action_end_ns_ = 0;
 };
 
 }  // namespace iofleet::agent

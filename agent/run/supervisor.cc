@@ -51,6 +51,7 @@ v1::HelloResponse Supervisor::Hello() const {
   r.set_version(IOFLEET_VERSION);
   r.set_name(name_);
   for (const auto& e : EngineNames()) r.add_engines(e);
+  r.set_allow_drop_caches(config_.allow_drop_caches);
   for (const auto& [name, root] : roots_.all()) {
     v1::Root* out = r.add_roots();
     out->set_name(name);
@@ -214,6 +215,13 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   Touch();
   StepContext context;
   const v1::PlannedStep& planned = plan_.steps(static_cast<int>(request.step_index()));
+  if (planned.has_sync()) context.action = HostAction::kSync;
+  if (planned.has_drop_caches()) {
+    if (!config_.allow_drop_caches) {
+      return Status(Code::kPermissionDenied, "agent " + name_ + ": drop_caches is not allowed by this agent's config");
+    }
+    context.action = HostAction::kDropCaches;
+  }
   context.io = planned.io();
   context.read_from_agent = planned.read_from_agent();
   context.global_first_job = planned.global_first_job();
@@ -334,7 +342,8 @@ void Supervisor::Shutdown() {
   lease_cv_.notify_all();
 }
 
-Supervisor::Supervisor(const Roots& roots, std::string name) : roots_(roots), name_(std::move(name)) {
+Supervisor::Supervisor(const Roots& roots, std::string name, AgentConfig config)
+    : roots_(roots), name_(std::move(name)), config_(std::move(config)) {
   lease_thread_ = std::thread([this] { WatchLease(); });
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <string>
 
+#include "agent/run/agent_config.h"
 #include "agent/run/coverage.h"
 #include "agent/run/roots.h"
 #include "agent/run/step_runner.h"
@@ -25,7 +26,7 @@ namespace iofleet::agent {
 
 class Supervisor {
  public:
-  Supervisor(const Roots& roots, std::string name);
+  Supervisor(const Roots& roots, std::string name, AgentConfig config = {});
   ~Supervisor();
 
   const std::string& name() const { return name_; }
@@ -53,6 +54,7 @@ class Supervisor {
 
   const Roots& roots_;
   const std::string name_;
+  const AgentConfig config_;
   std::mutex mu_;
   State state_ = State::kIdle;
   std::string run_id_;

@@ -46,7 +46,7 @@ LocalAgent::~LocalAgent() {
   }
 }
 
-Result<std::unique_ptr<LocalAgent>> LocalAgent::Spawn(const std::vector<std::string>& roots) {
+Result<std::unique_ptr<LocalAgent>> LocalAgent::Spawn(const std::vector<std::string>& roots, const std::string& config) {
   std::unique_ptr<LocalAgent> agent(new LocalAgent());
   std::string tmpl = (std::filesystem::temp_directory_path() / "iofleet-local-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) return PosixError("local agent: mkdtemp " + tmpl, errno);
@@ -58,6 +58,10 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Spawn(const std::vector<std::str
   for (const auto& root : roots) {
     args.push_back("--root");
     args.push_back(root);
+  }
+  if (!config.empty()) {
+    args.push_back("--config");
+    args.push_back(config);
   }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -76,8 +80,8 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Spawn(const std::vector<std::str
   }
   agent->pid_ = pid;
 
-  AgentClient client(agent->address_, std::nullopt);
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  const std::string socket = tmpl + "/agent.sock";
+  for (int attempt = 0; attempt < 1000; ++attempt) {
     int status = 0;
     if (waitpid(pid, &status, WNOHANG) == pid) {
       agent->pid_ = -1;
@@ -86,8 +90,11 @@ Result<std::unique_ptr<LocalAgent>> LocalAgent::Spawn(const std::vector<std::str
       return Status(code == 2 ? Code::kInvalidArgument : Code::kUnavailable,
                     "local agent exited with code " + std::to_string(code) + " (see its message above)");
     }
-    if (client.Hello(std::chrono::milliseconds(200)).ok()) return agent;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // A channel that failed to connect backs off for seconds: only dial once the socket is there.
+    if (std::filesystem::exists(socket) && AgentClient(agent->address_, std::nullopt).Hello(std::chrono::seconds(2)).ok()) {
+      return agent;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return Unavailable("local agent at " + agent->address_ + " did not answer within 10 s");
 }

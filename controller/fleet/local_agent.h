@@ -17,7 +17,7 @@ class LocalAgent {
   ~LocalAgent();
 
   // Starts the agent with these "[NAME=]DIR" roots and waits until it answers.
-  static Result<std::unique_ptr<LocalAgent>> Spawn(const std::vector<std::string>& roots);
+  static Result<std::unique_ptr<LocalAgent>> Spawn(const std::vector<std::string>& roots, const std::string& config = "");
 
   const std::string& address() const { return address_; }
 

@@ -88,6 +88,7 @@ class RunManager {
   int Connect();
   int Plan();
   int PlanPoint(const std::vector<v1::Workload>& workloads);
+  void SleepStep(uint64_t duration_ns, StepReport& step);
   int Prepare();
   void StopAll();
   int Finish(int code);
@@ -118,7 +119,7 @@ int RunManager::Connect() {
       std::error_code ec;
       std::filesystem::create_directories(spec::ParseRootSpec(root).dir, ec);
     }
-    auto local = LocalAgent::Spawn(roots);
+    auto local = LocalAgent::Spawn(roots, options_.local_config);
     if (!local.ok()) {
       std::cerr << "iofleet: " << local.status().message() << "\n";
       return local.status().code() == Code::kInvalidArgument ? kExitRejected : kExitFailed;
@@ -182,6 +183,14 @@ int RunManager::Plan() {
       std::cerr << "iofleet: agent " << a->name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
       ++rejected;
     }
+    for (const auto& step : mine->steps()) {
+      if (step.has_drop_caches() && !a->hello.allow_drop_caches()) {
+        std::cerr << "iofleet: agent " << a->name << ": the workload drops caches, which this agent's config does not "
+                  << "allow (start it with --config holding allow_drop_caches: true)\n";
+        ++rejected;
+        break;
+      }
+    }
     workloads_.push_back(*mine);
   }
   if (rejected) return kExitRejected;
@@ -222,6 +231,8 @@ int RunManager::PlanPoint(const std::vector<v1::Workload>& workloads) {
     for (size_t i = 0; i < fleet_.size(); ++i) {
       v1::PlannedStep step;
       step.set_name(spec::StepName(workloads[i], s));
+      if (workloads[i].steps(s).has_sync()) step.mutable_sync();
+      if (workloads[i].steps(s).has_drop_caches()) step.mutable_drop_caches();
       if (workloads[i].steps(s).has_io()) {
         auto io = spec::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) {
@@ -275,6 +286,15 @@ void RunManager::StopAll() {
     }
     fleet_[i]->prepared = false;
   });
+}
+
+// A sleep step is the controller's: the agents just wait (their leases are renewed meanwhile).
+void RunManager::SleepStep(uint64_t duration_ns, StepReport& step) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
+  while (std::chrono::steady_clock::now() < until && !g_interrupted) std::this_thread::sleep_for(milliseconds(20));
+  step.aggregate.window_ns = duration_ns;
+  step.status = g_interrupted ? "aborted" : "succeeded";
+  if (g_interrupted) Fail("aborted", "interrupted (Ctrl-C) during step " + step.name);
 }
 
 int RunManager::Finish(int code) {
@@ -332,6 +352,10 @@ int RunManager::Run() {
           step.params = points_[p].params;
           report_.steps.push_back(std::move(step));
           const size_t flat = p * static_cast<size_t>(steps) + static_cast<size_t>(i);
+          if (w.steps(i).has_sleep()) {
+            SleepStep(w.steps(i).sleep().duration(), report_.steps.back());
+            continue;
+          }
           StepOutcome outcome = executor.Run(static_cast<int>(flat), planned_[0][flat].io(), report_.steps.back());
           if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
         }

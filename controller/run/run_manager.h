@@ -23,6 +23,7 @@ struct RunOptions {
   v1::Workload workload;               // loaded and validated
   std::vector<std::string> agents;     // addresses; empty: the local child agent
   std::vector<std::string> local_roots;
+  std::string local_config;  // the local agent's --config
   std::string out_dir = "iofleet-results";
   std::optional<TlsFiles> tls;
   uint64_t lease_ns = 10'000'000'000;

@@ -94,6 +94,9 @@ Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs) {
 std::string StepKind(const v1::Step& step) {
   switch (step.kind_case()) {
     case v1::Step::kIo: return "io";
+    case v1::Step::kSleep: return "sleep";
+    case v1::Step::kSync: return "sync";
+    case v1::Step::kDropCaches: return "drop_caches";
     case v1::Step::KIND_NOT_SET: break;
   }
   return "step";

@@ -172,8 +172,12 @@ std::vector<Violation> Validate(const v1::Workload& w) {
         ValidateIoStep(w, i, out);
         io_steps.push_back(ResolveIo(w, i));
         break;
+      case v1::Step::kSleep:
+      case v1::Step::kSync:
+      case v1::Step::kDropCaches:
+        break;
       case v1::Step::KIND_NOT_SET:
-        out.push_back({path, "a step needs a kind (io)"});
+        out.push_back({path, "a step needs a kind (io, sleep, sync, drop_caches)"});
         break;
     }
   }

@@ -1,0 +1,82 @@
+// Every shipped workload runs, scaled down with --set, on the local agent with the example agent
+// config, and its report holds the figures the workload promises.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+using nlohmann::json;
+
+json RunShipped(const TempDir& tmp, const std::string& workload, const std::vector<std::string>& sets) {
+  std::vector<std::string> argv = {BinPath("iofleet"), "run", SourcePath("workloads/" + workload), "--local-root",
+                                   (tmp / "data").string(), "--local-config", SourcePath("deploy/agent.example.yaml"),
+                                   "--out", (tmp / "out").string()};
+  for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
+  CommandResult r = RunCommand(argv, tmp / "logs", std::chrono::seconds(120));
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+  return r.code == 0 ? ReadReport(tmp / "out") : json();
+}
+
+TEST(ShippedWorkloads, ZebClientSeq64k) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "zebclient-seq64k.yaml", {"jobs=2", "file_size=4MiB", "runtime=1s", "ramp=200ms"});
+  ASSERT_EQ(report["steps"].size(), 3u);
+  EXPECT_EQ(report["steps"][0]["name"], "write");
+  EXPECT_EQ(report["steps"][1]["kind"], "drop_caches");
+  EXPECT_EQ(report["steps"][2]["name"], "read");
+  for (int i : {0, 2}) {
+    const json& agg = report["steps"][i]["aggregate"];
+    EXPECT_DOUBLE_EQ(agg["seconds"].get<double>(), 1.0);  // the window after the ramp
+    EXPECT_GT(agg["iops"].get<double>(), 0.0);
+    EXPECT_GT(agg["bytes_per_sec"].get<double>(), 0.0);
+    EXPECT_EQ(agg["bytes"].get<uint64_t>() % 65536, 0u);
+  }
+}
+
+TEST(ShippedWorkloads, ZebClientCompressibility) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "zebclient-compressibility.yaml",
+                           {"jobs=1", "file_size=2MiB", "runtime=300ms", "ramp=100ms",
+                            "sweep={defaults.data.compressible_pct: [0, 100]}"});
+  ASSERT_EQ(report["steps"].size(), 6u);
+  EXPECT_EQ(report["steps"][0]["params"]["defaults.data.compressible_pct"], 0);
+  EXPECT_EQ(report["steps"][3]["params"]["defaults.data.compressible_pct"], 100);
+  EXPECT_EQ(report["steps"][3]["point"], 1);
+}
+
+TEST(ShippedWorkloads, NfsIozoneScaling) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "nfs-iozone-nn-scaling.yaml", {"total_size=16MiB", "sweep={total_jobs: [1, 2, 4]}"});
+  ASSERT_EQ(report["steps"].size(), 12u);
+  for (const auto& step : report["steps"]) {
+    if (step["kind"] != "io") continue;
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 16u << 20) << step["name"] << " point " << step["point"];
+    if (step["name"] == "write") EXPECT_EQ(step["aggregate"]["fsyncs"].get<uint64_t>(), step["params"]["total_jobs"].get<uint64_t>());
+  }
+}
+
+TEST(ShippedWorkloads, Quickstart) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "quickstart.yaml", {"file_size=16MiB"});
+  ASSERT_EQ(report["steps"].size(), 2u);
+  EXPECT_EQ(report["steps"][1]["aggregate"]["bytes"].get<uint64_t>(), 2u * (16u << 20));
+}
+
+TEST(ShippedWorkloads, DropCachesNeedsTheAgentsPermission) {
+  TempDir tmp;
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/zebclient-seq64k.yaml"), "--local-root",
+                                (tmp / "data").string(), "--out", (tmp / "out").string(), "--set", "file_size=1MiB"},
+                               tmp / "logs");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("agent local: the workload drops caches"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace iofleet::testing
