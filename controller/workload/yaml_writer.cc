@@ -3,6 +3,8 @@
 #include <google/protobuf/descriptor.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+
 #include "controller/workload/proto_names.h"
 #include "core/base/units.h"
 #include "iofleet/v1/workload.pb.h"
@@ -44,7 +46,29 @@ void Emit(YAML::Emitter& out, const pb::Message& m) {
   out << YAML::BeginMap;
   for (const auto* f : fields) {
     out << YAML::Key << f->name() << YAML::Value;
-    if (f->is_repeated()) {
+    if (f->is_map()) {
+      // map<string, string> of YAML texts (sweep, overrides' set): written back as YAML, sorted.
+      std::map<std::string, std::string> entries;
+      for (int i = 0; i < r->FieldSize(m, f); ++i) {
+        const pb::Message& entry = r->GetRepeatedMessage(m, f, i);
+        const pb::Descriptor* d = entry.GetDescriptor();
+        entries[entry.GetReflection()->GetString(entry, d->map_key())] =
+            entry.GetReflection()->GetString(entry, d->map_value());
+      }
+      out << YAML::BeginMap;
+      for (const auto& [key, text] : entries) {
+        out << YAML::Key << key << YAML::Value;
+        YAML::Node node;
+        try {
+          node = YAML::Load(text);
+        } catch (const YAML::Exception&) {
+          node = YAML::Node(text);
+        }
+        if (node.IsScalar() || node.IsNull()) out << text;
+        else out << YAML::Flow << node;
+      }
+      out << YAML::EndMap;
+    } else if (f->is_repeated()) {
       out << YAML::BeginSeq;
       for (int i = 0; i < r->FieldSize(m, f); ++i) {
         if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {

@@ -194,6 +194,28 @@ TEST(Sweep, BadAxesAndValuesAreLoadErrors) {
   EXPECT_TRUE(HasError(typo, "did you mean jobs?")) << AllErrors(typo);
 }
 
+TEST(YamlWriter, SweepsAndOverridesRoundTrip) {
+  auto w = LoadWorkloadText(R"(name: t
+agents:
+  overrides:
+    - match: "node*"
+      set: { defaults.jobs: 2, "steps[0].io.block_size": 64KiB }
+sweep:
+  defaults.data.compressible_pct: [0, 50]
+  jobs: [1, 2]
+steps:
+  - io: { op: write }
+)", "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  v1::Workload effective = spec::Effective(w.workload);
+  std::string yaml = ToYaml(effective);
+  auto again = LoadWorkloadText(yaml, "effective.yaml");
+  ASSERT_TRUE(again.errors.empty()) << AllErrors(again) << yaml;
+  EXPECT_EQ(again.workload.sweep().at("jobs"), "[1, 2]") << yaml;
+  EXPECT_EQ(again.workload.agents().overrides(0).set().at("defaults.jobs"), "2");
+  EXPECT_EQ(again.workload.sweep_size(), 2);
+}
+
 TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
   auto w = LoadWorkloadText("name: t\ndefaults: { block_size: 64KiB, runtime: 90s }\nsteps:\n  - io: { op: write }\n", "w.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
