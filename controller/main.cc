@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "controller/fleet/agent_list.h"
+#include "controller/fleet/fleet.h"
 #include "controller/fleet/show_agents.h"
+#include "controller/run/planner.h"
 #include "controller/run/run_manager.h"
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
@@ -85,6 +87,9 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload and print it with every default filled in");
   validate_cmd->add_option("workload", validate_file, "workload YAML file")->required();
   validate_cmd->add_option("--set", sets, "PATH=VALUE: override any field (repeatable)");
+  std::string validate_agents;
+  validate_cmd->add_option("--agents", validate_agents, "plan for these agents (their names and overrides); default: one local agent");
+  validate_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
 
   try {
     app.parse(argc, argv);
@@ -115,7 +120,25 @@ int main(int argc, char** argv) {
   if (validate_cmd->parsed()) {
     iofleet::v1::Workload workload;
     if (!Load(validate_file, sets, workload)) return ctl::kExitRejected;
-    std::cout << ctl::ToYaml(iofleet::spec::Effective(workload));
+    std::vector<ctl::AgentId> ids = {{"local", "local"}};
+    if (!validate_agents.empty()) {
+      auto addresses = ctl::ParseAgentList(validate_agents);
+      if (!addresses.ok()) {
+        std::cerr << "iofleet: " << addresses.status().message() << "\n";
+        return ctl::kExitRejected;
+      }
+      auto fleet = ctl::ConnectFleet(*addresses, tls);  // for the agents' names
+      if (!fleet.ok()) return ctl::kExitFailed;
+      ids.clear();
+      for (const auto& a : *fleet) ids.push_back({a->name, a->client->address()});
+    }
+    auto plan = ctl::MakePlan(workload, ids);
+    if (!plan.ok()) {
+      std::cerr << "iofleet: " << validate_file << ": " << plan.status().message() << "\n";
+      return ctl::kExitRejected;
+    }
+    // The plan as comments, then the effective workload: the output is itself a workload.
+    std::cout << ctl::DescribePlan(workload, *plan, ids) << ctl::ToYaml(iofleet::spec::Effective(workload));
     return ctl::kExitOk;
   }
 

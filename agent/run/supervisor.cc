@@ -65,7 +65,8 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   const std::string who = "agent " + name_ + ": ";
   bool needs_direct = false;
   uint64_t locked_bytes = 0;
-  std::map<std::string, uint64_t> file_bytes;  // the largest extent any step gives each file
+  // Per sweep point, the largest extent any of its steps gives each file (files go between points).
+  std::map<uint32_t, std::map<std::string, uint64_t>> point_files;
   for (const auto& step : request.steps()) {
     if (!step.has_io()) continue;
     const v1::IoSpec& io = step.io();
@@ -83,6 +84,7 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
       locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * spec::MaxBlockSize(io));
     }
     if (!step.read_from_agent().empty()) continue;  // reads another agent's files
+    auto& file_bytes = point_files[step.point()];
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
       std::string f = io.file_layout() == v1::FILE_LAYOUT_SHARED ? "shared.dat" : "shared/shared.dat";
       file_bytes[f] = std::max(file_bytes[f], io.file_size());
@@ -110,7 +112,11 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   }
 
   uint64_t need = 0;
-  for (const auto& [file, bytes] : file_bytes) need += bytes;
+  for (const auto& [point, files] : point_files) {
+    uint64_t sum = 0;
+    for (const auto& [file, bytes] : files) sum += bytes;
+    need = std::max(need, sum);
+  }
   auto free_bytes = workspace.FreeBytes();
   if (!free_bytes.ok()) return Status(Code::kFailedPrecondition, who + free_bytes.status().message());
   if (need > *free_bytes) {
@@ -189,6 +195,7 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   plan_ = request;
   workspace_ = std::move(*workspace);
   coverage_ = std::make_shared<FileCoverage>();
+  point_ = 0;
   run_token_ = RunToken(request.run_id());
   v1::PrepareResponse response;
   response.set_run_dir(workspace_->run_dir());
@@ -215,6 +222,12 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   Touch();
   StepContext context;
   const v1::PlannedStep& planned = plan_.steps(static_cast<int>(request.step_index()));
+  if (planned.point() != point_) {
+    // A new sweep point: what the previous point wrote goes, so a sweep needs one point's space.
+    workspace_->RemoveFiles();
+    coverage_ = std::make_shared<FileCoverage>();
+    point_ = planned.point();
+  }
   if (planned.has_sync()) context.action = HostAction::kSync;
   if (planned.has_drop_caches()) {
     if (!config_.allow_drop_caches) {

@@ -65,6 +65,7 @@ class Supervisor {
   uint64_t run_token_ = 0;
   std::shared_ptr<StepRunner> current_;
   uint32_t step_index_ = 0;
+  uint32_t point_ = 0;  // the sweep point of the last step set up
   int streams_ = 0;  // Start streams open: the controller is there
   std::chrono::nanoseconds lease_{10'000'000'000};
   std::chrono::steady_clock::time_point last_contact_;

@@ -126,6 +126,21 @@ Status Workspace::RemoveFile(const std::string& name) {
   return Status::Ok();
 }
 
+uint64_t Workspace::RemoveFiles() {
+  std::lock_guard lock(mu_);
+  uint64_t removed = 0;
+  std::vector<Entry> kept;
+  for (const Entry& e : created_) {
+    if (!e.directory && UnlinkBeneath(root_fd_, e.relative, false) == 0) {
+      ++removed;
+      continue;
+    }
+    if (e.directory) kept.push_back(e);
+  }
+  created_ = std::move(kept);
+  return removed;
+}
+
 Result<uint64_t> Workspace::FreeBytes() {
   int fd = OpenBeneath(root_fd_, run_dir_rel_, O_PATH | O_DIRECTORY);
   if (fd < 0) return PosixError(run_dir_abs_, -fd);

@@ -40,6 +40,9 @@ class Workspace {
   // Removes a file this run created (and forgets it). Other names are refused.
   Status RemoveFile(const std::string& name);
 
+  // Removes every file this run created (directories stay): a new sweep point starts clean.
+  uint64_t RemoveFiles();
+
   // Bytes available to this run on the run directory's file system.
   Result<uint64_t> FreeBytes();
 

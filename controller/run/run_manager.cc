@@ -16,6 +16,7 @@
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
 #include "controller/report/report_writers.h"
+#include "controller/run/planner.h"
 #include "controller/run/step_executor.h"
 #include "controller/workload/sweep.h"
 #include "controller/workload/yaml_loader.h"
@@ -87,7 +88,6 @@ class RunManager {
  private:
   int Connect();
   int Plan();
-  int PlanPoint(const std::vector<v1::Workload>& workloads);
   void SleepStep(uint64_t duration_ns, StepReport& step);
   int Prepare();
   void StopAll();
@@ -102,9 +102,7 @@ class RunManager {
   const RunOptions& options_;
   std::unique_ptr<LocalAgent> local_;
   Fleet fleet_;
-  std::vector<SweepPoint> points_;                     // one when nothing is swept
-  std::vector<v1::Workload> workloads_;                // per agent, overrides applied
-  std::vector<std::vector<v1::PlannedStep>> planned_;  // per agent, per step
+  RunPlan plan_;
   RunReport report_;
   std::filesystem::path out_dir_;
 };
@@ -153,103 +151,44 @@ int RunManager::Connect() {
 // Each agent's own workload (overrides applied), its root checked, every step resolved and
 // sized for the whole fleet.
 int RunManager::Plan() {
-  const v1::Workload& w = options_.workload;
-  auto points = ExpandSweep(w);
-  if (!points.ok()) {
-    std::cerr << "iofleet: " << options_.workload_file << ": " << points.status().message() << "\n";
+  std::vector<AgentId> ids;
+  for (auto& a : fleet_) ids.push_back({a->name, a->client->address()});
+  auto plan = MakePlan(options_.workload, ids);
+  if (!plan.ok()) {
+    std::string m = plan.status().message();
+    for (size_t at = 0; at <= m.size();) {
+      size_t nl = std::min(m.find('\n', at), m.size());
+      std::cerr << "iofleet: " << options_.workload_file << ": " << m.substr(at, nl - at) << "\n";
+      at = nl + 1;
+    }
     return kExitRejected;
   }
-  points_ = std::move(*points);
   int rejected = 0;
-  for (auto& a : fleet_) {
-    auto mine = ForAgent(w, a->name, a->client->address());
-    if (!mine.ok()) {
-      std::cerr << "iofleet: " << options_.workload_file << ": agent " << a->name << ": " << mine.status().message() << "\n";
-      return kExitRejected;
-    }
-    for (const auto& v : spec::Validate(*mine)) {
-      std::cerr << "iofleet: " << options_.workload_file << ": agent " << a->name << " (with its overrides): " << v.path
-                << ": " << v.message << "\n";
-      ++rejected;
-    }
-    std::string root = mine->target().root().empty() ? "default" : mine->target().root();
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    const FleetAgent& a = *fleet_[i];
+    const v1::Workload& mine = plan->workloads[i];
+    std::string root = mine.target().root().empty() ? "default" : mine.target().root();
     bool has_root = false;
     std::string roots;
-    for (const auto& r : a->hello.roots()) {
+    for (const auto& r : a.hello.roots()) {
       has_root |= r.name() == root;
       roots += (roots.empty() ? "" : ", ") + r.name() + "=" + r.path();
     }
     if (!has_root) {
-      std::cerr << "iofleet: agent " << a->name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
+      std::cerr << "iofleet: agent " << a.name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
       ++rejected;
     }
-    for (const auto& step : mine->steps()) {
-      if (step.has_drop_caches() && !a->hello.allow_drop_caches()) {
-        std::cerr << "iofleet: agent " << a->name << ": the workload drops caches, which this agent's config does not "
+    for (const auto& step : mine.steps()) {
+      if (step.has_drop_caches() && !a.hello.allow_drop_caches()) {
+        std::cerr << "iofleet: agent " << a.name << ": the workload drops caches, which this agent's config does not "
                   << "allow (start it with --config holding allow_drop_caches: true)\n";
         ++rejected;
         break;
       }
     }
-    workloads_.push_back(*mine);
   }
   if (rejected) return kExitRejected;
-  // The agents get every point's steps, point after point: step s of point p is p * steps + s.
-  planned_.assign(fleet_.size(), {});
-  for (const SweepPoint& point : points_) {
-    std::vector<v1::Workload> point_workloads;
-    for (auto& a : fleet_) {
-      auto mine = ForAgent(point.workload, a->name, a->client->address());
-      if (!mine.ok()) {
-        std::cerr << "iofleet: " << options_.workload_file << ": agent " << a->name << ": " << mine.status().message() << "\n";
-        return kExitRejected;
-      }
-      point_workloads.push_back(*mine);
-    }
-    if (int code = PlanPoint(point_workloads); code != kExitOk) return code;
-  }
-  return kExitOk;
-}
-
-int RunManager::PlanPoint(const std::vector<v1::Workload>& workloads) {
-  const v1::Workload& w = options_.workload;
-  for (int s = 0; s < w.steps_size(); ++s) {
-    // Each agent's jobs: its own, or its round-robin share of total_jobs.
-    std::vector<v1::IoSpec> resolved(fleet_.size());
-    uint64_t total_jobs = 0;
-    for (size_t i = 0; i < fleet_.size(); ++i) {
-      if (!workloads[i].steps(s).has_io()) continue;
-      resolved[i] = spec::ResolveIo(workloads[i], s);
-      if (resolved[i].has_total_jobs()) {
-        uint64_t n = resolved[i].total_jobs(), agents = fleet_.size();
-        resolved[i].set_jobs(static_cast<uint32_t>(n / agents + (i < n % agents ? 1 : 0)));
-        resolved[i].clear_total_jobs();
-      }
-      total_jobs += resolved[i].jobs();
-    }
-    uint64_t jobs_before = 0;
-    for (size_t i = 0; i < fleet_.size(); ++i) {
-      v1::PlannedStep step;
-      step.set_name(spec::StepName(workloads[i], s));
-      if (workloads[i].steps(s).has_sync()) step.mutable_sync();
-      if (workloads[i].steps(s).has_drop_caches()) step.mutable_drop_caches();
-      if (workloads[i].steps(s).has_io()) {
-        auto io = spec::PlanIo(resolved[i], total_jobs);
-        if (!io.ok()) {
-          std::cerr << "iofleet: " << options_.workload_file << ": steps[" << s << "].io: " << io.status().message() << "\n";
-          return kExitRejected;
-        }
-        if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(fleet_[(i + 1) % fleet_.size()]->name);
-        if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
-          step.set_global_first_job(static_cast<uint32_t>(jobs_before));
-          step.set_global_jobs(static_cast<uint32_t>(total_jobs));
-        }
-        jobs_before += io->jobs();
-        *step.mutable_io() = *io;
-      }
-      planned_[i].push_back(step);
-    }
-  }
+  plan_ = std::move(*plan);
   return kExitOk;
 }
 
@@ -260,8 +199,8 @@ int RunManager::Prepare() {
     request.set_run_id(report_.run_id);
     request.set_agent_name(fleet_[i]->name);
     request.set_lease_ns(options_.lease_ns);
-    *request.mutable_target() = workloads_[i].target();
-    for (const auto& step : planned_[i]) *request.add_steps() = step;
+    *request.mutable_target() = plan_.workloads[i].target();
+    for (const auto& step : plan_.steps[i]) *request.add_steps() = step;
     auto prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
     if (prepared.ok()) fleet_[i]->prepared = true;
     else errors[i] = prepared.status();
@@ -336,7 +275,7 @@ int RunManager::Run() {
                           g_interrupted);
     const int steps = w.steps_size();
     const uint32_t cycles = std::max(1u, w.repeat());
-    for (size_t p = 0; p < points_.size() && report_.status == "succeeded"; ++p) {
+    for (size_t p = 0; p < plan_.points.size() && report_.status == "succeeded"; ++p) {
       for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) {
         for (int i = 0; i < steps && report_.status == "succeeded"; ++i) {
           if (g_interrupted) {
@@ -349,14 +288,14 @@ int RunManager::Run() {
           step.kind = spec::StepKind(w.steps(i));
           step.point = static_cast<int>(p);
           step.cycle = static_cast<int>(c);
-          step.params = points_[p].params;
+          step.params = plan_.points[p].params;
           report_.steps.push_back(std::move(step));
           const size_t flat = p * static_cast<size_t>(steps) + static_cast<size_t>(i);
           if (w.steps(i).has_sleep()) {
             SleepStep(w.steps(i).sleep().duration(), report_.steps.back());
             continue;
           }
-          StepOutcome outcome = executor.Run(static_cast<int>(flat), planned_[0][flat].io(), report_.steps.back());
+          StepOutcome outcome = executor.Run(static_cast<int>(flat), plan_.steps[0][flat].io(), report_.steps.back());
           if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
         }
       }

@@ -166,6 +166,19 @@ TEST_F(SupervisorTest, LeaseExpiryEndsTheRunAndRemovesItsFiles) {
   EXPECT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}, "r2").ok());
 }
 
+TEST_F(SupervisorTest, ANewSweepPointStartsWithoutThePreviousPointsFiles) {
+  v1::PlannedStep two_jobs = IoStep("write", v1::OP_WRITE, 1 << 16, false);
+  two_jobs.mutable_io()->set_jobs(2);
+  v1::PlannedStep one_job = IoStep("write", v1::OP_WRITE, 1 << 16, false);
+  one_job.set_point(1);
+  ASSERT_TRUE(Prepare({two_jobs, one_job}).ok());
+  ASSERT_TRUE(RunStep(0).ok());
+  EXPECT_TRUE(fs::exists(File("job-1.dat")));
+  ASSERT_TRUE(RunStep(1).ok());
+  EXPECT_FALSE(fs::exists(File("job-1.dat")));  // point 0's file is gone
+  EXPECT_TRUE(fs::exists(File("job-0.dat")));   // point 1 wrote its own
+}
+
 TEST_F(SupervisorTest, InjectedIoErrorNamesAgentFileOffsetAndErrno) {
   setenv("IOFLEET_FAULT_INJECT", "eio@5", 1);
   ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 20, false)}).ok());

@@ -1,0 +1,126 @@
+#include "controller/run/planner.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "controller/workload/yaml_loader.h"
+#include "core/base/units.h"
+#include "core/spec/defaults.h"
+#include "core/spec/validate.h"
+
+namespace iofleet::controller {
+namespace {
+
+Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1::Workload>& workloads,
+                 const std::vector<AgentId>& agents, std::vector<std::vector<v1::PlannedStep>>& out) {
+  for (int s = 0; s < base.steps_size(); ++s) {
+    // Each agent's jobs: its own, or its round-robin share of total_jobs.
+    std::vector<v1::IoSpec> resolved(agents.size());
+    uint64_t total_jobs = 0;
+    for (size_t i = 0; i < agents.size(); ++i) {
+      if (!workloads[i].steps(s).has_io()) continue;
+      resolved[i] = spec::ResolveIo(workloads[i], s);
+      if (resolved[i].has_total_jobs()) {
+        uint64_t n = resolved[i].total_jobs(), count = agents.size();
+        resolved[i].set_jobs(static_cast<uint32_t>(n / count + (i < n % count ? 1 : 0)));
+        resolved[i].clear_total_jobs();
+      }
+      total_jobs += resolved[i].jobs();
+    }
+    uint64_t jobs_before = 0;
+    for (size_t i = 0; i < agents.size(); ++i) {
+      v1::PlannedStep step;
+      step.set_name(spec::StepName(workloads[i], s));
+      step.set_point(point);
+      if (workloads[i].steps(s).has_sync()) step.mutable_sync();
+      if (workloads[i].steps(s).has_drop_caches()) step.mutable_drop_caches();
+      if (workloads[i].steps(s).has_io()) {
+        auto io = spec::PlanIo(resolved[i], total_jobs);
+        if (!io.ok()) return InvalidArgument("steps[" + std::to_string(s) + "].io: " + io.status().message());
+        if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(agents[(i + 1) % agents.size()].name);
+        if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
+          step.set_global_first_job(static_cast<uint32_t>(jobs_before));
+          step.set_global_jobs(static_cast<uint32_t>(total_jobs));
+        }
+        jobs_before += io->jobs();
+        *step.mutable_io() = *io;
+      }
+      out[i].push_back(step);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId>& agents) {
+  RunPlan plan;
+  auto points = ExpandSweep(workload);
+  if (!points.ok()) return points.status();
+  plan.points = std::move(*points);
+  std::string errors;
+  for (const auto& a : agents) {
+    auto mine = ForAgent(workload, a.name, a.address);
+    if (!mine.ok()) return InvalidArgument("agent " + a.name + ": " + mine.status().message());
+    for (const auto& v : spec::Validate(*mine)) {
+      errors += (errors.empty() ? "" : "\n") + ("agent " + a.name + " (with its overrides): " + v.path + ": " + v.message);
+    }
+    plan.workloads.push_back(*mine);
+  }
+  if (!errors.empty()) return InvalidArgument(errors);
+  plan.steps.assign(agents.size(), {});
+  for (size_t p = 0; p < plan.points.size(); ++p) {
+    const SweepPoint& point = plan.points[p];
+    std::vector<v1::Workload> point_workloads;
+    for (const auto& a : agents) {
+      auto mine = ForAgent(point.workload, a.name, a.address);
+      if (!mine.ok()) return InvalidArgument("agent " + a.name + ": " + mine.status().message());
+      point_workloads.push_back(*mine);
+    }
+    IOFLEET_RETURN_IF_ERROR(PlanPoint(static_cast<uint32_t>(p), workload, point_workloads, agents, plan.steps));
+  }
+  return plan;
+}
+
+std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, const std::vector<AgentId>& agents) {
+  const int steps = workload.steps_size();
+  const uint32_t cycles = std::max(1u, workload.repeat());
+  std::string out = fmt::format("# plan: {} point(s) x {} step(s) x {} cycle(s) on {} agent(s)\n", plan.points.size(),
+                                steps, cycles, agents.size());
+  uint64_t timed_ns = 0;
+  int size_based = 0;
+  std::map<std::string, uint64_t> peak_bytes;  // per agent: the most any step's files hold (files go between points)
+  for (size_t p = 0; p < plan.points.size(); ++p) {
+    std::string params;
+    for (const auto& [path, value] : plan.points[p].params) params += fmt::format(" {}={}", path, value);
+    out += fmt::format("# point {}{}\n", p, params);
+    for (int s = 0; s < steps; ++s) {
+      const v1::Step& step = workload.steps(s);
+      out += fmt::format("#   {} ({})\n", spec::StepName(workload, s), spec::StepKind(step));
+      if (step.has_sleep()) timed_ns += step.sleep().duration() * cycles;
+      for (size_t i = 0; i < agents.size(); ++i) {
+        const v1::PlannedStep& planned = plan.steps[i][p * static_cast<size_t>(steps) + static_cast<size_t>(s)];
+        if (!planned.has_io()) continue;
+        const v1::IoSpec& io = planned.io();
+        uint64_t files = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.jobs() : (io.jobs() ? 1 : 0);
+        uint64_t bytes = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.file_size() * io.jobs() : io.file_size();
+        peak_bytes[agents[i].name] = std::max(peak_bytes[agents[i].name], bytes);
+        std::string when = io.runtime() > 0 ? FormatDuration(io.runtime()) + " after " + FormatDuration(io.ramp()) + " ramp"
+                                            : "one pass (size-based)";
+        out += fmt::format("#     {}: {} job(s), {} file(s) of {}, {}\n", agents[i].name, io.jobs(), files,
+                           FormatSize(io.file_size()), when);
+        if (i == 0) {
+          if (io.runtime() > 0) timed_ns += (io.runtime() + io.ramp()) * cycles;
+          else size_based += static_cast<int>(cycles);
+        }
+      }
+    }
+  }
+  for (const auto& [agent, bytes] : peak_bytes) out += fmt::format("# files on {}: up to {}\n", agent, FormatSize(bytes));
+  out += fmt::format("# duration: at least {}", FormatDuration(timed_ns / 1'000'000'000 * 1'000'000'000));
+  out += size_based ? fmt::format(" plus {} size-based step run(s), whose time depends on the storage\n", size_based) : "\n";
+  return out;
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,34 @@
+// What each agent will run: sweep points expanded, each agent's overrides applied, every step
+// resolved and sized for the whole fleet (total_jobs spread, total_size split, shared_global job
+// indexes, read_from peers). Pure: no agent is contacted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "controller/workload/sweep.h"
+#include "core/base/status.h"
+#include "iofleet/v1/agent.pb.h"
+
+namespace iofleet::controller {
+
+struct AgentId {
+  std::string name;
+  std::string address;
+};
+
+struct RunPlan {
+  std::vector<SweepPoint> points;                      // one when nothing is swept
+  std::vector<v1::Workload> workloads;                 // per agent, its overrides applied
+  // Per agent: every point's steps, point after point (step s of point p is p * steps + s).
+  std::vector<std::vector<v1::PlannedStep>> steps;
+};
+
+// Errors: one line each, joined by newlines.
+Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId>& agents);
+
+// `iofleet validate`'s summary of a plan: points x steps x agents, jobs, files and bytes per
+// agent, and what the duration will be. Lines start with "# " so the output stays YAML.
+std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, const std::vector<AgentId>& agents);
+
+}  // namespace iofleet::controller
