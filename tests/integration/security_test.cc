@@ -200,6 +200,7 @@ TEST_F(NetnsHosts, SilentLinkCutFailsTheRunAndTheAgentCleansUp) {
   double noticed = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
   EXPECT_EQ(code, 1) << run.Stderr();
   EXPECT_LT(noticed, 10.0);
+  std::cerr << "link cut noticed after " << noticed << " s\n";
   EXPECT_NE(run.Stderr().find("host1"), std::string::npos) << run.Stderr();
   ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "up"}));  // the link comes back: still failed
   EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "failed");
