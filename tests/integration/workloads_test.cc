@@ -69,6 +69,29 @@ TEST(ShippedWorkloads, Quickstart) {
   EXPECT_EQ(report["steps"][1]["aggregate"]["bytes"].get<uint64_t>(), 2u * (16u << 20));
 }
 
+TEST(ShippedWorkloads, ExampleRandread) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "examples/randread-4k.yaml", {"jobs=2", "file_size=8MiB", "steps[0].io.runtime=500ms",
+                                                                "steps[0].io.ramp=100ms"});
+  ASSERT_EQ(report["steps"].size(), 1u);
+  const json& agg = report["steps"][0]["aggregate"];
+  EXPECT_GT(agg["read"]["iops"].get<double>(), 0.0);
+  EXPECT_EQ(agg["filled_bytes"].get<uint64_t>(), 2u * (8u << 20));  // laid out before reading
+}
+
+TEST(ShippedWorkloads, ExampleMixed) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "examples/mixed-70-30.yaml",
+                           {"jobs=1", "file_size=8MiB", "steps[mixed].io.runtime=500ms", "steps[mixed].io.ramp=100ms",
+                            "steps[mixed-small-large].io.runtime=500ms", "steps[mixed-small-large].io.ramp=100ms"});
+  ASSERT_EQ(report["steps"].size(), 3u);
+  for (int i : {1, 2}) {
+    const json& agg = report["steps"][i]["aggregate"];
+    double reads = agg["read"]["ops"].get<double>(), writes = agg["write"]["ops"].get<double>();
+    EXPECT_NEAR(reads / (reads + writes), 0.70, 0.08);
+  }
+}
+
 TEST(ShippedWorkloads, DropCachesNeedsTheAgentsPermission) {
   TempDir tmp;
   CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/zebclient-seq64k.yaml"), "--local-root",
