@@ -37,9 +37,11 @@ void SetDeadline(grpc::ClientContext& context, std::chrono::milliseconds deadlin
 }
 
 template <typename Request, typename Response, typename Call>
-Result<Response> Unary(Call call, const Request& request, std::chrono::milliseconds deadline) {
+Result<Response> Unary(Call call, const Request& request, std::chrono::milliseconds deadline,
+                       bool wait_for_ready = false) {
   grpc::ClientContext context;
   SetDeadline(context, deadline);
+  context.set_wait_for_ready(wait_for_ready);
   Response response;
   grpc::Status st = call(&context, request, &response);
   if (!st.ok()) return FromGrpc(st);
@@ -53,7 +55,9 @@ Result<Response> Unary(Call call, const Request& request, std::chrono::milliseco
 Result<v1::HelloResponse> AgentClient::Hello(std::chrono::milliseconds deadline) {
   v1::HelloRequest request;
   request.set_controller_version(IOFLEET_VERSION);
-  return Unary<v1::HelloRequest, v1::HelloResponse>(IOFLEET_BIND(Hello), request, deadline);
+  // The first contact rides out a transient connect failure until its deadline, rather than
+  // failing at once: a healthy agent is never reported unreachable.
+  return Unary<v1::HelloRequest, v1::HelloResponse>(IOFLEET_BIND(Hello), request, deadline, /*wait_for_ready=*/true);
 }
 
 Result<v1::ClockResponse> AgentClient::Clock(std::chrono::milliseconds deadline) {
