@@ -105,7 +105,6 @@ class StepRunner {
   std::mutex mu_;
   std::condition_variable done_cv_;
   uint32_t jobs_done_ = 0;
-  bool finished_ = false;
   int action_error_ = 0;
   uint64_t action_end_ns_ = 0;
 };
