@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   agents_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
 
   std::string validate_file;
-  CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload and print it with every default filled in");
+  CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload; print its expanded plan and every default filled in");
   validate_cmd->add_option("workload", validate_file, "workload YAML file")->required();
   validate_cmd->add_option("--set", sets, "PATH=VALUE: override any field (repeatable)");
   std::string validate_agents;
