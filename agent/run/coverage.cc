@@ -36,12 +36,4 @@ std::vector<std::pair<uint64_t, uint64_t>> FileCoverage::Holes(const std::string
   return holes;
 }
 
-uint64_t FileCoverage::CoveredBytes(const std::string& file) const {
-  auto found = files_.find(file);
-  if (found == files_.end()) return 0;
-  uint64_t n = 0;
-  for (const auto& [b, e] : found->second) n += e - b;
-  return n;
-}
-
 }  // namespace iofleet::agent

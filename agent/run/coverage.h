@@ -17,7 +17,6 @@ class FileCoverage {
   void Add(const std::string& file, uint64_t begin, uint64_t end);
   // The parts of [begin, end) of `file` not yet written, in order.
   std::vector<std::pair<uint64_t, uint64_t>> Holes(const std::string& file, uint64_t begin, uint64_t end) const;
-  uint64_t CoveredBytes(const std::string& file) const;
 
  private:
   std::map<std::string, std::map<uint64_t, uint64_t>> files_;  // begin -> end, disjoint

@@ -45,7 +45,6 @@ struct JobStats {
   uint64_t passes = 0;         // complete passes
   uint64_t cpu_user_ns = 0;    // the worker thread, inside the window
   uint64_t cpu_sys_ns = 0;
-  bool stopped_by_deadline = false;
 
   // The first error that ends the job.
   int error = 0;               // errno, or 0 with verify_failure set

@@ -51,7 +51,6 @@ bool IoWorker::IssueOne(uint64_t now) noexcept {
   IoChoice choice;
   while (!sequence_.Next(choice)) {
     if (!time_based_) {
-      exhausted_ = true;
       return false;
     }
     sequence_.NextPass();  // time-based: wrap around and go on
@@ -231,7 +230,6 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     stats_.cpu_user_ns = stats_.cpu_sys_ns = 0;
   }
   stats_.passes = sequence_.passes_started() - 1 + (sequence_.index_in_pass() == plan_.sequence.slots ? 1 : 0);
-  stats_.stopped_by_deadline = !time_based_ && !exhausted_ && !failed_ && now >= issue_end;
 }
 
 }  // namespace iofleet::agent

@@ -78,7 +78,6 @@ class IoWorker {
   uint64_t writes_since_fsync_ = 0;
   bool time_based_ = false;
   bool rate_limited_ = false;
-  bool exhausted_ = false;
   bool failed_ = false;
   bool submit_failed_ = false;
 };

@@ -131,6 +131,30 @@ steps:
   EXPECT_EQ(steps[1]["aggregate"]["bytes"].get<uint64_t>(), 8u << 20);
 }
 
+TEST(Distributed, ValidatePrintsThePlanForTheGivenAgents) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 2);
+  WriteText(tmp / "w.yaml", R"(name: plan
+agents:
+  overrides:
+    - match: node02
+      set: { defaults.jobs: 3 }
+defaults: { block_size: 64KiB, file_size: 4MiB, jobs: 1 }
+sweep:
+  defaults.block_size: [64KiB, 1MiB]
+steps:
+  - io: { op: write, runtime: 30s }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "validate", (tmp / "w.yaml").string(), "--agents", Join(agents)},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("# plan: 2 point(s) x 1 step(s) x 1 cycle(s) on 2 agent(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#     node01: 1 job(s), 1 file(s) of 4MiB, 30s after 0s ramp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#     node02: 3 job(s), 3 file(s) of 4MiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# duration: at least 1m"), std::string::npos) << r.out;  // 2 points x 30 s
+  EXPECT_EQ(CountEntries(tmp / "node01"), 0u);  // nothing ran
+}
+
 TEST(Distributed, AgentsCommandShowsVersionEnginesRootsAndClock) {
   TempDir tmp;
   auto agents = StartAgents(tmp, 2);

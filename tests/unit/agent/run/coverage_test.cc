@@ -17,7 +17,6 @@ TEST(FileCoverage, MergesAndReportsHoles) {
   EXPECT_EQ(c.Holes("f", 12, 24), Ranges{});
   c.Add("f", 0, 100);
   EXPECT_EQ(c.Holes("f", 0, 100), Ranges{});
-  EXPECT_EQ(c.CoveredBytes("f"), 100u);
   EXPECT_EQ(c.Holes("g", 5, 6), (Ranges{{5, 6}}));
 }
 
