@@ -9,6 +9,7 @@
 #include "controller/fleet/show_agents.h"
 #include "controller/run/planner.h"
 #include "controller/run/run_manager.h"
+#include "controller/workload/fio_import.h"
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
@@ -20,10 +21,23 @@ namespace {
 
 void OnInterrupt(int) { ctl::g_interrupted = true; }
 
+// A YAML workload, or an fio job file translated to one; fio's warnings go to stderr.
+ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported) {
+  if (!ctl::IsFioJobFile(file)) return ctl::LoadWorkloadFile(file);
+  ctl::FioImport imported = ctl::ImportFioJobFile(file, allow_unsupported);
+  for (const auto& w : imported.warnings) std::cerr << "iofleet: warning: " << w << "\n";
+  ctl::LoadedWorkload loaded;
+  loaded.workload = std::move(imported.workload);
+  loaded.sources = ctl::SourceMap(file);
+  loaded.errors = std::move(imported.errors);
+  return loaded;
+}
+
 // Loads, applies --set PATH=VALUE in order, and validates, printing every error; false when
 // the workload is rejected.
-bool Load(const std::string& file, const std::vector<std::string>& sets, iofleet::v1::Workload& out) {
-  ctl::LoadedWorkload loaded = ctl::LoadWorkloadFile(file);
+bool Load(const std::string& file, bool allow_unsupported, const std::vector<std::string>& sets,
+          iofleet::v1::Workload& out) {
+  ctl::LoadedWorkload loaded = LoadAny(file, allow_unsupported);
   for (const auto& e : loaded.errors) std::cerr << e << "\n";
   if (!loaded.errors.empty()) {
     std::cerr << "iofleet: " << loaded.errors.size() << " error(s) in " << file << "; nothing was started\n";
@@ -66,7 +80,7 @@ int main(int argc, char** argv) {
   ctl::RunOptions run;
   std::string agents_spec;
   CLI::App* run_cmd = app.add_subcommand("run", "run a workload on local or remote agents");
-  run_cmd->add_option("workload", run.workload_file, "workload YAML file")->required();
+  run_cmd->add_option("workload", run.workload_file, "workload YAML file, or fio job file (.fio)")->required();
   run_cmd->add_option("--agents", agents_spec,
                       "agents: host:port,... | node[01-16]:7070 | [::1]:port | unix:PATH | @file.yaml | dns:NAME:PORT "
                       "(default: a local child agent)");
@@ -77,6 +91,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", sets, "PATH=VALUE: override any field, e.g. defaults.jobs=4 or steps[read].io.runtime=10s (repeatable)");
   std::string tls_dir;
   run_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
+  bool allow_unsupported = false;
+  const char* allow_help = "fio job files: leave out options iofleet cannot honour, with a warning, instead of "
+                           "refusing the file (commands in the file are never run)";
+  run_cmd->add_flag("--allow-unsupported", allow_unsupported, allow_help);
 
   std::string list_spec;
   CLI::App* agents_cmd = app.add_subcommand("agents", "show each agent's version, engines, roots, round trip and clock offset");
@@ -85,7 +103,8 @@ int main(int argc, char** argv) {
 
   std::string validate_file;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload; print its expanded plan and every default filled in");
-  validate_cmd->add_option("workload", validate_file, "workload YAML file")->required();
+  validate_cmd->add_option("workload", validate_file, "workload YAML file, or fio job file (.fio)")->required();
+  validate_cmd->add_flag("--allow-unsupported", allow_unsupported, allow_help);
   validate_cmd->add_option("--set", sets, "PATH=VALUE: override any field (repeatable)");
   std::string validate_agents;
   validate_cmd->add_option("--agents", validate_agents, "plan for these agents (their names and overrides); default: one local agent");
@@ -119,7 +138,7 @@ int main(int argc, char** argv) {
 
   if (validate_cmd->parsed()) {
     iofleet::v1::Workload workload;
-    if (!Load(validate_file, sets, workload)) return ctl::kExitRejected;
+    if (!Load(validate_file, allow_unsupported, sets, workload)) return ctl::kExitRejected;
     std::vector<ctl::AgentId> ids = {{"local", "local"}};
     if (!validate_agents.empty()) {
       auto addresses = ctl::ParseAgentList(validate_agents);
@@ -137,12 +156,14 @@ int main(int argc, char** argv) {
       std::cerr << "iofleet: " << validate_file << ": " << plan.status().message() << "\n";
       return ctl::kExitRejected;
     }
-    // The plan as comments, then the effective workload: the output is itself a workload.
+    // The plan as comments, then the effective workload: the output is itself a workload (for a
+    // job file, its translation, which can be saved and edited as YAML).
+    if (ctl::IsFioJobFile(validate_file)) std::cout << "# " << validate_file << " (fio job file) as an iofleet workload\n";
     std::cout << ctl::DescribePlan(workload, *plan, ids) << ctl::ToYaml(iofleet::spec::Effective(workload));
     return ctl::kExitOk;
   }
 
-  if (!Load(run.workload_file, sets, run.workload)) return ctl::kExitRejected;
+  if (!Load(run.workload_file, allow_unsupported, sets, run.workload)) return ctl::kExitRejected;
   if (!agents_spec.empty()) {
     if (!run.local_roots.empty() || !run.local_config.empty()) {
       std::cerr << "iofleet: --local-root and --local-config are for the local agent; remote agents have their own --root and --config\n";

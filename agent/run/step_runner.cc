@@ -207,7 +207,7 @@ Status StepRunner::FillHoles() {
 Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
   std::unique_ptr<StepRunner> runner(new StepRunner());
   runner->ctx_ = std::move(context);
-  if (runner->ctx_.action != HostAction::kNone) return runner;
+  if (runner->ctx_.task) return runner;
   IOFLEET_RETURN_IF_ERROR(runner->OpenJobs());
   IOFLEET_RETURN_IF_ERROR(runner->FillHoles());
   return runner;
@@ -239,24 +239,16 @@ void StepRunner::Abort() {
 
 void StepRunner::Launch() {
   for (auto& job : jobs_) threads_.emplace_back([this, j = job.get()] { RunJob(*j); });
-  if (ctx_.action != HostAction::kNone) threads_.emplace_back([this] { RunAction(); });
+  if (ctx_.task) threads_.emplace_back([this] { RunTask(); });
 }
 
-// sync(2); for drop_caches then "3" to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
-void StepRunner::RunAction() {
+void StepRunner::RunTask() {
   {
     std::unique_lock lock(mu_);
     done_cv_.wait(lock, [&] { return released_; });
   }
-  if (!stop_.load()) {
-    sync();
-    if (ctx_.action == HostAction::kDropCaches) {
-      int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-      if (fd < 0 || write(fd, "3", 1) != 1) action_error_ = errno ? errno : EIO;
-      if (fd >= 0) close(fd);
-    }
-  }
-  action_end_ns_ = MonotonicNs();
+  if (!stop_.load()) task_status_ = ctx_.task->Run(stop_);
+  task_end_ns_ = MonotonicNs();
   std::lock_guard lock(mu_);
   ++jobs_done_;
   done_cv_.notify_all();
@@ -308,7 +300,7 @@ bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
 
 v1::Progress StepRunner::Progress() const {
   v1::Progress p;
-  uint64_t ops = 0, bytes = 0;
+  uint64_t ops = ctx_.task ? ctx_.task->ops() : 0, bytes = ctx_.task ? ctx_.task->bytes() : 0;
   for (const auto& job : jobs_) {
     ops += job->stats.read.ops.load(std::memory_order_relaxed) + job->stats.write.ops.load(std::memory_order_relaxed);
     bytes += job->stats.read.bytes.load(std::memory_order_relaxed) + job->stats.write.bytes.load(std::memory_order_relaxed);
@@ -356,12 +348,13 @@ Result<v1::StepResult> StepRunner::Finish() {
   }
   SampleWindowEdges();
   if (!sampled_end_) cpu_at_end_ = SampleCpu();
-  if (ctx_.action != HostAction::kNone) {
-    if (action_error_) {
-      return PosixError("agent " + ctx_.agent_name + ": /proc/sys/vm/drop_caches", action_error_);
-    }
+  if (ctx_.task) {
+    if (!task_status_.ok()) return task_status_;
     v1::StepResult result;
-    result.set_window_ns(action_end_ns_ > start_ns_ ? action_end_ns_ - start_ns_ : 0);
+    ctx_.task->Report(result);
+    result.set_window_ns(task_end_ns_ > start_ns_ ? task_end_ns_ - start_ns_ : 0);
+    result.set_started_at_unix_ns(go_unix_ns_);
+    result.set_stopped_early(stop_.load());
     return result;
   }
   RecordCoverage();

@@ -1,6 +1,7 @@
-// Runs one io step on this agent: opens the step's files, fills what it would read as holes
-// (untimed), prepares buffers, data and engines, then runs one thread per job and turns their
-// counters into the step's exact result.
+// Runs one step on this agent. An io step: opens the step's files, fills what it would read as
+// holes (untimed), prepares buffers, data and engines, then runs one thread per job and turns
+// their counters into the step's exact result. Any other step is a StepTask, released and
+// timed the same way.
 //
 // Thread-safety: Start, WaitFor and Finish from one thread (the Start RPC); RequestStop and
 // Progress from any thread.
@@ -18,6 +19,7 @@
 #include "agent/engine/io_engine.h"
 #include "agent/run/coverage.h"
 #include "agent/run/host_stats.h"
+#include "agent/run/step_task.h"
 #include "agent/run/workspace.h"
 #include "agent/stats/job_stats.h"
 #include "agent/worker/data_generator.h"
@@ -26,11 +28,8 @@
 
 namespace iofleet::agent {
 
-// A step that is one host-wide action rather than I/O jobs.
-enum class HostAction { kNone, kSync, kDropCaches };
-
 struct StepContext {
-  HostAction action = HostAction::kNone;
+  std::unique_ptr<StepTask> task;   // set: not an io step
   v1::IoSpec io;                    // resolved and planned: nothing left to default
   std::string read_from_agent;      // read_from: next_agent: whose files to read
   uint32_t global_first_job = 0;    // file_layout: shared_global: this agent's first job ...
@@ -81,8 +80,8 @@ class StepRunner {
   Status OpenJobs();
   Status FillHoles();
   void RunJob(Job& job);
-  void RunAction();
-  size_t Expected() const { return jobs_.size() + (ctx_.action != HostAction::kNone ? 1 : 0); }
+  void RunTask();
+  size_t Expected() const { return jobs_.size() + (ctx_.task ? 1 : 0); }
   void SampleWindowEdges();
   void RecordCoverage();
   Status JobError(const Job& job) const;
@@ -105,8 +104,8 @@ class StepRunner {
   std::mutex mu_;
   std::condition_variable done_cv_;
   uint32_t jobs_done_ = 0;
-  int action_error_ = 0;
-  uint64_t action_end_ns_ = 0;
+  Status task_status_;
+  uint64_t task_end_ns_ = 0;
 };
 
 }  // namespace iofleet::agent

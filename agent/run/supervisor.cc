@@ -15,9 +15,13 @@
 #include <map>
 
 #include "agent/engine/io_engine.h"
+#include "agent/run/copy_task.h"
 #include "agent/run/engine_name.h"
+#include "agent/run/files_task.h"
+#include "agent/run/host_tasks.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
+#include "core/spec/host_steps.h"
 
 namespace iofleet::agent {
 namespace {
@@ -52,6 +56,8 @@ v1::HelloResponse Supervisor::Hello() const {
   r.set_name(name_);
   for (const auto& e : EngineNames()) r.add_engines(e);
   r.set_allow_drop_caches(config_.allow_drop_caches);
+  r.set_allow_readahead(config_.allow_readahead);
+  for (const auto& [hook, command] : config_.hooks) r.add_hooks(hook);
   for (const auto& [name, root] : roots_.all()) {
     v1::Root* out = r.add_roots();
     out->set_name(name);
@@ -68,6 +74,12 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   // Per sweep point, the largest extent any of its steps gives each file (files go between points).
   std::map<uint32_t, std::map<std::string, uint64_t>> point_files;
   for (const auto& step : request.steps()) {
+    const v1::FilesStep& files = step.files();
+    const bool creates = std::find(files.ops().begin(), files.ops().end(), v1::FILES_OP_CREATE) != files.ops().end();
+    if (step.has_files() && creates && spec::ParseStepPlace(files.dir()).root.empty()) {
+      auto& bytes = point_files[step.point()]["tree:" + files.dir()];
+      bytes = std::max(bytes, uint64_t{files.dirs()} * files.files_per_dir() * spec::MeanFileSize(files));
+    }
     if (!step.has_io()) continue;
     const v1::IoSpec& io = step.io();
     if (io.engine() == v1::ENGINE_NULL) continue;
@@ -167,6 +179,71 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   return removed;
 }
 
+// Host steps need this agent's permission; a refusal here exits 2 before any I/O.
+Status Supervisor::PreflightHostSteps(const v1::PrepareRequest& request, Workspace& workspace) {
+  const std::string who = "agent " + name_ + ": ";
+  readahead_file_.clear();
+  for (const auto& step : request.steps()) {
+    if (step.has_drop_caches() && !config_.allow_drop_caches) {
+      return Status(Code::kPermissionDenied, who + "step " + step.name() + ": drop_caches is not allowed by this agent's config (allow_drop_caches)");
+    }
+    if (step.has_hook() && !config_.hooks.count(step.hook().name())) {
+      std::string known;
+      for (const auto& [hook, command] : config_.hooks) known += (known.empty() ? "" : ", ") + hook;
+      return Status(Code::kPermissionDenied, who + "step " + step.name() + ": no hook named \"" + step.hook().name() +
+                                                 "\" in this agent's config (hooks: " + (known.empty() ? "none" : known) + ")");
+    }
+    if (step.has_readahead() && readahead_file_.empty()) {
+      if (!config_.allow_readahead) {
+        return Status(Code::kPermissionDenied, who + "step " + step.name() + ": readahead is not allowed by this agent's config (allow_readahead)");
+      }
+      auto dir = workspace.OpenDirectory("", false);
+      if (!dir.ok()) return Status(dir.status().code(), who + dir.status().message());
+      auto file = ReadaheadFileFor(*dir);
+      close(*dir);
+      if (!file.ok()) return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": " + workspace.run_dir() + ": " + file.status().message());
+      if (access(file->c_str(), W_OK) != 0) {
+        return PosixError(who + "step " + step.name() + ": " + *file + " (read-ahead) is not writable", errno);
+      }
+      readahead_file_ = *file;
+    }
+  }
+  return Status::Ok();
+}
+
+// Other roots' run directories, made at Prepare like the target's: <root>/iofleet/<run-id>/<agent>/.
+Status Supervisor::OpenPlaces(const v1::PrepareRequest& request) {
+  std::vector<std::string> texts;
+  for (const auto& step : request.steps()) {
+    if (step.has_files()) texts.push_back(step.files().dir());
+    if (step.has_copy()) texts.insert(texts.end(), {step.copy().from(), step.copy().to()});
+  }
+  for (const auto& text : texts) {
+    std::string root_name = spec::ParseStepPlace(text).root;
+    if (root_name.empty() || root_name == target_root_ || places_.count(root_name)) continue;
+    const Root* root = roots_.Find(root_name);
+    if (!root) {
+      std::string known;
+      for (const auto& [name, r] : roots_.all()) known += (known.empty() ? "" : ", ") + name;
+      return Status(Code::kFailedPrecondition, "agent " + name_ + ": \"" + text + "\": this agent has no root named \"" +
+                                                   root_name + "\" (roots: " + known + "; start it with --root " + root_name + "=DIR)");
+    }
+    auto workspace = Workspace::Create(*root, "", request.run_id(), request.agent_name());
+    if (!workspace.ok()) return Status(workspace.status().code(), "agent " + name_ + ": " + workspace.status().message());
+    places_[root_name] = std::move(*workspace);
+  }
+  return Status::Ok();
+}
+
+Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(const RunPlaces& places,
+                                                                           const std::string& text) const {
+  spec::StepPlace place = spec::ParseStepPlace(text);
+  if (place.root.empty() || place.root == target_root_) return std::make_pair(places.target, place.path);
+  auto it = places.others.find(place.root);
+  if (it == places.others.end()) return Status(Code::kFailedPrecondition, "agent " + name_ + ": no root " + place.root);
+  return std::make_pair(it->second, place.path);
+}
+
 Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& request) {
   std::unique_lock lock(mu_);
   if (state_ != State::kIdle) {
@@ -181,9 +258,15 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   }
   auto workspace = Workspace::Create(*root, request.target().dir(), request.run_id(), request.agent_name());
   if (!workspace.ok()) return Status(workspace.status().code(), "agent " + name_ + ": " + workspace.status().message());
+  target_root_ = root_name;
+  places_.clear();
   Status preflight = Preflight(request, **workspace);
+  if (preflight.ok()) preflight = PreflightHostSteps(request, **workspace);
+  if (preflight.ok()) preflight = OpenPlaces(request);
   if (!preflight.ok()) {
     (*workspace)->Cleanup();
+    for (auto& [name, place] : places_) place->Cleanup();
+    places_.clear();
     return preflight;
   }
   state_ = State::kPrepared;
@@ -221,19 +304,16 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   }
   Touch();
   StepContext context;
-  const v1::PlannedStep& planned = plan_.steps(static_cast<int>(request.step_index()));
+  const v1::PlannedStep planned = plan_.steps(static_cast<int>(request.step_index()));
   if (planned.point() != point_) {
     // A new sweep point: what the previous point wrote goes, so a sweep needs one point's space.
     workspace_->RemoveFiles();
+    for (auto& [name, place] : places_) place->RemoveFiles();
     coverage_ = std::make_shared<FileCoverage>();
     point_ = planned.point();
   }
-  if (planned.has_sync()) context.action = HostAction::kSync;
-  if (planned.has_drop_caches()) {
-    if (!config_.allow_drop_caches) {
-      return Status(Code::kPermissionDenied, "agent " + name_ + ": drop_caches is not allowed by this agent's config");
-    }
-    context.action = HostAction::kDropCaches;
+  if (planned.has_files() && request.phase() >= static_cast<uint32_t>(planned.files().ops_size())) {
+    return InvalidArgument("agent " + name_ + ": step " + planned.name() + " has no phase " + std::to_string(request.phase()));
   }
   context.io = planned.io();
   context.read_from_agent = planned.read_from_agent();
@@ -248,8 +328,16 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   step_index_ = request.step_index();
   // File setup can take long (a read step fills what is missing): done without the lock so
   // that Stop can still interrupt; the SettingUp state keeps other commands out meanwhile.
+  RunPlaces places{run_id_, workspace_, places_};
   lock.unlock();
-  auto runner = StepRunner::Prepare(std::move(context));
+  Status task_status;
+  if (!planned.has_io()) {
+    auto task = MakeTask(planned, request.phase(), request.step_index(), places);
+    if (task.ok()) context.task = std::move(*task);
+    else task_status = task.status();
+  }
+  Result<std::unique_ptr<StepRunner>> runner =
+      task_status.ok() ? StepRunner::Prepare(std::move(context)) : Result<std::unique_ptr<StepRunner>>(task_status);
   lock.lock();
   if (state_ != State::kSettingUp || run_id_ != request.run_id()) {
     return Aborted("agent " + name_ + ": run " + request.run_id() + " was stopped");
@@ -263,6 +351,38 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   current_->Launch();
   state_ = State::kStepReady;
   return Status::Ok();
+}
+
+Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
+                                                      const RunPlaces& places) {
+  if (planned.has_sync() || planned.has_drop_caches()) return MakeSyncTask(planned.has_drop_caches(), run_agent_name_);
+  if (planned.has_readahead()) return MakeReadaheadTask(readahead_, readahead_file_, planned.readahead().kib(), run_agent_name_);
+  if (planned.has_hook()) {
+    HookRun hook{planned.hook().name(), config_.hooks.at(planned.hook().name()), places.run_id, places.target->run_dir(),
+                 run_agent_name_};
+    return MakeHookTask(std::move(hook));
+  }
+  if (planned.has_files()) {
+    auto place = Place(places, planned.files().dir());
+    if (!place.ok()) return place.status();
+    FilesPlan plan;
+    plan.files = planned.files();
+    plan.op = planned.files().ops(static_cast<int>(phase));
+    plan.workspace = place->first;
+    plan.relative = place->second;
+    plan.agent_name = run_agent_name_;
+    plan.seed = run_token_ ^ (uint64_t{step_index} * 0x9E3779B97F4A7C15ull);
+    return MakeFilesTask(std::move(plan));
+  }
+  if (planned.has_copy()) {
+    auto from = Place(places, planned.copy().from());
+    if (!from.ok()) return from.status();
+    auto to = Place(places, planned.copy().to());
+    if (!to.ok()) return to.status();
+    CopyPlan plan{planned.copy(), from->first, from->second, to->first, to->second, run_agent_name_};
+    return MakeCopyTask(std::move(plan));
+  }
+  return InvalidArgument("agent " + name_ + ": step " + planned.name() + " has no kind this agent knows");
 }
 
 Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest& request) {
@@ -326,6 +446,8 @@ uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
   streams_ = 0;
   run_id_.clear();
   std::shared_ptr<Workspace> workspace = std::move(workspace_);
+  std::map<std::string, std::shared_ptr<Workspace>> places = std::move(places_);
+  places_.clear();
   coverage_.reset();
   lock.unlock();
   if (runner) {
@@ -333,7 +455,9 @@ uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
     runner->WaitFor(std::chrono::hours(1));
   }
   runner.reset();
+  readahead_.RestoreAll();
   uint64_t removed = workspace ? workspace->Cleanup() : 0;
+  for (auto& [name, place] : places) removed += place->Cleanup();
   lock.lock();
   return removed;
 }
@@ -356,7 +480,8 @@ void Supervisor::Shutdown() {
 }
 
 Supervisor::Supervisor(const Roots& roots, std::string name, AgentConfig config)
-    : roots_(roots), name_(std::move(name)), config_(std::move(config)) {
+    : roots_(roots), name_(std::move(name)), config_(std::move(config)), readahead_(config_.state_dir) {
+  for (const auto& note : readahead_.RestoreFromRecord()) std::cerr << "iofleet-agent: " << note << "\n";
   lease_thread_ = std::thread([this] { WatchLease(); });
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 
 #include "agent/run/agent_config.h"
 #include "agent/run/coverage.h"
+#include "agent/run/readahead.h"
 #include "agent/run/roots.h"
 #include "agent/run/step_runner.h"
 #include "agent/run/workspace.h"
@@ -47,6 +49,18 @@ class Supervisor {
  private:
   enum class State { kIdle, kPrepared, kSettingUp, kStepReady, kRunning };
   Status Preflight(const v1::PrepareRequest& request, Workspace& workspace);
+  Status PreflightHostSteps(const v1::PrepareRequest& request, Workspace& workspace);
+  Status OpenPlaces(const v1::PrepareRequest& request);
+  // What a task is made from, copied under the lock: a Stop may end the run meanwhile.
+  struct RunPlaces {
+    std::string run_id;
+    std::shared_ptr<Workspace> target;
+    std::map<std::string, std::shared_ptr<Workspace>> others;
+  };
+  // The workspace and path a step's "ROOT:path" names.
+  Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text) const;
+  Result<std::unique_ptr<StepTask>> MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
+                                             const RunPlaces& places);
   Status CheckRun(const std::string& run_id, uint32_t step_index) const;
   uint64_t EndRunLocked(std::unique_lock<std::mutex>& lock);
   void Touch();
@@ -61,6 +75,11 @@ class Supervisor {
   std::string run_agent_name_;
   v1::PrepareRequest plan_;
   std::shared_ptr<Workspace> workspace_;
+  std::string target_root_;
+  // Run directories in other roots ("ROOT:path" in files and copy steps), by root name.
+  std::map<std::string, std::shared_ptr<Workspace>> places_;
+  ReadaheadKeeper readahead_;
+  std::string readahead_file_;  // the target's, when a readahead step is planned
   std::shared_ptr<FileCoverage> coverage_;
   uint64_t run_token_ = 0;
   std::shared_ptr<StepRunner> current_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "agent/run/confined_fs.h"
+#include "agent/run/tree_names.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::agent {
@@ -130,14 +131,14 @@ uint64_t Workspace::RemoveFiles() {
   std::lock_guard lock(mu_);
   uint64_t removed = 0;
   std::vector<Entry> kept;
-  for (const Entry& e : created_) {
-    if (!e.directory && UnlinkBeneath(root_fd_, e.relative, false) == 0) {
-      ++removed;
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    if (!it->directory) {  // files and trees; directories stay for the next point
+      removed += RemoveEntry(*it);
       continue;
     }
-    if (e.directory) kept.push_back(e);
+    kept.push_back(*it);
   }
-  created_ = std::move(kept);
+  created_.assign(kept.rbegin(), kept.rend());
   return removed;
 }
 
@@ -161,11 +162,97 @@ uint64_t Workspace::Cleanup() {
 uint64_t Workspace::CleanupLocked() {
   uint64_t removed = 0;
   while (!created_.empty()) {
-    const Entry& e = created_.back();
-    // A directory that still holds entries someone else made (ENOTEMPTY) is left in place.
-    if (UnlinkBeneath(root_fd_, e.relative, e.directory) == 0) ++removed;
+    removed += RemoveEntry(created_.back());
     created_.pop_back();
   }
+  return removed;
+}
+
+// A directory that still holds entries someone else made (ENOTEMPTY) is left in place.
+uint64_t Workspace::RemoveEntry(const Entry& e) {
+  if (!e.tree()) return UnlinkBeneath(root_fd_, e.relative, e.directory) == 0 ? 1 : 0;
+  uint64_t removed = 0;
+  int base = OpenBeneath(root_fd_, e.relative, O_RDONLY | O_DIRECTORY);
+  if (base < 0) return 0;
+  for (uint32_t d = 0; d < e.tree_dirs; ++d) {
+    TreeName dir = TreeDirName(d);
+    int dfd = openat(base, dir.text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) continue;
+    for (uint32_t f = 0; f < e.tree_files; ++f) {
+      if (unlinkat(dfd, TreeFileName(f).text, 0) == 0) ++removed;
+    }
+    close(dfd);
+    if (unlinkat(base, dir.text, AT_REMOVEDIR) == 0) ++removed;
+  }
+  close(base);
+  if (e.directory && UnlinkBeneath(root_fd_, e.relative, true) == 0) ++removed;
+  return removed;
+}
+
+Result<int> Workspace::OpenDirectory(const std::string& relative, bool create) {
+  if (!spec::IsConfinedRelativePath(relative)) {
+    return InvalidArgument("\"" + relative + "\" is not a path below the run directory; refused");
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return Aborted(PathOf(relative) + ": the run has ended");
+    for (size_t at = 0; create && at < relative.size();) {
+      size_t end = std::min(relative.find('/', at), relative.size());
+      std::string part = run_dir_rel_ + "/" + relative.substr(0, end);
+      int rc = MkdirBeneath(root_fd_, part, 0755);
+      if (rc == 0) created_.push_back({part, true});
+      else if (rc != -EEXIST) return PosixError(root_path_ + "/" + part + Describe(-rc), -rc);
+      at = end + 1;
+    }
+  }
+  return OpenBelow(relative, O_RDONLY | O_DIRECTORY);
+}
+
+Result<int> Workspace::OpenBelow(const std::string& relative, int flags) {
+  if (!spec::IsConfinedRelativePath(relative)) {
+    return InvalidArgument("\"" + relative + "\" is not a path below the run directory; refused");
+  }
+  std::string full = relative.empty() ? run_dir_rel_ : run_dir_rel_ + "/" + relative;
+  int fd = OpenBeneath(root_fd_, full, flags & ~O_CREAT);
+  if (fd < 0) return PosixError((relative.empty() ? run_dir_abs_ : PathOf(relative)) + Describe(-fd), -fd);
+  return fd;
+}
+
+void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir) {
+  std::string full = run_dir_rel_ + "/" + relative;
+  std::lock_guard lock(mu_);
+  for (Entry& e : created_) {
+    if (e.relative == full && e.tree()) {
+      e.tree_dirs = std::max(e.tree_dirs, dirs);
+      e.tree_files = std::max(e.tree_files, files_per_dir);
+      return;
+    }
+  }
+  // Not a directory entry of its own: the directory itself is recorded when this run made it.
+  created_.push_back({full, false, std::max(dirs, 1u), files_per_dir});
+}
+
+void Workspace::Record(const std::string& relative, bool directory) {
+  std::lock_guard lock(mu_);
+  created_.push_back({run_dir_rel_ + "/" + relative, directory});
+}
+
+bool Workspace::Recorded(const std::string& relative) {
+  std::string full = run_dir_rel_ + "/" + relative;
+  std::lock_guard lock(mu_);
+  return std::any_of(created_.begin(), created_.end(), [&](const Entry& e) { return e.relative == full && !e.tree(); });
+}
+
+uint64_t Workspace::RemoveRecordedUnder(const std::string& relative) {
+  std::string full = run_dir_rel_ + "/" + relative;
+  std::lock_guard lock(mu_);
+  uint64_t removed = 0;
+  std::vector<Entry> kept;
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    if (it->relative == full || it->relative.rfind(full + "/", 0) == 0) removed += RemoveEntry(*it);
+    else kept.push_back(*it);
+  }
+  created_.assign(kept.rbegin(), kept.rend());
   return removed;
 }
 

@@ -49,6 +49,24 @@ class Workspace {
   // Removes every recorded entry, newest first. Returns how many were removed.
   uint64_t Cleanup();
 
+  // Trees and copies (files and copy steps). `relative` is a confined path below the run
+  // directory. Opens it as a directory for *at calls; with `create`, missing parts are made
+  // and recorded (mkdir -p).
+  // "" is the run directory itself.
+  Result<int> OpenDirectory(const std::string& relative, bool create);
+  // Opens a file or directory below the run directory as it is (never creates).
+  Result<int> OpenBelow(const std::string& relative, int flags);
+  // Records the tree <relative>/dNNNNNN/fNNNNNN a files step makes: cleanup unlinks exactly
+  // those names (dirs x files_per_dir), then the directories.
+  void RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir);
+  // Records one entry a copy step made.
+  void Record(const std::string& relative, bool directory);
+  // Whether this run recorded `relative` itself.
+  bool Recorded(const std::string& relative);
+  // Removes the recorded entries at and below `relative`, newest first (an earlier copy to the
+  // same place). Returns how many were removed.
+  uint64_t RemoveRecordedUnder(const std::string& relative);
+
   const std::string& run_dir() const { return run_dir_abs_; }
   std::string PathOf(const std::string& name) const { return run_dir_abs_ + "/" + name; }
 
@@ -56,7 +74,11 @@ class Workspace {
   struct Entry {
     std::string relative;  // below the root
     bool directory;
+    uint32_t tree_dirs = 0;  // a files step's tree: dirs x files below `relative`
+    uint32_t tree_files = 0;
+    bool tree() const { return tree_dirs > 0; }
   };
+  uint64_t RemoveEntry(const Entry& e);
   Workspace(const Root& root) : root_fd_(root.fd), root_path_(root.path) {}
   Status MakeDirectory(const std::string& relative, bool must_be_new, bool ours_if_empty);
   uint64_t CleanupLocked();

@@ -94,7 +94,19 @@ nlohmann::ordered_json StatsJson(const StepStats& s) {
   };
   j["client_cpu_bound"] = s.cpu_bound;
   j["cache_resident"] = s.cache_resident;
+  if (!s.notes.empty()) j["notes"] = s.notes;
   return j;
+}
+
+// Files and copy steps count entries: files (and directories) per second, and for a copy the
+// seed's own unit, Gbps (10^9 bit/s).
+void EntryFigures(const std::string& kind, const StepStats& s, nlohmann::ordered_json& j) {
+  if (kind == "copy") {
+    j["files"] = s.ops;
+    j["dirs"] = s.dirs;
+    j["gbps"] = s.bytes_per_sec() * 8 / 1e9;
+  }
+  if (kind == "files" || kind == "copy") j["files_per_sec"] = s.iops();
 }
 
 }  // namespace
@@ -122,6 +134,24 @@ std::string ReportJson(const RunReport& report) {
     s["cycle"] = step.cycle;
     s["status"] = step.status;
     s["aggregate"] = StatsJson(step.aggregate);
+    EntryFigures(step.kind, step.aggregate, s["aggregate"]);
+    if (!step.phases.empty()) {
+      s["phases"] = nlohmann::ordered_json::array();
+      for (const auto& phase : step.phases) {
+        nlohmann::ordered_json p = {{"op", phase.op}};
+        p.update(StatsJson(phase.aggregate));
+        p["files_per_sec"] = phase.aggregate.iops();
+        if (phase.start_skew_ns >= 0) p["start_skew_ns"] = phase.start_skew_ns;
+        p["agents"] = nlohmann::ordered_json::array();
+        for (const auto& a : phase.agents) {
+          nlohmann::ordered_json row = {{"agent", a.agent}};
+          row.update(StatsJson(a.stats));
+          row["files_per_sec"] = a.stats.iops();
+          p["agents"].push_back(row);
+        }
+        s["phases"].push_back(p);
+      }
+    }
     if (step.start_skew_ns >= 0) s["start_skew_ns"] = step.start_skew_ns;
     if (step.started_at_unix_ns) s["started_at_unix_ns"] = step.started_at_unix_ns;
     if (!step.slowest_agent.empty()) s["slowest_agent"] = step.slowest_agent;
@@ -142,6 +172,7 @@ std::string ReportJson(const RunReport& report) {
     for (const auto& a : step.agents) {
       nlohmann::ordered_json row = {{"agent", a.agent}};
       row.update(StatsJson(a.stats));
+      EntryFigures(step.kind, a.stats, row);
       row["start_offset_ns"] = a.start_offset_ns;
       s["agents"].push_back(row);
     }
@@ -158,6 +189,7 @@ std::string ReportJson(const RunReport& report) {
   if (max_cycle > 0) {
     j["summaries"] = nlohmann::ordered_json::array();
     for (const auto& [key, steps] : groups) {
+      if (steps.size() < 2) continue;  // a step run once per point (once: true) has no spread
       std::vector<double> bw, iops, seconds;
       for (const StepReport* s : steps) {
         bw.push_back(s->aggregate.bytes_per_sec());
@@ -173,6 +205,11 @@ std::string ReportJson(const RunReport& report) {
       summary["bytes_per_sec"] = Summary(bw);
       summary["iops"] = Summary(iops);
       summary["seconds"] = Summary(seconds);
+      if (steps.front()->kind == "copy") {
+        std::vector<double> gbps;
+        for (double b : bw) gbps.push_back(b * 8 / 1e9);
+        summary["gbps"] = Summary(gbps);
+      }
       j["summaries"].push_back(summary);
     }
   }

@@ -46,6 +46,8 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
            c.host_busy_ticks(), c.host_total_ticks(), c.max_worker_busy_permille()};
   s.cache_resident = result.cache_resident();
   s.rate_limited = result.rate_limited();
+  s.dirs = result.dirs();
+  if (!result.note().empty()) s.notes.push_back(result.note());
   s.cpu_bound = s.cpu.host_busy_pct() > kCpuBoundPct || s.cpu.max_worker_busy_permille > kCpuBoundPct * 10;
   return s;
 }
@@ -72,6 +74,14 @@ void StepStats::Add(const StepStats& other, bool first) {
   cache_resident = cache_resident || other.cache_resident;
   rate_limited = rate_limited || other.rate_limited;
   cpu_bound = cpu_bound || other.cpu_bound;
+  dirs += other.dirs;
+  notes.insert(notes.end(), other.notes.begin(), other.notes.end());
+}
+
+void StepStats::AddPhase(const StepStats& phase, bool first) {
+  uint64_t before = first ? 0 : window_ns;
+  Add(phase, first);
+  window_ns = before + phase.window_ns;
 }
 
 }  // namespace iofleet::controller

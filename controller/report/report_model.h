@@ -53,6 +53,8 @@ struct StepStats {
   bool cache_resident = false;
   bool rate_limited = false;
   bool cpu_bound = false;  // this agent, or for an aggregate any agent, was CPU-bound
+  uint64_t dirs = 0;       // copy: directories made
+  std::vector<std::string> notes;  // what host steps did (read-ahead changed, hook exit)
 
   double seconds() const { return static_cast<double>(window_ns) / 1e9; }
   double iops() const { return window_ns ? static_cast<double>(ops) / seconds() : 0.0; }
@@ -62,12 +64,22 @@ struct StepStats {
   // Merging: counters and histograms add; the window is the longest; passes the fewest; flags
   // hold when they hold for any agent.
   void Add(const StepStats& other, bool first);
+  // A files step's phases run one after another: like Add, but the windows add up.
+  void AddPhase(const StepStats& phase, bool first);
 };
 
 struct AgentStep {
   std::string agent;
   StepStats stats;
   int64_t start_offset_ns = 0;  // its first I/O after the earliest agent's, clocks corrected
+};
+
+// One phase of a files step (mkdir, create, ...), run in lockstep on every agent.
+struct PhaseReport {
+  std::string op;
+  StepStats aggregate;
+  std::vector<AgentStep> agents;
+  int64_t start_skew_ns = -1;
 };
 
 struct StepReport {
@@ -85,6 +97,7 @@ struct StepReport {
   uint64_t started_at_unix_ns = 0;  // the earliest agent's first I/O, on the controller's clock
   std::string slowest_agent;  // the lowest bytes_per_sec
   bool stonewalled = false;   // stonewall: first_done stopped the others
+  std::vector<PhaseReport> phases;  // files steps
 };
 
 struct AgentInfo {

@@ -43,6 +43,7 @@ std::string SummaryCsv(const RunReport& report) {
   for (const auto& step : report.steps) {
     out += CsvRow(step, "aggregate", "", step.aggregate);
     for (const auto& a : step.agents) out += CsvRow(step, "agent", a.agent, a.stats);
+    for (const auto& phase : step.phases) out += CsvRow(step, "phase:" + phase.op, "", phase.aggregate);
   }
   return out;
 }
@@ -89,6 +90,22 @@ std::string ConsoleSummary(const RunReport& report) {
     if (agg.cpu_bound) out += fmt::format("{:<14} warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's\n", "");
     if (agg.cache_resident) out += fmt::format("{:<14} warning: buffered reads of a data set smaller than twice the agent's RAM: likely served from page cache\n", "");
     for (const auto& [kind, n] : agg.errors) out += fmt::format("{:<14} errors: {} x {}\n", "", n, kind);
+    for (const auto& phase : step.phases) {
+      out += fmt::format("{:<14} {:<12} {:>10.1f} {:>10.1f} {:>10.0f} {:>10} {:>10} {:>10} {:>10}\n", "", "  " + phase.op,
+                         phase.aggregate.bytes_per_sec() / kMiB, phase.aggregate.bytes_per_sec() / kMB, phase.aggregate.iops(),
+                         FormatLatency(phase.aggregate.latency->Mean()),
+                         FormatLatency(static_cast<double>(phase.aggregate.latency->Quantile(0.5))),
+                         FormatLatency(static_cast<double>(phase.aggregate.latency->Quantile(0.99))),
+                         FormatLatency(static_cast<double>(phase.aggregate.latency->max())));
+    }
+    if (step.kind == "copy") {
+      out += fmt::format("{:<14} copy: {} files, {} dirs in {:.3f} s: {:.3f} Gbps\n", "", agg.ops, agg.dirs, agg.seconds(),
+                         agg.bytes_per_sec() * 8 / 1e9);
+    }
+    if (step.kind == "hook" || step.kind == "readahead" || step.kind == "sync" || step.kind == "drop_caches") {
+      out += fmt::format("{:<14} took {:.3f} s\n", "", agg.seconds());
+    }
+    for (const auto& note : agg.notes) out += fmt::format("{:<14} note: {}\n", "", note);
   }
   if (!report.error.empty()) out += "error: " + report.error + "\n";
   return out;

@@ -7,6 +7,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
+#include "core/spec/host_steps.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::controller {
@@ -35,6 +36,11 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
       step.set_point(point);
       if (workloads[i].steps(s).has_sync()) step.mutable_sync();
       if (workloads[i].steps(s).has_drop_caches()) step.mutable_drop_caches();
+      const v1::Step& mine = workloads[i].steps(s);
+      if (mine.has_files()) *step.mutable_files() = spec::ResolveFiles(mine.files());
+      if (mine.has_copy()) *step.mutable_copy() = spec::ResolveCopy(mine.copy());
+      if (mine.has_readahead()) *step.mutable_readahead() = mine.readahead();
+      if (mine.has_hook()) *step.mutable_hook() = mine.hook();
       if (workloads[i].steps(s).has_io()) {
         auto io = spec::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) return InvalidArgument("steps[" + std::to_string(s) + "].io: " + io.status().message());
@@ -101,6 +107,24 @@ std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, cons
       if (step.has_sleep()) timed_ns += step.sleep().duration() * cycles;
       for (size_t i = 0; i < agents.size(); ++i) {
         const v1::PlannedStep& planned = plan.steps[i][p * static_cast<size_t>(steps) + static_cast<size_t>(s)];
+        if (planned.has_files()) {
+          const v1::FilesStep& f = planned.files();
+          uint64_t files = uint64_t{f.dirs()} * f.files_per_dir();
+          std::string ops;
+          for (int k = 0; k < f.ops_size(); ++k) ops += (k ? ", " : "") + spec::FilesOpName(f.ops(k));
+          out += fmt::format("#     {}: {} x {} files ({} files, about {}) in {}, {} job(s): {}\n", agents[i].name, f.dirs(),
+                             f.files_per_dir(), files, FormatSize(files * spec::MeanFileSize(f)), f.dir(), f.jobs(), ops);
+          if (i == 0) size_based += static_cast<int>(cycles);
+        }
+        if (planned.has_copy()) {
+          out += fmt::format("#     {}: copy {} to {}, {} job(s)\n", agents[i].name, planned.copy().from(), planned.copy().to(),
+                             planned.copy().jobs());
+          if (i == 0) size_based += static_cast<int>(cycles);
+        }
+        if (planned.has_hook() && i == 0) out += fmt::format("#     every agent: hook {} from its config\n", planned.hook().name());
+        if (planned.has_readahead() && i == 0) {
+          out += fmt::format("#     every agent: read_ahead_kb {} on the target's device\n", planned.readahead().kib());
+        }
         if (!planned.has_io()) continue;
         const v1::IoSpec& io = planned.io();
         uint64_t files = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.jobs() : (io.jobs() ? 1 : 0);

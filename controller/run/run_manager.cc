@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "controller/fleet/fleet.h"
@@ -22,6 +24,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
+#include "core/spec/host_steps.h"
 #include "core/spec/root_spec.h"
 #include "core/spec/validate.h"
 
@@ -89,6 +92,7 @@ class RunManager {
   int Connect();
   int Plan();
   void SleepStep(uint64_t duration_ns, StepReport& step);
+  void FilesStep(StepExecutor& executor, int flat, const v1::FilesStep& files, StepReport& step);
   int Prepare();
   void StopAll();
   int Finish(int code);
@@ -178,13 +182,31 @@ int RunManager::Plan() {
       std::cerr << "iofleet: agent " << a.name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
       ++rejected;
     }
-    for (const auto& step : mine.steps()) {
+    // What the agent's own config must allow: refused here, before any agent prepares.
+    std::set<std::string> refusals;
+    for (int s = 0; s < mine.steps_size(); ++s) {
+      const v1::Step& step = mine.steps(s);
       if (step.has_drop_caches() && !a.hello.allow_drop_caches()) {
-        std::cerr << "iofleet: agent " << a.name << ": the workload drops caches, which this agent's config does not "
-                  << "allow (start it with --config holding allow_drop_caches: true)\n";
-        ++rejected;
-        break;
+        refusals.insert("the workload drops caches, which this agent's config does not allow (start it with --config "
+                        "holding allow_drop_caches: true)");
       }
+      if (step.has_readahead() && !a.hello.allow_readahead()) {
+        refusals.insert("the workload changes read-ahead, which this agent's config does not allow (start it with --config "
+                        "holding allow_readahead: true)");
+      }
+      if (step.has_hook()) {
+        const auto& hooks = a.hello.hooks();
+        if (std::find(hooks.begin(), hooks.end(), step.hook().name()) == hooks.end()) {
+          std::string known;
+          for (const auto& h : hooks) known += (known.empty() ? "" : ", ") + h;
+          refusals.insert("step " + spec::StepName(mine, s) + ": no hook named \"" + step.hook().name() + "\" in this agent's config (hooks: " +
+                          (known.empty() ? "none" : known) + ")");
+        }
+      }
+    }
+    for (const auto& r : refusals) {
+      std::cerr << "iofleet: agent " << a.name << ": " << r << "\n";
+      ++rejected;
     }
   }
   if (rejected) return kExitRejected;
@@ -236,6 +258,36 @@ void RunManager::SleepStep(uint64_t duration_ns, StepReport& step) {
   if (g_interrupted) Fail("aborted", "interrupted (Ctrl-C) during step " + step.name);
 }
 
+// A files step runs op by op, each phase in lockstep on every agent (mdtest's barriers); the
+// step's figures add its phases up.
+void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep& files, StepReport& step) {
+  step.status = "succeeded";
+  for (int k = 0; k < files.ops_size() && step.status == "succeeded"; ++k) {
+    StepReport phase_step;
+    phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
+    StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), phase_step);
+    PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns};
+    step.aggregate.AddPhase(phase.aggregate, k == 0);
+    for (const auto& a : phase.agents) {
+      auto it = std::find_if(step.agents.begin(), step.agents.end(), [&](const AgentStep& s) { return s.agent == a.agent; });
+      if (it == step.agents.end()) step.agents.push_back(a);
+      else it->stats.AddPhase(a.stats, false);
+    }
+    if (k == 0) step.started_at_unix_ns = phase_step.started_at_unix_ns;
+    step.start_skew_ns = std::max(step.start_skew_ns, phase_step.start_skew_ns);
+    step.phases.push_back(std::move(phase));
+    step.status = outcome.status;
+    if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
+  }
+  double slowest = -1;
+  for (const auto& a : step.agents) {
+    if (slowest < 0 || a.stats.seconds() > slowest) {
+      slowest = a.stats.seconds();
+      step.slowest_agent = a.agent;
+    }
+  }
+}
+
 int RunManager::Finish(int code) {
   WriteFile(out_dir_ / "report.json", ReportJson(report_));
   WriteFile(out_dir_ / "summary.csv", SummaryCsv(report_));
@@ -282,6 +334,7 @@ int RunManager::Run() {
             Fail("aborted", "interrupted (Ctrl-C) before step " + spec::StepName(w, i));
             break;
           }
+          if (w.steps(i).once() && c > 0) continue;  // its data serves every cycle of the point
           StepReport step;  // report.json lists executed steps only
           step.index = i;
           step.name = spec::StepName(w, i);
@@ -295,7 +348,11 @@ int RunManager::Run() {
             SleepStep(w.steps(i).sleep().duration(), report_.steps.back());
             continue;
           }
-          StepOutcome outcome = executor.Run(static_cast<int>(flat), plan_.steps[0][flat].io(), report_.steps.back());
+          if (w.steps(i).has_files()) {
+            FilesStep(executor, static_cast<int>(flat), plan_.steps[0][flat].files(), report_.steps.back());
+            continue;
+          }
+          StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), report_.steps.back());
           if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
         }
       }

@@ -23,7 +23,7 @@ std::string WithAgent(const FleetAgent& agent, const std::string& message) {
 
 }  // namespace
 
-StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step) {
+StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, StepReport& step) {
   StepOutcome outcome;
   auto fail = [&](const std::string& status, const std::string& error) {
     if (outcome.status == "succeeded") outcome = {status, error};
@@ -35,6 +35,7 @@ StepOutcome StepExecutor::Run(int index, const v1::IoSpec& io, StepReport& step)
     v1::SetupStepRequest request;
     request.set_run_id(run_id_);
     request.set_step_index(static_cast<uint32_t>(index));
+    request.set_phase(phase);
     setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
   });
   for (size_t i = 0; i < fleet_.size(); ++i) {

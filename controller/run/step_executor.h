@@ -1,4 +1,4 @@
-// Runs one io step on every agent in lockstep: set it up everywhere (files, holes, threads
+// Runs one step (or one phase of a files step) on every agent in lockstep: set it up everywhere (files, holes, threads
 // waiting), pick one start instant a little ahead, release every agent at that instant on its
 // own clock (corrected by the measured offset), stream progress, collect the exact results.
 #pragma once
@@ -22,8 +22,9 @@ class StepExecutor {
   StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const std::atomic<bool>& interrupted)
       : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted) {}
 
-  // Fills `step` (its agents, aggregate, skew) and says how it ended.
-  StepOutcome Run(int index, const v1::IoSpec& io, StepReport& step);
+  // Fills `step` (its agents, aggregate, skew) and says how it ended. `phase`: which op of a
+  // files step.
+  StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, StepReport& step);
 
  private:
   Fleet& fleet_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/spec/host_steps.h"
+
 namespace iofleet::spec {
 
 v1::IoSpec BuiltinIoDefaults() {
@@ -97,6 +99,10 @@ std::string StepKind(const v1::Step& step) {
     case v1::Step::kSleep: return "sleep";
     case v1::Step::kSync: return "sync";
     case v1::Step::kDropCaches: return "drop_caches";
+    case v1::Step::kFiles: return "files";
+    case v1::Step::kCopy: return "copy";
+    case v1::Step::kReadahead: return "readahead";
+    case v1::Step::kHook: return "hook";
     case v1::Step::KIND_NOT_SET: break;
   }
   return "step";
@@ -151,6 +157,8 @@ v1::Workload Effective(const v1::Workload& workload) {
       *step->mutable_io() = ResolveIo(workload, i);
       PruneInapplicable(*step->mutable_io());
     }
+    if (step->has_files()) *step->mutable_files() = ResolveFiles(step->files());
+    if (step->has_copy()) *step->mutable_copy() = ResolveCopy(step->copy());
   }
   return out;
 }

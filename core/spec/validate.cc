@@ -4,6 +4,7 @@
 
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
+#include "core/spec/host_steps.h"
 
 namespace iofleet::spec {
 namespace {
@@ -176,8 +177,14 @@ std::vector<Violation> Validate(const v1::Workload& w) {
       case v1::Step::kSync:
       case v1::Step::kDropCaches:
         break;
+      case v1::Step::kFiles:
+      case v1::Step::kCopy:
+      case v1::Step::kReadahead:
+      case v1::Step::kHook:
+        ValidateHostStep(step, path, out);
+        break;
       case v1::Step::KIND_NOT_SET:
-        out.push_back({path, "a step needs a kind (io, sleep, sync, drop_caches)"});
+        out.push_back({path, "a step needs a kind (io, files, copy, drop_caches, sync, readahead, hook, sleep)"});
         break;
     }
   }

@@ -40,6 +40,22 @@ TEST(ShippedWorkloads, ZebClientSeq64k) {
   }
 }
 
+// The same test as an fio job file: imported, scaled down with --set like any workload.
+TEST(ShippedWorkloads, ZebClientFioJobFile) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "zebclient-seq64k.fio",
+                           {"defaults.jobs=2", "defaults.file_size=8MiB", "defaults.runtime=1s", "defaults.ramp=0s"});
+  ASSERT_EQ(report["steps"].size(), 2u);
+  EXPECT_EQ(report["steps"][0]["name"], "64kseqwrite");
+  EXPECT_EQ(report["steps"][1]["name"], "64kseqread");
+  for (const json& step : report["steps"]) {
+    const json& agg = step["aggregate"];
+    EXPECT_GT(agg["ops"].get<uint64_t>(), 0u) << step["name"];
+    EXPECT_GT(agg["bytes"].get<uint64_t>(), 0u) << step["name"];
+    EXPECT_EQ(agg["bytes"].get<uint64_t>() % 65536, 0u) << step["name"];  // bs=64k
+  }
+}
+
 TEST(ShippedWorkloads, ZebClientCompressibility) {
   TempDir tmp;
   json report = RunShipped(tmp, "zebclient-compressibility.yaml",
@@ -99,6 +115,25 @@ TEST(ShippedWorkloads, DropCachesNeedsTheAgentsPermission) {
                                tmp / "logs");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("agent local: the workload drops caches"), std::string::npos) << r.err;
+}
+
+// An option iofleet cannot honour refuses the job file before any agent starts, naming its line;
+// --allow-unsupported leaves it out with a warning.
+TEST(FioJobFiles, UnsupportedOptionIsRefusedWithItsLine) {
+  TempDir tmp;
+  const std::string job = (tmp / "job.fio").string();
+  WriteText(job, "[global]\nsize=1m\nioengine=null\n[a]\nrw=write\nthread\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string()},
+                               tmp / "logs");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(job + ":6:1: thread: is not an option"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("iofleet: 1 error(s) in " + job + "; nothing was started"), std::string::npos) << r.err;
+
+  r = RunCommand({BinPath("iofleet"), "validate", job, "--allow-unsupported"}, tmp / "logs");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("iofleet: warning: " + job + ":6:1: thread:"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("engine: \"null\""), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -109,7 +109,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::filesy
 
 AgentProcess::AgentProcess(const std::filesystem::path& root, const std::string& name,
                            const std::filesystem::path& log_dir, std::vector<std::string> extra_roots,
-                           const std::vector<std::string>& env) {
+                           const std::vector<std::string>& env, const std::vector<std::string>& extra_args) {
   std::filesystem::create_directories(root);
   std::vector<std::string> argv = {BinPath("iofleet-agent"), "--listen", "127.0.0.1:0", "--insecure",
                                    "--name", name, "--root", root.string()};
@@ -117,6 +117,7 @@ AgentProcess::AgentProcess(const std::filesystem::path& root, const std::string&
     argv.push_back("--root");
     argv.push_back(r);
   }
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   process_ = std::make_unique<Process>(argv, log_dir, env);
   const std::string marker = "listening on ";
   if (!process_->WaitForStdout(marker, std::chrono::seconds(10))) {

@@ -53,9 +53,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::filesy
 // An iofleet-agent on 127.0.0.1 with a kernel-chosen port.
 class AgentProcess {
  public:
+  // `extra_args`: more flags, e.g. {"--root", "local=DIR", "--config", "agent.yaml"}.
   AgentProcess(const std::filesystem::path& root, const std::string& name,
                const std::filesystem::path& log_dir, std::vector<std::string> extra_roots = {},
-               const std::vector<std::string>& env = {});
+               const std::vector<std::string>& env = {}, const std::vector<std::string>& extra_args = {});
   const std::string& address() const { return address_; }
   Process& process() { return *process_; }
 

@@ -1,0 +1,232 @@
+#include "agent/run/copy_task.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+#include "agent/run/confined_fs.h"
+#include "agent/stats/job_stats.h"
+#include "core/base/clock.h"
+
+namespace iofleet::agent {
+namespace {
+
+constexpr size_t kAlign = 4096;
+
+struct SourceEntry {
+  std::string relative;  // below `from` ("" for `from` itself)
+  bool directory;
+};
+
+std::string Join(const std::string& a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "/" + b; }
+
+class CopyTask : public StepTask {
+ public:
+  CopyTask(CopyPlan plan, int from_fd, int to_parent_fd, std::string to_name, bool single_file, uint64_t removed)
+      : plan_(std::move(plan)), from_fd_(from_fd), to_parent_fd_(to_parent_fd), to_name_(std::move(to_name)),
+        single_file_(single_file), removed_(removed) {
+    for (uint32_t j = 0; j < plan_.copy.jobs(); ++j) counters_.push_back(std::make_unique<TaskCounters>());
+  }
+  ~CopyTask() override {
+    close(from_fd_);
+    close(to_parent_fd_);
+  }
+
+  Status Run(const std::atomic<bool>& stop) override {
+    // The walk and the directories are part of what cp does, so they are inside the window.
+    std::vector<SourceEntry> entries;
+    if (single_file_) entries.push_back({"", false});
+    else IOFLEET_RETURN_IF_ERROR(Walk("", entries));
+    int to_fd = -1;
+    if (!single_file_) {
+      for (const auto& e : entries) {
+        if (!e.directory) continue;
+        std::string target = Join(to_name_, e.relative);
+        if (mkdirat(to_parent_fd_, target.c_str(), 0755) < 0) return Failed(plan_.to_workspace->PathOf(Join(plan_.to, e.relative)), "mkdir", errno);
+        plan_.to_workspace->Record(Join(plan_.to, e.relative), true);
+        ++dirs_;
+      }
+      to_fd = OpenBeneath(to_parent_fd_, to_name_, O_PATH | O_DIRECTORY);
+      if (to_fd < 0) return Failed(plan_.to_workspace->PathOf(plan_.to), "open", -to_fd);
+    }
+    for (const auto& e : entries) {
+      if (!e.directory) files_.push_back(e.relative);
+    }
+    std::vector<std::thread> threads;
+    std::vector<Status> results(counters_.size());
+    for (size_t j = 0; j < counters_.size(); ++j) {
+      threads.emplace_back([&, j] { results[j] = RunJob(*counters_[j], to_fd, stop); });
+    }
+    for (auto& t : threads) t.join();
+    if (to_fd >= 0) close(to_fd);
+    for (auto& r : results) IOFLEET_RETURN_IF_ERROR(r);
+    return Status::Ok();
+  }
+
+  void Report(v1::StepResult& result) const override {
+    ReportCounters(counters_, result);
+    result.set_dirs(dirs_);
+    if (removed_) result.set_note("removed " + std::to_string(removed_) + " entries of the earlier copy at " + plan_.to + " first (untimed)");
+  }
+  uint64_t ops() const override { return SumOps(counters_); }
+  uint64_t bytes() const override { return SumBytes(counters_); }
+
+ private:
+  Status Failed(const std::string& path, const char* what, int err) {
+    failed_.store(true);
+    return PosixError("agent " + plan_.agent_name + ": " + path + ": copy: " + what, err);
+  }
+
+  // Depth first, directories before what they hold.
+  Status Walk(const std::string& relative, std::vector<SourceEntry>& out) {
+    out.push_back({relative, true});
+    int fd = relative.empty() ? dup(from_fd_) : OpenBeneath(from_fd_, relative, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return Failed(plan_.from_workspace->PathOf(Join(plan_.from, relative)), "open", relative.empty() ? errno : -fd);
+    DIR* dir = fdopendir(fd);
+    if (!dir) {
+      close(fd);
+      return Failed(plan_.from_workspace->PathOf(Join(plan_.from, relative)), "opendir", errno);
+    }
+    std::vector<std::pair<std::string, bool>> children;
+    while (dirent* d = readdir(dir)) {
+      std::string name = d->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat st;
+      if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        int err = errno;
+        closedir(dir);
+        return Failed(plan_.from_workspace->PathOf(Join(plan_.from, Join(relative, name))), "stat", err);
+      }
+      if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+        closedir(dir);
+        return FailedPrecondition("agent " + plan_.agent_name + ": " + plan_.from_workspace->PathOf(Join(plan_.from, Join(relative, name))) +
+                                  ": copy: not a regular file or directory (a symlink or special file is neither followed nor skipped)");
+      }
+      children.emplace_back(name, S_ISDIR(st.st_mode));
+    }
+    closedir(dir);
+    std::sort(children.begin(), children.end());
+    for (const auto& [name, is_dir] : children) {
+      if (is_dir) IOFLEET_RETURN_IF_ERROR(Walk(Join(relative, name), out));
+      else out.push_back({Join(relative, name), false});
+    }
+    return Status::Ok();
+  }
+
+  Status RunJob(TaskCounters& c, int to_fd, const std::atomic<bool>& stop) {
+    const size_t block = plan_.copy.block_size();
+    std::byte* buffer = static_cast<std::byte*>(std::aligned_alloc(kAlign, (block + kAlign - 1) / kAlign * kAlign));
+    if (!buffer) return Failed(plan_.to_workspace->PathOf(plan_.to), "buffer", ENOMEM);
+    Status status;
+    while (!stop.load(std::memory_order_relaxed) && !failed_.load(std::memory_order_relaxed)) {
+      size_t index = next_.fetch_add(1);
+      if (index >= files_.size()) break;
+      const std::string& rel = files_[index];
+      uint64_t t0 = MonotonicNs();
+      uint64_t copied = 0;
+      status = CopyFile(rel, to_fd, buffer, block, copied);
+      if (!status.ok()) break;
+      c.latency.Record(MonotonicNs() - t0);
+      Bump(c.bytes, copied);
+      Bump(c.ops, 1);
+    }
+    std::free(buffer);
+    return status;
+  }
+
+  Status CopyFile(const std::string& rel, int to_fd, std::byte* buffer, size_t block, uint64_t& copied) {
+    std::string from_shown = plan_.from_workspace->PathOf(Join(plan_.from, rel));
+    std::string to_rel = Join(plan_.to, rel);
+    std::string to_shown = plan_.to_workspace->PathOf(to_rel);
+    int in = single_file_ ? dup(from_fd_) : OpenBeneath(from_fd_, rel, O_RDONLY);
+    if (in < 0) return Failed(from_shown, "open", single_file_ ? errno : -in);
+    int out = single_file_ ? OpenBeneath(to_parent_fd_, to_name_, O_WRONLY | O_CREAT | O_EXCL, 0644)
+                           : OpenBeneath(to_fd, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (out < 0) {
+      close(in);
+      return Failed(to_shown, "create", -out);
+    }
+    plan_.to_workspace->Record(to_rel, false);
+    Status status;
+    while (true) {
+      ssize_t r = read(in, buffer, block);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        status = Failed(from_shown, "read", errno);
+        break;
+      }
+      if (r == 0) break;
+      for (ssize_t done = 0; done < r;) {
+        ssize_t w = write(out, buffer + done, static_cast<size_t>(r - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          status = Failed(to_shown, "write", w < 0 ? errno : EIO);
+          break;
+        }
+        done += w;
+      }
+      if (!status.ok()) break;
+      copied += static_cast<uint64_t>(r);
+    }
+    close(in);
+    if (close(out) < 0 && status.ok()) status = Failed(to_shown, "close", errno);
+    return status;
+  }
+
+  const CopyPlan plan_;
+  const int from_fd_;       // `from` itself: a directory, or the file (single_file_)
+  const int to_parent_fd_;  // the directory `to` is made in
+  const std::string to_name_;
+  const bool single_file_;
+  const uint64_t removed_;
+  uint64_t dirs_ = 0;
+  std::vector<std::string> files_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> failed_{false};
+  std::vector<std::unique_ptr<TaskCounters>> counters_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StepTask>> MakeCopyTask(CopyPlan plan) {
+  const std::string who = "agent " + plan.agent_name + ": ";
+  // The source: a directory or one regular file.
+  auto from = plan.from_workspace->OpenBelow(plan.from, O_RDONLY);
+  if (!from.ok()) {
+    std::string hint = from.status().code() == Code::kNotFound ? " (make it in an earlier step, e.g. a files step)" : "";
+    return Status(Code::kFailedPrecondition, who + "copy: " + from.status().message() + hint);
+  }
+  const int from_fd = *from;
+  struct stat from_stat;
+  if (fstat(from_fd, &from_stat) < 0 || (!S_ISDIR(from_stat.st_mode) && !S_ISREG(from_stat.st_mode))) {
+    close(from_fd);
+    return Status(Code::kFailedPrecondition, who + plan.from_workspace->PathOf(plan.from) + ": copy: not a regular file or directory");
+  }
+  const bool single_file = S_ISREG(from_stat.st_mode);
+  // The destination: an earlier copy of this run goes first; anything else there is refused.
+  uint64_t removed = 0;
+  if (plan.to_workspace->Recorded(plan.to)) removed = plan.to_workspace->RemoveRecordedUnder(plan.to);
+  size_t slash = plan.to.rfind('/');
+  std::string parent = slash == std::string::npos ? "" : plan.to.substr(0, slash);
+  std::string name = slash == std::string::npos ? plan.to : plan.to.substr(slash + 1);
+  Result<int> parent_fd = parent.empty() ? plan.to_workspace->OpenDirectory("", false) : plan.to_workspace->OpenDirectory(parent, true);
+  if (!parent_fd.ok()) {
+    close(from_fd);
+    return Status(parent_fd.status().code(), who + "copy: " + parent_fd.status().message());
+  }
+  struct stat st;
+  if (fstatat(*parent_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    close(from_fd);
+    close(*parent_fd);
+    return Status(Code::kFailedPrecondition, who + plan.to_workspace->PathOf(plan.to) +
+                                                 ": copy: already exists and this run did not make it; refused");
+  }
+  return std::unique_ptr<StepTask>(new CopyTask(std::move(plan), from_fd, *parent_fd, name, single_file, removed));
+}
+
+}  // namespace iofleet::agent

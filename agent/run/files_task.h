@@ -1,0 +1,30 @@
+// One phase of a files step: mkdir, create (and write), stat, read, delete or rmdir over the
+// tree <dir>/dNNNNNN/fNNNNNN, the agent's jobs sharing it in contiguous slices (mdtest,
+// elbencho's directory mode). Every entry is reached by *at calls on descriptors of the tree,
+// with generated single-component names and O_NOFOLLOW: nothing leaves the tree.
+#pragma once
+
+#include <string>
+
+#include "agent/run/step_task.h"
+#include "agent/run/workspace.h"
+#include "iofleet/v1/workload.pb.h"
+
+namespace iofleet::agent {
+
+struct FilesPlan {
+  v1::FilesStep files;  // resolved
+  v1::FilesOp op = v1::FILES_OP_UNSPECIFIED;
+  std::shared_ptr<Workspace> workspace;  // the one holding the tree (target or another root)
+  std::string relative;                  // the tree's directory below that run directory
+  std::string agent_name;
+  uint64_t seed = 0;  // file sizes and data: the same in every phase of the step
+};
+
+// Opens (for mkdir: makes) the tree's directory: untimed setup.
+Result<std::unique_ptr<StepTask>> MakeFilesTask(FilesPlan plan);
+
+// The size file `index` of the tree gets (file_size, or drawn from sizes by its index).
+uint64_t TreeFileSize(const v1::FilesStep& files, uint64_t seed, uint64_t index);
+
+}  // namespace iofleet::agent

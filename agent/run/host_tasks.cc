@@ -1,0 +1,168 @@
+#include "agent/run/host_tasks.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/base/clock.h"
+
+namespace iofleet::agent {
+namespace {
+
+constexpr size_t kOutputTail = 2048;
+
+class SyncTask : public StepTask {
+ public:
+  SyncTask(bool drop_caches, std::string agent) : drop_caches_(drop_caches), agent_(std::move(agent)) {}
+  Status Run(const std::atomic<bool>&) override {
+    sync();
+    if (!drop_caches_) return Status::Ok();
+    int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && write(fd, "3", 1) != 1) err = errno ? errno : EIO;
+    if (fd >= 0) close(fd);
+    if (err) return PosixError("agent " + agent_ + ": /proc/sys/vm/drop_caches", err);
+    return Status::Ok();
+  }
+  void Report(v1::StepResult&) const override {}
+
+ private:
+  const bool drop_caches_;
+  const std::string agent_;
+};
+
+class ReadaheadTask : public StepTask {
+ public:
+  ReadaheadTask(ReadaheadKeeper& keeper, std::string file, uint32_t kib, std::string agent)
+      : keeper_(keeper), file_(std::move(file)), kib_(kib), agent_(std::move(agent)) {}
+  Status Run(const std::atomic<bool>&) override {
+    auto previous = keeper_.Set(file_, kib_);
+    if (!previous.ok()) return Status(previous.status().code(), "agent " + agent_ + ": read-ahead: " + previous.status().message());
+    note_ = file_ + ": " + std::to_string(*previous) + " -> " + std::to_string(kib_) + " KiB";
+    return Status::Ok();
+  }
+  void Report(v1::StepResult& result) const override { result.set_note(note_); }
+
+ private:
+  ReadaheadKeeper& keeper_;
+  const std::string file_;
+  const uint32_t kib_;
+  const std::string agent_;
+  std::string note_;
+};
+
+class HookTask : public StepTask {
+ public:
+  explicit HookTask(HookRun hook) : hook_(std::move(hook)) {}
+
+  Status Run(const std::atomic<bool>& stop) override {
+    const std::string who = "agent " + hook_.agent_name + ": hook " + hook_.name;
+    // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+    std::vector<std::string> env_text = {"IOFLEET_RUN_ID=" + hook_.run_id, "IOFLEET_RUN_DIR=" + hook_.run_dir,
+                                         "IOFLEET_AGENT=" + hook_.agent_name, "IOFLEET_HOOK=" + hook_.name,
+                                         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+    std::vector<char*> argv, envp;
+    for (auto& a : hook_.command.argv) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) < 0) return PosixError(who + ": pipe", errno);
+    pid_t pid = fork();
+    if (pid < 0) {
+      int err = errno;
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+      return PosixError(who + ": fork", err);
+    }
+    if (pid == 0) {
+      setpgid(0, 0);
+      int devnull = open("/dev/null", O_RDONLY);
+      if (devnull >= 0) dup2(devnull, 0);
+      dup2(pipe_fds[1], 1);
+      dup2(pipe_fds[1], 2);
+      if (chdir(hook_.run_dir.c_str()) < 0) _exit(126);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);  // the agent blocks SIGINT/SIGTERM; the hook must not
+      execve(argv[0], argv.data(), envp.data());
+      _exit(127);
+    }
+    close(pipe_fds[1]);
+    const uint64_t deadline = MonotonicNs() + hook_.command.timeout_ns;
+    bool timed_out = false, stopped = false;
+    char chunk[4096];
+    while (true) {
+      pollfd p{pipe_fds[0], POLLIN, 0};
+      int ready = poll(&p, 1, 100);
+      if (ready > 0) {
+        ssize_t n = read(pipe_fds[0], chunk, sizeof(chunk));
+        if (n > 0) {
+          output_.append(chunk, static_cast<size_t>(n));
+          if (output_.size() > 2 * kOutputTail) output_.erase(0, output_.size() - kOutputTail);
+          continue;
+        }
+        if (n == 0 || errno != EINTR) break;  // EOF: the command (and its children) closed output
+      }
+      if (!stopped && stop.load()) stopped = true;
+      if (!timed_out && MonotonicNs() > deadline) timed_out = true;
+      if (stopped || timed_out) {
+        kill(-pid, SIGTERM);
+        usleep(200000);
+        kill(-pid, SIGKILL);
+        break;
+      }
+    }
+    close(pipe_fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (output_.size() > kOutputTail) output_.erase(0, output_.size() - kOutputTail);
+    if (stopped) return Status::Ok();
+    if (timed_out) return Status(Code::kDeadlineExceeded, who + ": still running after its timeout; killed" + Tail());
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      note_ = "hook " + hook_.name + ": exit 0";
+      return Status::Ok();
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+      return Status(Code::kFailedPrecondition, who + ": cannot run " + hook_.command.argv[0] + " (exit 127)" + Tail());
+    }
+    std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                        : "was killed by signal " + std::to_string(WTERMSIG(status));
+    return Status(Code::kAborted, who + " (" + hook_.command.argv[0] + ") " + how + Tail());
+  }
+
+  void Report(v1::StepResult& result) const override { result.set_note(note_); }
+
+ private:
+  std::string Tail() const {
+    if (output_.empty()) return "";
+    std::string tail = output_;
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    return ": output: " + tail;
+  }
+
+  HookRun hook_;
+  std::string output_;
+  std::string note_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepTask> MakeSyncTask(bool drop_caches, std::string agent_name) {
+  return std::make_unique<SyncTask>(drop_caches, std::move(agent_name));
+}
+
+std::unique_ptr<StepTask> MakeReadaheadTask(ReadaheadKeeper& keeper, std::string file, uint32_t kib, std::string agent_name) {
+  return std::make_unique<ReadaheadTask>(keeper, std::move(file), kib, std::move(agent_name));
+}
+
+std::unique_ptr<StepTask> MakeHookTask(HookRun hook) { return std::make_unique<HookTask>(std::move(hook)); }
+
+}  // namespace iofleet::agent

@@ -1,0 +1,31 @@
+// Steps that are one action on the host: sync, drop_caches, readahead and hook. Each is
+// allowed by the agent's own config, never by the wire alone.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "agent/run/agent_config.h"
+#include "agent/run/readahead.h"
+#include "agent/run/step_task.h"
+
+namespace iofleet::agent {
+
+// sync(2); with drop_caches then "3" to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
+std::unique_ptr<StepTask> MakeSyncTask(bool drop_caches, std::string agent_name);
+
+// Sets read_ahead_kb of `file` through the keeper, which restores it when the run ends.
+std::unique_ptr<StepTask> MakeReadaheadTask(ReadaheadKeeper& keeper, std::string file, uint32_t kib, std::string agent_name);
+
+struct HookRun {
+  std::string name;
+  HookCommand command;
+  std::string run_id;
+  std::string run_dir;  // its working directory
+  std::string agent_name;
+};
+// Runs the command (its own process group, killed on stop or timeout); fails on a non-zero exit
+// with the end of its output.
+std::unique_ptr<StepTask> MakeHookTask(HookRun hook);
+
+}  // namespace iofleet::agent

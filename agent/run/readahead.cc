@@ -1,0 +1,114 @@
+#include "agent/run/readahead.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace iofleet::agent {
+namespace {
+
+bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+Result<std::string> ReadValue(const std::string& file) {
+  std::ifstream in(file);
+  std::string value;
+  if (!(in >> value)) return PosixError(file, errno ? errno : EIO);
+  return value;
+}
+
+Status WriteValue(const std::string& file, const std::string& value) {
+  int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return PosixError(file, errno);
+  ssize_t n = write(fd, value.data(), value.size());
+  int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(value.size())) return PosixError(file + ": writing " + value, n < 0 ? err : EIO);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> ReadaheadFileFor(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) < 0) return PosixError("fstat", errno);
+  const std::string id = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  const std::string dev = "/sys/dev/block/" + id;
+  if (Exists(dev + "/queue/read_ahead_kb")) return dev + "/queue/read_ahead_kb";
+  if (Exists(dev + "/partition") && Exists(dev + "/../queue/read_ahead_kb")) return dev + "/../queue/read_ahead_kb";
+  if (Exists("/sys/class/bdi/" + id + "/read_ahead_kb")) return "/sys/class/bdi/" + id + "/read_ahead_kb";
+  return Status(Code::kFailedPrecondition, "no block device or backing device (" + id +
+                                               ") has a read-ahead setting for this file system (tmpfs or similar)");
+}
+
+ReadaheadKeeper::ReadaheadKeeper(std::string state_dir)
+    : state_dir_(std::move(state_dir)), record_path_(state_dir_ + "/readahead.record") {}
+
+std::vector<std::string> ReadaheadKeeper::RestoreFromRecord() {
+  std::vector<std::string> notes;
+  std::ifstream in(record_path_);
+  if (!in) return notes;
+  std::string line;
+  bool all = true;
+  while (std::getline(in, line)) {
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    std::string value = line.substr(0, tab), file = line.substr(tab + 1);
+    Status st = WriteValue(file, value);
+    all &= st.ok();
+    notes.push_back(st.ok() ? "restored read-ahead " + value + " KiB to " + file + " (left changed by an earlier agent process)"
+                            : "could not restore read-ahead: " + st.message());
+  }
+  if (all) unlink(record_path_.c_str());
+  return notes;
+}
+
+Status ReadaheadKeeper::SaveRecordLocked() {
+  if (mkdir(state_dir_.c_str(), 0700) < 0 && errno != EEXIST) return PosixError("state_dir " + state_dir_, errno);
+  std::string tmp = record_path_ + ".tmp";
+  std::ostringstream text;
+  for (const auto& [file, value] : originals_) text << value << '\t' << file << '\n';
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return PosixError(tmp, errno);
+  std::string s = text.str();
+  bool ok = write(fd, s.data(), s.size()) == static_cast<ssize_t>(s.size()) && fsync(fd) == 0;
+  int err = errno;
+  close(fd);
+  if (!ok || rename(tmp.c_str(), record_path_.c_str()) < 0) return PosixError(record_path_, ok ? errno : err);
+  return Status::Ok();
+}
+
+Result<uint32_t> ReadaheadKeeper::Set(const std::string& file, uint32_t kib) {
+  std::lock_guard lock(mu_);
+  auto current = ReadValue(file);
+  if (!current.ok()) return current.status();
+  if (!originals_.count(file)) {
+    originals_[file] = *current;
+    // On disk before the change: a crash after it still finds what to put back.
+    Status saved = SaveRecordLocked();
+    if (!saved.ok()) {
+      originals_.erase(file);
+      return Status(saved.code(), "cannot record the original read-ahead, so it is not changed: " + saved.message());
+    }
+  }
+  IOFLEET_RETURN_IF_ERROR(WriteValue(file, std::to_string(kib)));
+  return static_cast<uint32_t>(std::strtoul(current->c_str(), nullptr, 10));
+}
+
+void ReadaheadKeeper::RestoreAll() {
+  std::lock_guard lock(mu_);
+  if (originals_.empty()) return;
+  bool all = true;
+  for (const auto& [file, value] : originals_) all &= WriteValue(file, value).ok();
+  if (all) {
+    originals_.clear();
+    unlink(record_path_.c_str());
+  }
+}
+
+}  // namespace iofleet::agent

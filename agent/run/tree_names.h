@@ -1,0 +1,26 @@
+// The names a files step gives its tree: <dir>/d000000/f000000. Fixed-width so that listings
+// sort, and generated, so that cleanup removes exactly these names and nothing else.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+
+namespace iofleet::agent {
+
+struct TreeName {
+  char text[16];
+};
+
+inline TreeName TreeDirName(uint32_t d) {
+  TreeName n;
+  std::snprintf(n.text, sizeof(n.text), "d%06u", d);
+  return n;
+}
+
+inline TreeName TreeFileName(uint32_t f) {
+  TreeName n;
+  std::snprintf(n.text, sizeof(n.text), "f%06u", f);
+  return n;
+}
+
+}  // namespace iofleet::agent

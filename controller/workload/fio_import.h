@@ -1,0 +1,35 @@
+// Imports an fio job file (INI: [global] and [job] sections, `key=value` or bare `key`, `;` and
+// `#` comments) into the workload model, so that `iofleet run job.fio` measures what `fio job.fio`
+// would, with iofleet's own engine and report. [global] becomes `defaults`; each job section
+// becomes one `io` step, in file order. docs/workloads.md lists the options and their mapping.
+//
+// Nothing in a job file is ever executed: options that would run a command (exec_prerun, ...,
+// ioengine=exec) are refused, or skipped with a warning when unsupported options are allowed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "iofleet/v1/workload.pb.h"
+
+namespace iofleet::controller {
+
+struct FioImport {
+  v1::Workload workload;
+  // Each "file:line:col: option: message"; errors empty means the workload was imported and
+  // passed core/spec validation.
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+};
+
+// `allow_unsupported`: an option iofleet cannot honour (or one that runs a command) becomes a
+// warning and is left out, instead of an error.
+FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported);
+// The same for job file text; `file_name` names it in messages and gives the workload its name.
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported);
+
+// True for a `.fio` file, or one whose first line that is neither blank nor a comment is a
+// `[section]` header (a YAML workload never starts that way: it is a map).
+bool IsFioJobFile(const std::string& path);
+
+}  // namespace iofleet::controller

@@ -1,0 +1,417 @@
+// The step kinds beyond io (files, copy, readahead, hook) and the shipped workloads that use
+// them, run for real: local and remote agent processes, a loop-mounted ext4 file system for the
+// device read-ahead and mkfs/fsck, and the agent's own config granting each permission.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string ReadFirstLine(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// A loop device with a fresh ext4 on it, mounted at `mount_point`; removed at the end.
+class LoopFs {
+ public:
+  LoopFs(const fs::path& image, const fs::path& mount_point, const std::string& size = "128M") : mount_point_(mount_point) {
+    fs::create_directories(mount_point);
+    if (std::system(("truncate -s " + size + " " + image.string()).c_str()) != 0) return;
+    FILE* p = popen(("losetup -f --show " + image.string() + " 2>/dev/null").c_str(), "r");
+    char buf[128] = {};
+    if (p && fgets(buf, sizeof(buf), p)) device_ = std::string(buf).substr(0, std::string(buf).find('\n'));
+    if (p) pclose(p);
+    if (device_.empty()) return;
+    if (std::system(("mkfs.ext4 -q -F " + device_ + " >/dev/null 2>&1").c_str()) != 0 ||
+        mount(device_.c_str(), mount_point.c_str(), "ext4", 0, nullptr) != 0) {
+      Detach();
+      return;
+    }
+    mounted_ = true;
+  }
+  ~LoopFs() {
+    if (mounted_) umount2(mount_point_.c_str(), MNT_DETACH);
+    Detach();
+  }
+  bool ok() const { return mounted_; }
+  const std::string& device() const { return device_; }
+  fs::path ReadaheadFile() const { return fs::path("/sys/block") / fs::path(device_).filename() / "queue/read_ahead_kb"; }
+
+ private:
+  void Detach() {
+    if (!device_.empty()) (void)std::system(("losetup -d " + device_ + " 2>/dev/null").c_str());
+    device_.clear();
+  }
+  fs::path mount_point_;
+  std::string device_;
+  bool mounted_ = false;
+};
+
+struct LocalRun {
+  std::string workload;  // a path below the source tree, or an absolute path
+  std::vector<std::string> roots;
+  std::string config;
+  std::vector<std::string> sets;
+};
+
+CommandResult RunLocal(const TempDir& tmp, const LocalRun& run) {
+  std::string workload = run.workload[0] == '/' ? run.workload : SourcePath(run.workload);
+  std::vector<std::string> argv = {BinPath("iofleet"), "run", workload, "--out", (tmp / "out").string()};
+  for (const auto& r : run.roots) argv.insert(argv.end(), {"--local-root", r});
+  if (!run.config.empty()) argv.insert(argv.end(), {"--local-config", run.config});
+  for (const auto& s : run.sets) argv.insert(argv.end(), {"--set", s});
+  return RunCommand(argv, tmp / "logs", std::chrono::seconds(180));
+}
+
+const json* Phase(const json& step, const std::string& op) {
+  for (const auto& p : step["phases"]) {
+    if (p["op"] == op) return &p;
+  }
+  return nullptr;
+}
+
+TEST(FilesStep, EveryPhaseInLockstepOnTwoAgentsWithExactCounts) {
+  TempDir tmp;
+  AgentProcess a(tmp / "a", "node1", tmp / "logs-a"), b(tmp / "b", "node2", tmp / "logs-b");
+  WriteText(tmp / "w.yaml", R"(name: md
+steps:
+  - name: tree
+    files: { dirs: 6, files_per_dir: 25, file_size: 12KiB, jobs: 3, block_size: 4KiB }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+                                a.address() + "," + b.address(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  const json& step = report["steps"][0];
+  EXPECT_EQ(step["kind"], "files");
+  ASSERT_EQ(step["phases"].size(), 6u);
+  const std::vector<std::string> ops = {"mkdir", "create", "stat", "read", "delete", "rmdir"};
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const json& p = step["phases"][k];
+    EXPECT_EQ(p["op"], ops[k]);
+    const bool dirs = ops[k] == "mkdir" || ops[k] == "rmdir";
+    EXPECT_EQ(p["ops"].get<uint64_t>(), dirs ? 2u * 6 : 2u * 150) << ops[k];
+    EXPECT_GT(p["files_per_sec"].get<double>(), 0.0) << ops[k];
+    EXPECT_GT(p["latency_ns"]["p99"].get<double>(), 0.0) << ops[k];
+    ASSERT_EQ(p["agents"].size(), 2u);
+    EXPECT_EQ(p["agents"][0]["ops"].get<uint64_t>(), dirs ? 6u : 150u);
+    EXPECT_LT(p["start_skew_ns"].get<int64_t>(), 1'000'000'000);
+  }
+  EXPECT_EQ((*Phase(step, "create"))["bytes"].get<uint64_t>(), 2u * 150 * 12 * 1024);
+  EXPECT_EQ((*Phase(step, "read"))["bytes"].get<uint64_t>(), 2u * 150 * 12 * 1024);
+  EXPECT_EQ(step["aggregate"]["ops"].get<uint64_t>(), 2u * (6 + 150 * 4 + 6));
+  EXPECT_EQ(CountEntries(tmp / "a"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "b"), 0u);
+}
+
+TEST(FilesStep, TreeLeftForCleanupAndSizesFromTheDistribution) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", R"(name: sizes
+steps:
+  - name: make
+    files: { dirs: 2, files_per_dir: 200, sizes: [{ size: 1KiB, weight: 1 }, { size: 9KiB, weight: 1 }], ops: [mkdir, create] }
+  - name: look
+    files: { dirs: 2, files_per_dir: 200, ops: [stat, read] }
+)");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, "", {}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  uint64_t written = (*Phase(report["steps"][0], "create"))["bytes"];
+  EXPECT_EQ((*Phase(report["steps"][1], "read"))["bytes"].get<uint64_t>(), written);
+  // 400 files of 1 or 9 KiB, about half each: far from all-small and all-large.
+  EXPECT_GT(written, 400u * 3 * 1024);
+  EXPECT_LT(written, 400u * 7 * 1024);
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);  // the tree the run made is gone, and nothing else
+}
+
+TEST(FilesStep, ReadingATreeThatWasNeverMadeFailsNamingThePlace) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - files: { dir: nowhere, dirs: 1, files_per_dir: 1, ops: [stat] }\n");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, "", {}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("/nowhere"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ENOENT"), std::string::npos) << r.err;
+}
+
+TEST(CopyStep, CopiesATreeBetweenRootsAndReplacesOnlyItsOwnEarlierCopy) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", R"(name: cp
+steps:
+  - name: src
+    once: true
+    files: { dir: "local:src", dirs: 3, files_per_dir: 40, file_size: 20000, ops: [mkdir, create] }
+  - name: in
+    copy: { from: "local:src", to: a/dst, jobs: 3, block_size: 8KiB }
+  - name: out
+    copy: { from: a/dst, to: "local:back" }
+repeat: 2
+)");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string(), "local=" + (tmp / "local").string()}, "", {}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 5u);  // src once, then in and out in both cycles
+  for (int i = 1; i < 5; ++i) {
+    const json& agg = report["steps"][i]["aggregate"];
+    EXPECT_EQ(report["steps"][i]["kind"], "copy");
+    EXPECT_EQ(agg["files"].get<uint64_t>(), 120u);
+    EXPECT_EQ(agg["dirs"].get<uint64_t>(), 4u);  // the top and its 3 directories
+    EXPECT_EQ(agg["bytes"].get<uint64_t>(), 120u * 20000);
+    EXPECT_NEAR(agg["gbps"].get<double>(), agg["bytes_per_sec"].get<double>() * 8 / 1e9, 1e-9);
+  }
+  EXPECT_TRUE(report["steps"][3]["aggregate"].contains("notes"));  // cycle 1 removed cycle 0's copy first
+  EXPECT_EQ(report["summaries"].size(), 2u);
+  EXPECT_TRUE(report["summaries"][0].contains("gbps"));
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "local"), 0u);
+}
+
+TEST(CopyStep, RefusesToOverwriteWhatTheRunDidNotMakeAndSymlinksInTheSource) {
+  TempDir tmp;
+  // A symlink planted in the source tree by a hook: the copy neither follows nor skips it.
+  WriteText(tmp / "agent.yaml", "hooks:\n  plant:\n    command: [/bin/sh, -c, 'mkdir src && ln -s /etc src/escape']\n");
+  WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - hook: { name: plant }\n  - copy: { from: src, to: dst }\n");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("src/escape: copy: not a regular file or directory"), std::string::npos) << r.err;
+
+  WriteText(tmp / "agent.yaml", "hooks:\n  plant:\n    command: [/bin/sh, -c, 'mkdir src dst']\n");
+  r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("dst: copy: already exists and this run did not make it; refused"), std::string::npos) << r.err;
+}
+
+TEST(HookStep, TimedNamedCommandsFromTheAgentConfigOnly) {
+  TempDir tmp;
+  WriteText(tmp / "agent.yaml", "hooks:\n  ok:\n    command: [/bin/sh, -c, 'sleep 0.2; echo \"$IOFLEET_HOOK\" > " + (tmp / "hook-ran").string() + "']\n"
+                                "  bad:\n    command: [/bin/sh, -c, 'echo disk on fire >&2; exit 3']\n"
+                                "  slow:\n    command: [/bin/sleep, '30']\n    timeout: 300ms\n");
+  WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - hook: { name: ok }\n  - io: { op: write, file_size: 1MiB }\n");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  EXPECT_EQ(report["steps"][0]["kind"], "hook");
+  EXPECT_GE(report["steps"][0]["aggregate"]["seconds"].get<double>(), 0.2);
+  EXPECT_EQ(report["steps"][0]["aggregate"]["notes"][0], "hook ok: exit 0");
+  EXPECT_EQ(ReadFirstLine(tmp / "hook-ran"), "ok");
+
+  WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - hook: { name: bad }\n");
+  fs::remove_all(tmp / "out");
+  r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("hook bad (/bin/sh) exited with status 3: output: disk on fire"), std::string::npos) << r.err;
+
+  WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - hook: { name: slow }\n");
+  r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("hook slow: still running after its timeout; killed"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 10.0);
+
+  // A name the config does not define: refused before anything starts.
+  WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - io: { op: write, file_size: 1MiB }\n  - hook: { name: rm-rf }\n");
+  fs::remove_all(tmp / "out");
+  r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no hook named \"rm-rf\" in this agent's config (hooks: bad, ok, slow)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+}
+
+TEST(AgentConfig, BadHookConfigNamesTheLine) {
+  TempDir tmp;
+  WriteText(tmp / "agent.yaml", "hooks:\n  mkfs:\n    command: [mkfs.ext4, /dev/sdz]\n");
+  CommandResult r = RunCommand({BinPath("iofleet-agent"), "--listen", "127.0.0.1:0", "--insecure", "--root",
+                                tmp.path().string(), "--config", (tmp / "agent.yaml").string()},
+                               tmp / "logs", std::chrono::seconds(10));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("agent.yaml:3:14: hooks.mkfs.command: the program must be an absolute path"), std::string::npos) << r.err;
+}
+
+TEST(ReadaheadStep, SetDuringTheRunRestoredAtItsEndAndRefusedWithoutPermission) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  TempDir tmp;
+  LoopFs loop(tmp / "img", tmp / "mnt");
+  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
+  const std::string original = ReadFirstLine(loop.ReadaheadFile());
+  WriteText(tmp / "agent.yaml", "allow_readahead: true\nstate_dir: " + (tmp / "state").string() + "\n");
+  WriteText(tmp / "w.yaml", R"(name: ra
+steps:
+  - name: ra
+    readahead: { kib: 300 }
+  - io: { op: read, direct: false, engine: psync, file_size: 4MiB }
+sweep:
+  steps[ra].readahead.kib: [300, 1200]
+)");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "mnt").string()}, (tmp / "agent.yaml").string(), {}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  const std::string first = report["steps"][0]["aggregate"]["notes"][0];
+  EXPECT_NE(first.find(": " + original + " -> 300 KiB"), std::string::npos) << first;
+  const std::string second = report["steps"][2]["aggregate"]["notes"][0];
+  EXPECT_NE(second.find(": 300 -> 1200 KiB"), std::string::npos) << second;
+  EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), original);
+  EXPECT_FALSE(fs::exists(tmp / "state/readahead.record"));
+
+  WriteText(tmp / "agent.yaml", "allow_readahead: false\n");
+  fs::remove_all(tmp / "out");
+  r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "mnt").string()}, (tmp / "agent.yaml").string(), {}});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("allow_readahead: true"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
+TEST(ReadaheadStep, AKilledAgentRestoresTheOriginalWhenItStartsAgain) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  TempDir tmp;
+  LoopFs loop(tmp / "img", tmp / "mnt");
+  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
+  const std::string original = ReadFirstLine(loop.ReadaheadFile());
+  const std::string changed = original == "4000" ? "4004" : "4000";
+  WriteText(tmp / "agent.yaml", "allow_readahead: true\nstate_dir: " + (tmp / "state").string() + "\n");
+  WriteText(tmp / "w.yaml", "name: ra\nsteps:\n  - readahead: { kib: " + changed + " }\n  - sleep: { duration: 60s }\n");
+  auto agent = std::make_unique<AgentProcess>(tmp / "mnt", "node1", tmp / "logs-agent", std::vector<std::string>{},
+                                              std::vector<std::string>{},
+                                              std::vector<std::string>{"--config", (tmp / "agent.yaml").string()});
+  Process controller({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent->address(), "--out",
+                      (tmp / "out").string()},
+                     tmp / "logs");
+  for (int i = 0; i < 100 && ReadFirstLine(loop.ReadaheadFile()) != changed; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(ReadFirstLine(loop.ReadaheadFile()), changed);
+  agent->process().Signal(SIGKILL);
+  agent->process().Wait(std::chrono::seconds(5));
+  controller.Signal(SIGKILL);
+  controller.Wait(std::chrono::seconds(5));
+  EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), changed);  // nobody put it back yet
+  EXPECT_TRUE(fs::exists(tmp / "state/readahead.record"));
+
+  AgentProcess again(tmp / "mnt", "node1", tmp / "logs-again", {}, {}, {"--config", (tmp / "agent.yaml").string()});
+  EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), original);
+  EXPECT_FALSE(fs::exists(tmp / "state/readahead.record"));
+  EXPECT_NE(again.process().Stderr().find("restored read-ahead " + original + " KiB"), std::string::npos) << again.process().Stderr();
+}
+
+// The shipped workloads of seeds 000 and 004, scaled down with --set.
+
+TEST(ShippedWorkloads, CunoLargeFiles) {
+  TempDir tmp;
+  CommandResult r = RunLocal(tmp, {"workloads/cuno-large-files.yaml",
+                                   {(tmp / "data").string(), "local=" + (tmp / "local").string()},
+                                   "",
+                                   {"steps[make-source].files.file_size=3MiB", "repeat=3"}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 2u + 3 * 2);
+  for (const auto& step : report["steps"]) {
+    if (step["kind"] != "copy") continue;
+    EXPECT_EQ(step["aggregate"]["files"].get<uint64_t>(), 5u) << step["name"];
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 5u * 3 << 20) << step["name"];
+    EXPECT_GT(step["aggregate"]["gbps"].get<double>(), 0.0);
+  }
+  ASSERT_EQ(report["summaries"].size(), 2u);  // copy-in and copy-out over 3 cycles
+  for (const auto& s : report["summaries"]) {
+    EXPECT_EQ(s["gbps"]["cycles"], 3);
+    EXPECT_GT(s["seconds"]["mean"].get<double>(), 0.0);
+    EXPECT_LE(s["gbps"]["ci95_low"].get<double>(), s["gbps"]["mean"].get<double>());
+  }
+  EXPECT_NE(r.out.find("Gbps"), std::string::npos);
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "local"), 0u);
+}
+
+TEST(ShippedWorkloads, CunoSmallFiles) {
+  TempDir tmp;
+  CommandResult r = RunLocal(tmp, {"workloads/cuno-small-files.yaml",
+                                   {(tmp / "data").string(), "local=" + (tmp / "local").string()},
+                                   "",
+                                   {"steps[make-source].files.dirs=3", "steps[make-source].files.files_per_dir=100",
+                                    "repeat=2"}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 2u + 2 * 2);
+  uint64_t source_bytes = (*Phase(report["steps"][0], "create"))["bytes"];
+  for (const auto& step : report["steps"]) {
+    if (step["kind"] != "copy") continue;
+    EXPECT_EQ(step["aggregate"]["files"].get<uint64_t>(), 300u) << step["name"];
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), source_bytes) << step["name"];
+    EXPECT_GT(step["aggregate"]["files_per_sec"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(report["summaries"].size(), 2u);
+}
+
+TEST(ShippedWorkloads, BonnieReadaheadSweep) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  TempDir tmp;
+  LoopFs loop(tmp / "img", tmp / "mnt");
+  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
+  const std::string original = ReadFirstLine(loop.ReadaheadFile());
+  WriteText(tmp / "agent.yaml", "allow_readahead: true\nallow_drop_caches: true\nstate_dir: " + (tmp / "state").string() + "\n");
+  CommandResult r = RunLocal(tmp, {"workloads/bonnie-readahead-sweep.yaml", {(tmp / "mnt").string()}, (tmp / "agent.yaml").string(),
+                                   {"file_size=4MiB", "sweep={defaults.block_size: [8KiB, 256KiB], 'steps[readahead].readahead.kib': [0, 1024]}"}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 4u * 4);
+  for (const auto& step : report["steps"]) {
+    if (step["kind"] == "readahead") {
+      std::string kib = std::to_string(step["params"]["steps[readahead].readahead.kib"].get<int>());
+      EXPECT_NE(step["aggregate"]["notes"][0].get<std::string>().find("-> " + kib + " KiB"), std::string::npos);
+    }
+    if (step["kind"] == "io") {
+      EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 4u << 20);
+      EXPECT_GT(step["aggregate"]["bytes_per_sec"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), original);
+}
+
+TEST(ShippedWorkloads, BonnieMkfsFsck) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  TempDir tmp;
+  // The device the hooks format: a second loop device, so the target root itself stays.
+  LoopFs target(tmp / "img", tmp / "mnt");
+  if (!target.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
+  LoopFs scratch(tmp / "scratch.img", tmp / "unused");
+  if (!scratch.ok()) GTEST_SKIP() << "cannot make a second loop device";
+  umount2((tmp / "unused").c_str(), 0);
+  // The example config with the test's device in place of /dev/sdc.
+  std::ifstream in(SourcePath("deploy/agent.mkfs-fsck.example.yaml"));
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t at; (at = config.find("/dev/sdc")) != std::string::npos;) config.replace(at, 8, scratch.device());
+  config.replace(config.find("-E stride=32 -i 65536"), 21, "-i 65536");
+  WriteText(tmp / "agent.yaml", config);
+  CommandResult r = RunLocal(tmp, {"workloads/bonnie-mkfs-fsck.yaml", {(tmp / "mnt").string()}, (tmp / "agent.yaml").string(),
+                                   {"steps[fill].files.files_per_dir=20", "steps[fill].files.file_size=4KiB",
+                                    "sweep={'steps[fill].files.dirs': [5, 10]}"}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 2u * 5);
+  for (const auto& step : report["steps"]) {
+    if (step["name"] == "mkfs" || step["name"] == "fsck") {
+      EXPECT_GT(step["aggregate"]["seconds"].get<double>(), 0.0);
+      EXPECT_EQ(step["status"], "succeeded");
+    }
+    if (step["name"] == "fill") {
+      uint64_t dirs = step["params"]["steps[fill].files.dirs"];
+      EXPECT_EQ((*Phase(step, "mkdir"))["ops"].get<uint64_t>(), dirs);
+      EXPECT_EQ((*Phase(step, "create"))["ops"].get<uint64_t>(), dirs * 20);
+    }
+  }
+  EXPECT_EQ(CountEntries(tmp / "mnt") - (fs::exists(tmp / "mnt/lost+found") ? 1 : 0), 0u);
+}
+
+}  // namespace
+}  // namespace iofleet::testing

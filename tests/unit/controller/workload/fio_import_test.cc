@@ -1,0 +1,356 @@
+#include "controller/workload/fio_import.h"
+
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "controller/workload/yaml_loader.h"
+#include "controller/workload/yaml_writer.h"
+#include "core/spec/defaults.h"
+
+namespace iofleet::controller {
+namespace {
+
+std::string Lines(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& e : list) out += e + "\n";
+  return out;
+}
+
+bool Has(const std::vector<std::string>& list, const std::string& text) {
+  return Lines(list).find(text) != std::string::npos;
+}
+
+v1::Workload FromText(const std::string& text) {
+  v1::Workload w;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &w)) << text;
+  return w;
+}
+
+// Seed 002's two fio commands (the ZebClient VM performance test) as one job file.
+const char* const kZebClient = R"(; ZebClient fio test
+[global]
+direct=1
+ioengine=libaio
+bs=64k
+numjobs=16
+size=4G
+time_based=1
+runtime=300
+group_reporting
+buffer_compress_percentage=50
+buffer_pattern=0xdeadbeef
+
+[64kseqwrite]
+rw=write
+stonewall
+
+[64kseqread]
+rw=read
+stonewall
+)";
+
+TEST(FioImport, ZebClientJobFileMapsToTheWorkload) {
+  FioImport imp = ImportFioJobText(kZebClient, "ZebClient_Seq64k.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(imp.warnings.empty()) << Lines(imp.warnings);
+  v1::Workload expected = FromText(R"(
+    name: "zebclient-seq64k"
+    defaults {
+      engine: ENGINE_LIBAIO direct: true block_size: 65536 jobs: 16 file_size: 4294967296
+      runtime: 300000000000
+      data { compressible_pct: 50 pattern: "0xdeadbeef" }
+      fsync { at_end: false }
+    }
+    steps { name: "64kseqwrite" io { op: OP_WRITE } }
+    steps { name: "64kseqread" io { op: OP_READ } }
+  )");
+  std::string diff;
+  google::protobuf::util::MessageDifferencer differ;
+  differ.ReportDifferencesToString(&diff);
+  EXPECT_TRUE(differ.Compare(expected, imp.workload)) << diff << imp.workload.DebugString();
+}
+
+TEST(FioImport, ValidateOutputIsAWorkloadThatLoads) {
+  FioImport imp = ImportFioJobText(kZebClient, "zeb.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  LoadedWorkload again = LoadWorkloadText(ToYaml(spec::Effective(imp.workload)), "zeb.yaml");
+  EXPECT_TRUE(again.errors.empty()) << Lines(again.errors);
+  EXPECT_EQ(again.workload.steps(0).io().block_size(), 65536u);
+}
+
+TEST(FioImport, SizesReadAsFioReadsThem) {
+  FioImport imp = ImportFioJobText(R"([global]
+ioengine=null
+[a]
+bs=4k
+size=1g
+[b]
+stonewall
+bs=1m
+size=2t
+[c]
+stonewall
+bs=512
+filesize=1.5k
+[d]
+stonewall
+bs=0x10000
+size=64KB
+)", "s.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const auto& s = imp.workload.steps();
+  EXPECT_EQ(s[0].io().block_size(), 4096u);
+  EXPECT_EQ(s[0].io().file_size(), 1ull << 30);
+  EXPECT_EQ(s[1].io().block_size(), 1u << 20);
+  EXPECT_EQ(s[1].io().file_size(), 2ull << 40);
+  EXPECT_EQ(s[2].io().block_size(), 512u);
+  EXPECT_EQ(s[2].io().file_size(), 1536u);
+  EXPECT_EQ(s[3].io().block_size(), 65536u);
+  EXPECT_EQ(s[3].io().file_size(), 65536u);
+}
+
+// fio's default kb_base=1024 reads IEC prefixes as powers of 10; the import does the same, and
+// says so.
+TEST(FioImport, IecPrefixesAsFioReadsThem) {
+  FioImport imp = ImportFioJobText("[a]\nioengine=null\nbs=64KiB\nsize=1MiB\n", "k.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.steps(0).io().block_size(), 64000u);
+  EXPECT_EQ(imp.workload.steps(0).io().file_size(), 1000000u);
+  EXPECT_TRUE(Has(imp.warnings, "k.fio:3:4: bs: fio reads \"64KiB\" as 64000 bytes")) << Lines(imp.warnings);
+
+  imp = ImportFioJobText("[global]\nkb_base=1000\n[a]\nioengine=null\nbs=64KiB\nsize=1m\n", "k.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.steps(0).io().block_size(), 65536u);
+  EXPECT_EQ(imp.workload.steps(0).io().file_size(), 1000000u);
+  EXPECT_TRUE(imp.warnings.empty()) << Lines(imp.warnings);
+}
+
+TEST(FioImport, RuntimeWithoutTimeBasedIsADeadline) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1g\nruntime=90\n[a]\nrw=write\n[b]\nstonewall\ntime_based\nruntime=2m\n"
+                                   "ramp_time=500ms\n",
+                                   "r.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  EXPECT_EQ(w.defaults().deadline(), 90'000'000'000u);
+  EXPECT_FALSE(w.defaults().has_runtime());
+  EXPECT_EQ(w.steps(1).io().runtime(), 120'000'000'000u);
+  EXPECT_EQ(w.steps(1).io().ramp(), 500'000'000u);
+  EXPECT_FALSE(w.steps(1).io().has_deadline());
+}
+
+// One [global] runtime read two ways goes into each step.
+TEST(FioImport, GlobalRuntimeSplitsWhenJobsDiffer) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1g\nruntime=10s\n[a]\n[b]\nstonewall\ntime_based\n", "r.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_FALSE(imp.workload.defaults().has_runtime());
+  EXPECT_EQ(imp.workload.steps(0).io().deadline(), 10'000'000'000u);
+  EXPECT_EQ(imp.workload.steps(1).io().runtime(), 10'000'000'000u);
+}
+
+TEST(FioImport, RampWithoutTimeBasedIsUnsupported) {
+  FioImport imp = ImportFioJobText("[a]\nsize=1g\nruntime=10\nramp_time=5\n", "r.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "r.fio:4:1: ramp_time: without time_based (job [a]) is not supported")) << Lines(imp.errors);
+  imp = ImportFioJobText("[a]\nsize=1g\nruntime=10\nramp_time=5\n", "r.fio", true);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "r.fio:4:1: ramp_time:")) << Lines(imp.warnings);
+  EXPECT_FALSE(imp.workload.steps(0).io().has_ramp());
+}
+
+TEST(FioImport, UnsupportedOptionIsAnErrorNamingItsLine) {
+  const char* text = "[global]\nsize=1m\n\n  thread\n[a]\nrw=read\niodepth_batch=4\n";
+  FioImport imp = ImportFioJobText(text, "u.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "u.fio:4:3: thread: is not an option iofleet's fio import supports")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "u.fio:7:1: iodepth_batch: is not an option")) << Lines(imp.errors);
+  EXPECT_EQ(imp.errors.size(), 2u) << Lines(imp.errors);  // all at once
+}
+
+TEST(FioImport, AllowUnsupportedWarnsAndLeavesItOut) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\nthread\nfilename=/dev/sda\n[a]\nrw=read\n", "u.fio", true);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "u.fio:3:1: thread: is not an option iofleet's fio import supports; left out")) << Lines(imp.warnings);
+  EXPECT_TRUE(Has(imp.warnings, "u.fio:4:1: filename: is not supported: iofleet names each job's file itself")) << Lines(imp.warnings);
+  EXPECT_EQ(imp.workload.steps(0).io().op(), v1::OP_READ);
+}
+
+// Options that run commands are never run, with or without --allow-unsupported.
+TEST(FioImport, CommandsAreNeverRun) {
+  const std::filesystem::path marker = std::filesystem::temp_directory_path() / ("fio-import-" + std::to_string(getpid()));
+  std::filesystem::remove(marker);
+  const std::string text = "[global]\nsize=1m\nexec_prerun=touch " + marker.string() + "\n[a]\nexec_postrun=touch " +
+                           marker.string() + "\nioengine=exec\n";
+  FioImport imp = ImportFioJobText(text, "x.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "x.fio:3:1: exec_prerun: runs a command")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "x.fio:5:1: exec_postrun: runs a command")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "x.fio:6:1: ioengine: runs a command")) << Lines(imp.errors);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+
+  imp = ImportFioJobText(text, "x.fio", true);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "x.fio:3:1: exec_prerun: exec_prerun=touch " + marker.string() + ": left out and not run"))
+      << Lines(imp.warnings);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(FioImport, ConcurrentJobsNeedStonewall) {
+  const char* text = "[global]\nsize=1m\n[w]\nrw=write\n[r]\nrw=read\n";
+  FioImport imp = ImportFioJobText(text, "c.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "c.fio:5:1: [r]: fio runs this job at the same time as the jobs before it")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "concurrent fio jobs are not supported: add stonewall to [r]")) << Lines(imp.errors);
+
+  imp = ImportFioJobText(text, "c.fio", true);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "c.fio:5:1: [r]:")) << Lines(imp.warnings);
+  EXPECT_EQ(imp.workload.steps_size(), 2);
+
+  // stonewall in [global] covers every job; wait_for_previous is the same option.
+  imp = ImportFioJobText("[global]\nsize=1m\nstonewall\n[w]\nrw=write\n[r]\nrw=read\n", "c.fio", false);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  imp = ImportFioJobText("[global]\nsize=1m\n[w]\nrw=write\n[r]\nwait_for_previous\nrw=read\n", "c.fio", false);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+}
+
+TEST(FioImport, BlockSizeSplit) {
+  FioImport imp = ImportFioJobText("[a]\nsize=1m\nioengine=null\nbssplit=4k/60:64k/40\n", "b.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const auto& split = imp.workload.steps(0).io().block_size_split();
+  ASSERT_EQ(split.size(), 2);
+  EXPECT_EQ(split[0].size(), 4096u);
+  EXPECT_EQ(split[0].weight(), 60u);
+  EXPECT_EQ(split[1].size(), 65536u);
+  EXPECT_EQ(split[1].weight(), 40u);
+  EXPECT_FALSE(imp.workload.defaults().has_block_size());  // fio's 4k default has no effect here
+
+  // Blank shares split what is left evenly, as in fio.
+  imp = ImportFioJobText("[a]\nsize=1m\nioengine=null\nbssplit=4k/50:1k/:32k/\n", "b.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  ASSERT_EQ(imp.workload.steps(0).io().block_size_split_size(), 3);
+  EXPECT_EQ(imp.workload.steps(0).io().block_size_split(1).weight(), 25u);
+
+  imp = ImportFioJobText("[a]\nsize=1m\nbssplit=4k/60:64k/60\n", "b.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "b.fio:3:9: bssplit: \"4k/60:64k/60\": the percentages add up to 120, not 100")) << Lines(imp.errors);
+
+  // bs beside bssplit has no effect, in fio as here: left out with a warning.
+  imp = ImportFioJobText("[global]\nbs=8k\n[a]\nsize=1m\nioengine=null\nbssplit=4k/50:8k/50\n", "b.fio", false);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "b.fio:2:1: bs: has no effect on any job")) << Lines(imp.warnings);
+  EXPECT_FALSE(imp.workload.defaults().has_block_size());
+}
+
+TEST(FioImport, MixedReadsAndWrites) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\n[a]\nrw=randrw\nrwmixread=70\n[b]\nstonewall\nreadwrite=rw\nrwmixwrite=20\n",
+                                   "m.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.steps(0).io().op(), v1::OP_RANDRW);
+  EXPECT_EQ(imp.workload.steps(0).io().read_pct(), 70u);
+  EXPECT_EQ(imp.workload.steps(1).io().op(), v1::OP_READWRITE);
+  EXPECT_EQ(imp.workload.steps(1).io().read_pct(), 80u);
+
+  imp = ImportFioJobText("[a]\nsize=1m\nrw=randread:8\n", "m.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "m.fio:3:4: rw: \"randread:8\": the :N suffix")) << Lines(imp.errors);
+}
+
+TEST(FioImport, BadValuesAreErrorsWithTheirPlace) {
+  FioImport imp = ImportFioJobText("[a]\nsize=1m\nbs=abc\niodepth=0\ndirect=yes\nruntime=soon\nsize=50%\nnumjobs=-1\n",
+                                   "v.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "v.fio:3:4: bs: \"abc\" is not a size")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "v.fio:4:9: iodepth: 0 is below the minimum 1")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "v.fio:5:8: direct: \"yes\" is not 0 or 1")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "v.fio:6:9: runtime: \"soon\" is not a time")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "v.fio:7:6: size: \"50%\": a percentage")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "v.fio:8:9: numjobs: \"-1\" is not a whole number")) << Lines(imp.errors);
+}
+
+TEST(FioImport, RefusedConstructs) {
+  FioImport imp = ImportFioJobText("include other.fio\n[a]\nsize=${SIZE}\nfilename=/dev/nvme0n1\ndirectory=/mnt/fs\n",
+                                   "f.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:1:1: include other.fio: include files are not supported")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:3:1: size: $ expansion")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:4:1: filename: is not supported: iofleet names each job's file itself")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:5:11: directory: \"/mnt/fs\" is a path on this host")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "--set target.dir=PATH")) << Lines(imp.errors);
+}
+
+TEST(FioImport, NamesDirectoryVerifyAndFioDefaults) {
+  FioImport imp = ImportFioJobText(R"(# comment
+[global]
+directory=bench/fio/  ; trailing comment
+description="a test"
+size=1m
+verify=crc32c
+[Seq Write!]
+rw=write
+[seq-write]
+stonewall
+rw=read
+[x]
+name=seq write
+wait_for_previous=1
+)", "My Jobs.v2.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  EXPECT_EQ(w.name(), "my-jobs-v2");
+  EXPECT_EQ(w.description(), "a test");
+  EXPECT_EQ(w.target().dir(), "bench/fio");
+  EXPECT_EQ(w.steps(0).name(), "seq-write");
+  EXPECT_EQ(w.steps(1).name(), "seq-write-2");
+  EXPECT_EQ(w.steps(2).name(), "seq-write-3");
+  EXPECT_TRUE(w.defaults().verify());
+  EXPECT_TRUE(Has(imp.warnings, "My Jobs.v2.fio:6:8: verify: iofleet verifies with its own header")) << Lines(imp.warnings);
+  // What fio does when a job leaves these out.
+  EXPECT_EQ(w.defaults().engine(), v1::ENGINE_PSYNC);
+  EXPECT_FALSE(w.defaults().direct());
+  EXPECT_EQ(w.defaults().block_size(), 4096u);
+  EXPECT_FALSE(w.defaults().fsync().at_end());
+  EXPECT_EQ(w.defaults().op(), v1::OP_READ);
+  EXPECT_FALSE(w.steps(2).io().has_op());
+}
+
+TEST(FioImport, JobWithoutSizeIsAnError) {
+  FioImport imp = ImportFioJobText("[a]\nrw=read\n", "n.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "n.fio:1:1: [a]: has no size")) << Lines(imp.errors);
+  imp = ImportFioJobText("[global]\nsize=1m\n", "n.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "n.fio: no job sections")) << Lines(imp.errors);
+}
+
+// What the translated workload breaks is found by validation and named by the fio option.
+TEST(FioImport, ValidationErrorsNameTheOption) {
+  FioImport imp = ImportFioJobText("[global]\ndirect=1\nbs=1000\n[a]\nsize=1m\n", "d.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "d.fio:3:1: bs: "))
+      << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "must be a multiple of 512 bytes with direct: true (iofleet defaults.block_size)")) << Lines(imp.errors);
+
+  // iodepth on a synchronous engine: fio caps it at 1; the import leaves it out, saying so.
+  imp = ImportFioJobText("[a]\nsize=1m\niodepth=32\n", "d.fio", false);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "d.fio:3:1: iodepth: has no effect on job [a] (psync is synchronous")) << Lines(imp.warnings);
+}
+
+TEST(FioImport, LaterGlobalReachesOnlyTheJobsAfterIt) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\n[a]\n[global]\nbs=8k\nstonewall\n[b]\n[c]\n", "g.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.defaults().block_size(), 4096u);
+  EXPECT_FALSE(imp.workload.steps(0).io().has_block_size());
+  EXPECT_EQ(imp.workload.steps(1).io().block_size(), 8192u);
+  EXPECT_EQ(imp.workload.steps(2).io().block_size(), 8192u);
+}
+
+TEST(FioImport, RecognizesJobFiles) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("fio-detect-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "a.fio") << "name: not really\n";
+  std::ofstream(dir / "job") << "; comment\n# another\n\n[global]\nbs=4k\n";
+  std::ofstream(dir / "w.yaml") << "# a workload\nname: w\nsteps: []\n";
+  EXPECT_TRUE(IsFioJobFile((dir / "a.fio").string()));
+  EXPECT_TRUE(IsFioJobFile((dir / "job").string()));
+  EXPECT_FALSE(IsFioJobFile((dir / "w.yaml").string()));
+  EXPECT_FALSE(IsFioJobFile((dir / "missing").string()));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace iofleet::controller
