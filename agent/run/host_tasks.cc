@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -96,20 +97,36 @@ class HookTask : public StepTask {
     }
     close(pipe_fds[1]);
     const uint64_t deadline = MonotonicNs() + hook_.command.timeout_ns;
-    bool timed_out = false, stopped = false;
+    bool timed_out = false, stopped = false, output_open = true, exited = false;
+    int status = 0;
+    useconds_t exit_poll_us = 100;
     char chunk[4096];
     while (true) {
-      pollfd p{pipe_fds[0], POLLIN, 0};
-      int ready = poll(&p, 1, 100);
-      if (ready > 0) {
-        ssize_t n = read(pipe_fds[0], chunk, sizeof(chunk));
-        if (n > 0) {
-          output_.append(chunk, static_cast<size_t>(n));
-          if (output_.size() > 2 * kOutputTail) output_.erase(0, output_.size() - kOutputTail);
-          continue;
+      if (output_open) {
+        pollfd p{pipe_fds[0], POLLIN, 0};
+        int ready = poll(&p, 1, 100);
+        if (ready > 0) {
+          ssize_t n = read(pipe_fds[0], chunk, sizeof(chunk));
+          if (n > 0) {
+            output_.append(chunk, static_cast<size_t>(n));
+            if (output_.size() > 2 * kOutputTail) output_.erase(0, output_.size() - kOutputTail);
+          } else if (n == 0 || errno != EINTR) {
+            output_open = false;  // EOF: the command (and its children) closed output
+          }
         }
-        if (n == 0 || errno != EINTR) break;  // EOF: the command (and its children) closed output
       }
+      if (!output_open) {
+        // Output closed, at exit or by the command itself (exec >log): wait for the exit while
+        // still watching stop and the timeout.
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR)) {
+          exited = done == pid;
+          break;
+        }
+        usleep(exit_poll_us);
+        exit_poll_us = std::min<useconds_t>(exit_poll_us * 2, 50000);
+      }
+      // Checked after every read too: a hook that never stops writing is still stopped and timed out.
       if (!stopped && stop.load()) stopped = true;
       if (!timed_out && MonotonicNs() > deadline) timed_out = true;
       if (stopped || timed_out) {
@@ -120,8 +137,7 @@ class HookTask : public StepTask {
       }
     }
     close(pipe_fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (!exited && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (output_.size() > kOutputTail) output_.erase(0, output_.size() - kOutputTail);
     if (stopped) return Status::Ok();

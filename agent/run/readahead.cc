@@ -22,8 +22,10 @@ Result<std::string> ReadValue(const std::string& file) {
   return value;
 }
 
+// The whole value replaces the old one (O_TRUNC, as `echo N > file`): sysfs takes each write
+// whole anyway, and a longer old value in any other file must not leave digits behind.
 Status WriteValue(const std::string& file, const std::string& value) {
-  int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  int fd = open(file.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) return PosixError(file, errno);
   ssize_t n = write(fd, value.data(), value.size());
   int err = errno;

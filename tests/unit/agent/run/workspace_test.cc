@@ -4,15 +4,24 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
+#include <set>
 
 #include "agent/run/confined_fs.h"
+#include "agent/run/tree_names.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
 
 class WorkspaceTest : public ::testing::Test {
  protected:
@@ -97,6 +106,194 @@ TEST_F(WorkspaceTest, ExistingRunDirectoryIsAnError) {
   ASSERT_FALSE(ws.ok());
   EXPECT_EQ(ws.status().code(), Code::kAlreadyExists);
   EXPECT_TRUE(fs::exists(tmp_ / "root/iofleet/run-1/node1"));
+}
+
+TEST_F(WorkspaceTest, OpenDirectoryCreatesAndRecordsMissingParts) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  const fs::path run = (*ws)->run_dir();
+  fs::create_directories(run / "a");  // not the run's: stays after cleanup
+  std::ofstream(run / "a" / "user.txt") << "user data";
+  auto fd = (*ws)->OpenDirectory("a/b/c", true);
+  ASSERT_TRUE(fd.ok()) << fd.status().message();
+  EXPECT_TRUE(fs::is_directory(run / "a/b/c"));
+  // The descriptor is the directory: *at calls land in it.
+  ASSERT_EQ(mkdirat(*fd, "inside", 0755), 0);
+  close(*fd);
+  EXPECT_TRUE(fs::is_directory(run / "a/b/c/inside"));
+  fs::remove(run / "a/b/c/inside");
+  // Opening again without create finds it; a missing one is an error naming the path.
+  auto again = (*ws)->OpenDirectory("a/b/c", false);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  close(*again);
+  auto missing = (*ws)->OpenDirectory("a/x", false);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find((run / "a/x").string()), std::string::npos) << missing.status().message();
+  EXPECT_FALSE(fs::exists(run / "a/x"));
+  EXPECT_EQ((*ws)->Cleanup(), 2u);  // c and b: not a, so node1 (holding a) stays too
+  EXPECT_EQ(ReadAll(run / "a" / "user.txt"), "user data");
+  EXPECT_FALSE(fs::exists(run / "a/b"));
+  EXPECT_TRUE(fs::is_directory(run / "a"));
+}
+
+TEST_F(WorkspaceTest, OpenDirectoryEmptyIsTheRunDirectory) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  for (bool create : {false, true}) {
+    auto fd = (*ws)->OpenDirectory("", create);
+    ASSERT_TRUE(fd.ok()) << fd.status().message();
+    struct stat a, b;
+    ASSERT_EQ(fstat(*fd, &a), 0);
+    ASSERT_EQ(stat((*ws)->run_dir().c_str(), &b), 0);
+    close(*fd);
+    EXPECT_EQ(a.st_ino, b.st_ino);
+    EXPECT_EQ(a.st_dev, b.st_dev);
+  }
+  EXPECT_EQ(testing::CountEntries((*ws)->run_dir()), 0u);
+}
+
+TEST_F(WorkspaceTest, OpenDirectoryRefusesDotDot) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  for (const char* bad : {"..", "../escape", "a/../../escape", "a/../b", "/abs", "a//b", "."}) {
+    auto fd = (*ws)->OpenDirectory(bad, true);
+    ASSERT_FALSE(fd.ok()) << bad;
+    EXPECT_EQ(fd.status().code(), Code::kInvalidArgument) << bad;
+    EXPECT_NE(fd.status().message().find("refused"), std::string::npos) << fd.status().message();
+    EXPECT_FALSE((*ws)->OpenBelow(bad, O_RDONLY).ok()) << bad;
+  }
+  EXPECT_EQ(testing::CountEntries((*ws)->run_dir()), 0u);
+  EXPECT_FALSE(fs::exists(tmp_ / "root/iofleet/run-1/escape"));
+  ExpectCanaryUntouched();
+}
+
+TEST_F(WorkspaceTest, OpenDirectoryRefusesASymlinkOutOfTheRoot) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  fs::create_directory_symlink(tmp_ / "outside", fs::path((*ws)->run_dir()) / "evil");
+  EXPECT_FALSE((*ws)->OpenDirectory("evil", false).ok());
+  EXPECT_FALSE((*ws)->OpenDirectory("evil/sub", true).ok());
+  EXPECT_FALSE(fs::exists(tmp_ / "outside" / "sub"));
+  (*ws)->Cleanup();
+  ExpectCanaryUntouched();
+}
+
+TEST_F(WorkspaceTest, OpenDirectoryAfterCleanupIsRefused) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  (*ws)->Cleanup();
+  auto fd = (*ws)->OpenDirectory("late", true);
+  ASSERT_FALSE(fd.ok());
+  EXPECT_EQ(fd.status().code(), Code::kAborted);
+  EXPECT_FALSE(fs::exists(tmp_ / "root/iofleet"));
+}
+
+// Makes <run>/<tree>/dNNNNNN/fNNNNNN by hand, as a files step would.
+void MakeTree(const fs::path& tree, uint32_t dirs, uint32_t files) {
+  for (uint32_t d = 0; d < dirs; ++d) {
+    fs::create_directories(tree / TreeDirName(d).text);
+    for (uint32_t f = 0; f < files; ++f) std::ofstream(tree / TreeDirName(d).text / TreeFileName(f).text) << "x";
+  }
+}
+
+TEST_F(WorkspaceTest, RecordTreeAndCleanupRemoveExactlyTheGeneratedNames) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  const fs::path tree = fs::path((*ws)->run_dir()) / "t";
+  auto fd = (*ws)->OpenDirectory("t", true);
+  ASSERT_TRUE(fd.ok());
+  close(*fd);
+  MakeTree(tree, 3, 4);
+  (*ws)->RecordTree("t", 2, 3);  // a smaller shape first (mkdir), then the full one (create)
+  (*ws)->RecordTree("t", 3, 4);
+  std::ofstream(tree / "d000000" / "f000004") << "beyond files_per_dir: not ours";
+  std::ofstream(tree / "d000001" / "notes.txt") << "not ours";
+  fs::create_directories(tree / "d000003");  // beyond dirs: not ours
+  uint64_t removed = (*ws)->Cleanup();
+  EXPECT_EQ(removed, 12u + 1u);  // the 12 files and d000002; d000000, d000001 and t hold others
+  std::set<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(tree)) left.insert(fs::relative(e.path(), tree).string());
+  EXPECT_EQ(left, (std::set<std::string>{"d000000", "d000000/f000004", "d000001", "d000001/notes.txt", "d000003"}));
+}
+
+TEST_F(WorkspaceTest, RecordTreeInAnExistingDirectoryLeavesTheDirectory) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  const fs::path tree = fs::path((*ws)->run_dir()) / "user-tree";
+  fs::create_directories(tree);  // not made by the run
+  MakeTree(tree, 2, 2);
+  (*ws)->RecordTree("user-tree", 2, 2);
+  EXPECT_FALSE((*ws)->Recorded("user-tree"));  // a tree is not an entry a copy may replace
+  (*ws)->Cleanup();
+  EXPECT_TRUE(fs::is_directory(tree));
+  EXPECT_EQ(testing::CountEntries(tree), 0u);
+}
+
+TEST_F(WorkspaceTest, RecordRecordedAndRemoveRecordedUnder) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  const fs::path run = (*ws)->run_dir();
+  fs::create_directories(run / "c/sub");
+  std::ofstream(run / "c/sub/x") << "x";
+  std::ofstream(run / "c/y") << "y";
+  fs::create_directories(run / "cc");
+  std::ofstream(run / "c/user") << "not recorded";
+  (*ws)->Record("c", true);
+  (*ws)->Record("c/sub", true);
+  (*ws)->Record("c/sub/x", false);
+  (*ws)->Record("c/y", false);
+  (*ws)->Record("cc", true);  // a sibling whose name starts the same
+  EXPECT_TRUE((*ws)->Recorded("c"));
+  EXPECT_TRUE((*ws)->Recorded("c/sub/x"));
+  EXPECT_TRUE((*ws)->Recorded("cc"));
+  EXPECT_FALSE((*ws)->Recorded("c/user"));
+  EXPECT_FALSE((*ws)->Recorded("d"));
+  EXPECT_FALSE((*ws)->Recorded(""));
+
+  // c/user keeps c in place; every recorded entry below c goes and is forgotten.
+  EXPECT_EQ((*ws)->RemoveRecordedUnder("c"), 3u);  // x, y, sub
+  EXPECT_FALSE(fs::exists(run / "c/sub"));
+  EXPECT_FALSE(fs::exists(run / "c/y"));
+  EXPECT_TRUE(fs::exists(run / "c/user"));
+  EXPECT_TRUE(fs::is_directory(run / "cc"));
+  EXPECT_FALSE((*ws)->Recorded("c"));
+  EXPECT_FALSE((*ws)->Recorded("c/sub/x"));
+  EXPECT_TRUE((*ws)->Recorded("cc"));
+  EXPECT_EQ((*ws)->RemoveRecordedUnder("c"), 0u);
+
+  fs::remove(run / "c/user");
+  (*ws)->Cleanup();
+  EXPECT_FALSE(fs::exists(run / "cc"));
+  EXPECT_TRUE(fs::is_directory(run / "c"));  // forgotten: no longer the run's to remove
+}
+
+TEST_F(WorkspaceTest, RemoveFilesRemovesFilesAndTreesButKeepsDirectories) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  const fs::path run = (*ws)->run_dir();
+  auto file = (*ws)->OpenFile("job-0.dat", O_RDWR | O_CREAT);
+  ASSERT_TRUE(file.ok());
+  close(*file);
+  auto dir = (*ws)->OpenDirectory("trees/t", true);
+  ASSERT_TRUE(dir.ok());
+  close(*dir);
+  MakeTree(run / "trees/t", 2, 3);
+  (*ws)->RecordTree("trees/t", 2, 3);
+  fs::create_directories(run / "copy");
+  std::ofstream(run / "copy/f") << "f";
+  (*ws)->Record("copy", true);
+  (*ws)->Record("copy/f", false);
+
+  EXPECT_EQ((*ws)->RemoveFiles(), 1u + 6u + 2u + 1u);  // job-0.dat, the tree's files and dirs, copy/f
+  EXPECT_FALSE(fs::exists(run / "job-0.dat"));
+  EXPECT_FALSE(fs::exists(run / "copy/f"));
+  EXPECT_TRUE(fs::is_directory(run / "trees/t"));
+  EXPECT_EQ(testing::CountEntries(run / "trees/t"), 0u);
+  EXPECT_TRUE(fs::is_directory(run / "copy"));
+  EXPECT_EQ((*ws)->RemoveFiles(), 0u);
+  // The directories are still recorded: cleanup removes them.
+  (*ws)->Cleanup();
+  EXPECT_FALSE(fs::exists(tmp_ / "root/iofleet"));
 }
 
 TEST(OpenByWalking, RefusesWhatOpenat2Refuses) {

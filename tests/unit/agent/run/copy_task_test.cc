@@ -1,0 +1,221 @@
+#include "agent/run/copy_task.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+
+#include "agent/run/roots.h"
+#include "core/spec/host_steps.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Every entry below `dir`: relative path -> contents ("<dir>" for a directory).
+std::map<std::string, std::string> Snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out[fs::relative(e.path(), dir).string()] = e.is_directory() ? "<dir>" : ReadAll(e.path());
+  }
+  return out;
+}
+
+std::string Bytes(size_t n, char seed) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>(seed + i * 31 + i / 7);
+  return s;
+}
+
+class CopyTaskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(tmp_ / "root");
+    fs::create_directories(tmp_ / "local");
+    auto roots = Roots::Open({(tmp_ / "root").string(), "local=" + (tmp_ / "local").string()});
+    ASSERT_TRUE(roots.ok()) << roots.status().message();
+    roots_ = std::make_unique<Roots>(std::move(*roots));
+    auto ws = Workspace::Create(*roots_->Find("default"), "", "run-1", "node1");
+    ASSERT_TRUE(ws.ok()) << ws.status().message();
+    ws_ = *ws;
+    run_dir_ = ws_->run_dir();
+    // The source, made behind the workspace's back: it records none of it.
+    fs::path src = run_dir_ / "src";
+    fs::create_directories(src / "sub" / "deeper");
+    fs::create_directories(src / "empty");
+    std::ofstream(src / "a.txt", std::ios::binary) << Bytes(10000, 'a');
+    std::ofstream(src / "sub" / "b.bin", std::ios::binary) << Bytes(300000, 'b');  // several blocks
+    std::ofstream(src / "sub" / "deeper" / "c", std::ios::binary) << Bytes(4096, 'c');
+    std::ofstream(src / "sub" / "zero", std::ios::binary);                          // empty file
+  }
+
+  CopyPlan Plan(const std::string& from, const std::string& to, uint32_t jobs = 3) {
+    CopyPlan plan;
+    v1::CopyStep copy;
+    copy.set_jobs(jobs);
+    copy.set_block_size(65536);
+    plan.copy = spec::ResolveCopy(copy);
+    plan.from_workspace = ws_;
+    plan.from = from;
+    plan.to_workspace = ws_;
+    plan.to = to;
+    plan.agent_name = "node1";
+    return plan;
+  }
+
+  // Makes and runs the copy, expecting success; returns its result.
+  v1::StepResult Copy(CopyPlan plan) {
+    auto task = MakeCopyTask(std::move(plan));
+    EXPECT_TRUE(task.ok()) << task.status().message();
+    if (!task.ok()) return {};
+    std::atomic<bool> stop{false};
+    Status st = (*task)->Run(stop);
+    EXPECT_TRUE(st.ok()) << st.message();
+    v1::StepResult result;
+    (*task)->Report(result);
+    EXPECT_EQ((*task)->ops(), result.ops());
+    EXPECT_EQ((*task)->bytes(), result.bytes());
+    return result;
+  }
+
+  static constexpr uint64_t kSourceBytes = 10000 + 300000 + 4096;
+
+  testing::TempDir tmp_;
+  std::unique_ptr<Roots> roots_;
+  std::shared_ptr<Workspace> ws_;
+  fs::path run_dir_;
+};
+
+TEST_F(CopyTaskTest, CopiesATree) {
+  v1::StepResult r = Copy(Plan("src", "dst"));
+  EXPECT_EQ(r.ops(), 4u);  // a.txt, b.bin, c, zero
+  EXPECT_EQ(r.bytes(), kSourceBytes);
+  EXPECT_EQ(r.dirs(), 4u);  // dst, dst/empty, dst/sub, dst/sub/deeper
+  uint64_t latencies = 0;
+  for (uint64_t c : r.latency_ns().count()) latencies += c;
+  EXPECT_EQ(latencies, 4u);
+  EXPECT_TRUE(r.note().empty()) << r.note();
+  EXPECT_EQ(Snapshot(run_dir_ / "dst"), Snapshot(run_dir_ / "src"));
+  EXPECT_EQ(Snapshot(run_dir_ / "dst").size(), 7u);
+}
+
+TEST_F(CopyTaskTest, CopiesIntoANewParentAndCleanupRemovesOnlyTheCopy) {
+  Copy(Plan("src", "out/deep/dst"));
+  EXPECT_EQ(Snapshot(run_dir_ / "out/deep/dst"), Snapshot(run_dir_ / "src"));
+  auto before = Snapshot(run_dir_ / "src");
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(run_dir_ / "out"));   // made by the run (parents included)
+  EXPECT_EQ(Snapshot(run_dir_ / "src"), before);  // not the run's: untouched
+}
+
+TEST_F(CopyTaskTest, SecondCopyRemovesTheEarlierOneFirst) {
+  Copy(Plan("src", "dst"));
+  // Something changes in the source between cycles; the new copy must match it exactly.
+  fs::remove(run_dir_ / "src" / "a.txt");
+  std::ofstream(run_dir_ / "src" / "new.txt") << "new";
+  v1::StepResult second = Copy(Plan("src", "dst", 1));
+  EXPECT_EQ(second.ops(), 4u);
+  EXPECT_EQ(second.dirs(), 4u);
+  EXPECT_NE(second.note().find("removed 8 entries of the earlier copy at dst"), std::string::npos) << second.note();
+  EXPECT_EQ(Snapshot(run_dir_ / "dst"), Snapshot(run_dir_ / "src"));
+  EXPECT_FALSE(fs::exists(run_dir_ / "dst" / "a.txt"));
+  // And a third time: the second copy is the run's too.
+  v1::StepResult third = Copy(Plan("src", "dst"));
+  EXPECT_NE(third.note().find("removed"), std::string::npos) << third.note();
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(run_dir_ / "dst"));
+  EXPECT_TRUE(fs::exists(run_dir_ / "src" / "new.txt"));
+}
+
+TEST_F(CopyTaskTest, RefusesADestinationTheRunDidNotMake) {
+  fs::create_directories(run_dir_ / "foreign");
+  std::ofstream(run_dir_ / "foreign" / "keep") << "user data";
+  auto task = MakeCopyTask(Plan("src", "foreign"));
+  ASSERT_FALSE(task.ok());
+  EXPECT_EQ(task.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(task.status().message().find("already exists"), std::string::npos) << task.status().message();
+  EXPECT_NE(task.status().message().find((run_dir_ / "foreign").string()), std::string::npos) << task.status().message();
+  EXPECT_EQ(ReadAll(run_dir_ / "foreign" / "keep"), "user data");
+  // A file is refused the same way.
+  std::ofstream(run_dir_ / "file") << "x";
+  auto onto_file = MakeCopyTask(Plan("src", "file"));
+  ASSERT_FALSE(onto_file.ok());
+  EXPECT_NE(onto_file.status().message().find("already exists"), std::string::npos);
+  EXPECT_EQ(ReadAll(run_dir_ / "file"), "x");
+}
+
+TEST_F(CopyTaskTest, RefusesASymlinkInTheSource) {
+  fs::create_symlink(tmp_ / "outside", run_dir_ / "src" / "sub" / "link");
+  auto task = MakeCopyTask(Plan("src", "dst"));
+  ASSERT_TRUE(task.ok()) << task.status().message();  // found by the walk, which is timed
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), Code::kFailedPrecondition);
+  EXPECT_NE(st.message().find("not a regular file or directory"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("src/sub/link"), std::string::npos) << st.message();
+  EXPECT_FALSE(fs::exists(run_dir_ / "dst"));  // nothing made before the walk finished
+}
+
+TEST_F(CopyTaskTest, RefusesASymlinkAsTheSource) {
+  fs::create_directory_symlink(run_dir_ / "src", run_dir_ / "srclink");
+  auto task = MakeCopyTask(Plan("srclink", "dst"));
+  ASSERT_FALSE(task.ok());
+  EXPECT_FALSE(fs::exists(run_dir_ / "dst"));
+}
+
+TEST_F(CopyTaskTest, MissingSource) {
+  auto task = MakeCopyTask(Plan("nothing", "dst"));
+  ASSERT_FALSE(task.ok());
+  EXPECT_EQ(task.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(task.status().message().find((run_dir_ / "nothing").string()), std::string::npos) << task.status().message();
+  EXPECT_NE(task.status().message().find("earlier step"), std::string::npos) << task.status().message();
+}
+
+TEST_F(CopyTaskTest, CopiesOneFile) {
+  v1::StepResult r = Copy(Plan("src/sub/b.bin", "one.bin"));
+  EXPECT_EQ(r.ops(), 1u);
+  EXPECT_EQ(r.bytes(), 300000u);
+  EXPECT_EQ(r.dirs(), 0u);
+  EXPECT_EQ(ReadAll(run_dir_ / "one.bin"), ReadAll(run_dir_ / "src" / "sub" / "b.bin"));
+  // Again onto its own earlier copy.
+  v1::StepResult again = Copy(Plan("src/sub/b.bin", "one.bin"));
+  EXPECT_NE(again.note().find("removed 1 entries"), std::string::npos) << again.note();
+  EXPECT_EQ(ReadAll(run_dir_ / "one.bin"), ReadAll(run_dir_ / "src" / "sub" / "b.bin"));
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(run_dir_ / "one.bin"));
+  EXPECT_TRUE(fs::exists(run_dir_ / "src" / "sub" / "b.bin"));
+}
+
+TEST_F(CopyTaskTest, CopiesBetweenRoots) {
+  auto local = Workspace::Create(*roots_->Find("local"), "", "run-1", "node1");
+  ASSERT_TRUE(local.ok()) << local.status().message();
+  CopyPlan plan = Plan("src", "dst");
+  plan.to_workspace = *local;
+  v1::StepResult r = Copy(plan);
+  EXPECT_EQ(r.ops(), 4u);
+  fs::path there = fs::path((*local)->run_dir()) / "dst";
+  EXPECT_EQ(Snapshot(there), Snapshot(run_dir_ / "src"));
+  EXPECT_FALSE(fs::exists(run_dir_ / "dst"));
+  (*local)->Cleanup();
+  EXPECT_FALSE(fs::exists(tmp_ / "local" / "iofleet"));
+}
+
+TEST_F(CopyTaskTest, StopSetBeforeRunCopiesNoFile) {
+  auto task = MakeCopyTask(Plan("src", "dst"));
+  ASSERT_TRUE(task.ok());
+  std::atomic<bool> stop{true};
+  EXPECT_TRUE((*task)->Run(stop).ok());
+  EXPECT_EQ((*task)->ops(), 0u);
+  EXPECT_EQ((*task)->bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace iofleet::agent

@@ -1,0 +1,298 @@
+#include "agent/run/files_task.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "agent/run/roots.h"
+#include "agent/run/tree_names.h"
+#include "core/spec/host_steps.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+uint64_t LatencyCount(const v1::StepResult& r) {
+  uint64_t n = 0;
+  for (uint64_t c : r.latency_ns().count()) n += c;
+  return n;
+}
+
+class FilesTaskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(tmp_ / "root");
+    auto roots = Roots::Open({(tmp_ / "root").string()});
+    ASSERT_TRUE(roots.ok()) << roots.status().message();
+    roots_ = std::make_unique<Roots>(std::move(*roots));
+    auto ws = Workspace::Create(*roots_->Find("default"), "", "run-1", "node1");
+    ASSERT_TRUE(ws.ok()) << ws.status().message();
+    ws_ = *ws;
+    run_dir_ = ws_->run_dir();
+    files_.set_dirs(3);
+    files_.set_files_per_dir(7);
+    files_.set_file_size(5000);
+    files_.set_jobs(2);
+    files_.set_block_size(4096);
+    files_ = spec::ResolveFiles(files_);
+  }
+
+  FilesPlan Plan(v1::FilesOp op) {
+    FilesPlan plan;
+    plan.files = files_;
+    plan.op = op;
+    plan.workspace = ws_;
+    plan.relative = "tree";
+    plan.agent_name = "node1";
+    plan.seed = 42;
+    return plan;
+  }
+
+  // Makes and runs one phase; returns its result.
+  v1::StepResult RunPhase(v1::FilesOp op) {
+    auto task = MakeFilesTask(Plan(op));
+    EXPECT_TRUE(task.ok()) << task.status().message();
+    if (!task.ok()) return {};
+    std::atomic<bool> stop{false};
+    Status st = (*task)->Run(stop);
+    EXPECT_TRUE(st.ok()) << spec::FilesOpName(op) << ": " << st.message();
+    v1::StepResult result;
+    (*task)->Report(result);
+    EXPECT_EQ((*task)->ops(), result.ops());
+    EXPECT_EQ((*task)->bytes(), result.bytes());
+    return result;
+  }
+
+  fs::path Tree() const { return fs::path(run_dir_) / "tree"; }
+  fs::path FilePath(uint32_t d, uint32_t f) const { return Tree() / TreeDirName(d).text / TreeFileName(f).text; }
+
+  testing::TempDir tmp_;
+  std::unique_ptr<Roots> roots_;
+  std::shared_ptr<Workspace> ws_;
+  std::string run_dir_;
+  v1::FilesStep files_;
+};
+
+TEST_F(FilesTaskTest, EveryPhaseInSequence) {
+  const uint64_t files = 3 * 7;
+
+  v1::StepResult mkdir = RunPhase(v1::FILES_OP_MKDIR);
+  EXPECT_EQ(mkdir.ops(), 3u);
+  EXPECT_EQ(mkdir.bytes(), 0u);
+  EXPECT_EQ(LatencyCount(mkdir), 3u);
+  for (uint32_t d = 0; d < 3; ++d) EXPECT_TRUE(fs::is_directory(Tree() / TreeDirName(d).text)) << d;
+  EXPECT_EQ(testing::CountEntries(Tree()), 3u);
+
+  v1::StepResult create = RunPhase(v1::FILES_OP_CREATE);
+  EXPECT_EQ(create.ops(), files);
+  EXPECT_EQ(create.bytes(), files * 5000);
+  EXPECT_EQ(LatencyCount(create), files);
+  for (uint32_t d = 0; d < 3; ++d) {
+    for (uint32_t f = 0; f < 7; ++f) {
+      ASSERT_TRUE(fs::is_regular_file(FilePath(d, f))) << FilePath(d, f);
+      EXPECT_EQ(fs::file_size(FilePath(d, f)), 5000u) << FilePath(d, f);
+    }
+  }
+  EXPECT_EQ(testing::CountEntries(Tree()), 3u + files);
+  // Fresh data: two files do not hold the same bytes.
+  std::ifstream a(FilePath(0, 0), std::ios::binary), b(FilePath(2, 6), std::ios::binary);
+  std::string sa((std::istreambuf_iterator<char>(a)), {}), sb((std::istreambuf_iterator<char>(b)), {});
+  EXPECT_NE(sa, sb);
+
+  v1::StepResult stat = RunPhase(v1::FILES_OP_STAT);
+  EXPECT_EQ(stat.ops(), files);
+  EXPECT_EQ(stat.bytes(), 0u);
+  EXPECT_EQ(LatencyCount(stat), files);
+
+  v1::StepResult read = RunPhase(v1::FILES_OP_READ);
+  EXPECT_EQ(read.ops(), files);
+  EXPECT_EQ(read.bytes(), files * 5000);
+  EXPECT_EQ(LatencyCount(read), files);
+
+  v1::StepResult del = RunPhase(v1::FILES_OP_DELETE);
+  EXPECT_EQ(del.ops(), files);
+  EXPECT_EQ(del.bytes(), 0u);
+  for (uint32_t d = 0; d < 3; ++d) {
+    for (uint32_t f = 0; f < 7; ++f) EXPECT_FALSE(fs::exists(FilePath(d, f))) << FilePath(d, f);
+  }
+  EXPECT_EQ(testing::CountEntries(Tree()), 3u);  // directories only
+
+  v1::StepResult rmdir = RunPhase(v1::FILES_OP_RMDIR);
+  EXPECT_EQ(rmdir.ops(), 3u);
+  EXPECT_EQ(LatencyCount(rmdir), 3u);
+  EXPECT_TRUE(fs::is_directory(Tree()));  // the tree's own directory stays until cleanup
+  EXPECT_EQ(testing::CountEntries(Tree()), 0u);
+
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(Tree()));
+}
+
+TEST_F(FilesTaskTest, DirectoriesOnly) {
+  files_.set_files_per_dir(0);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_MKDIR).ops(), 3u);
+  v1::StepResult create = RunPhase(v1::FILES_OP_CREATE);
+  EXPECT_EQ(create.ops(), 0u);
+  EXPECT_EQ(testing::CountEntries(Tree()), 3u);
+}
+
+TEST_F(FilesTaskTest, MoreJobsThanDirectories) {
+  files_.set_jobs(5);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_MKDIR).ops(), 3u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_CREATE).ops(), 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_DELETE).ops(), 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_RMDIR).ops(), 3u);
+}
+
+TEST_F(FilesTaskTest, BlockSizeLargerThanTheFileAndNotAligned) {
+  files_.set_block_size(3000);  // 5000 = 3000 + 2000
+  RunPhase(v1::FILES_OP_MKDIR);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_CREATE).bytes(), 21u * 5000);
+  EXPECT_EQ(fs::file_size(FilePath(1, 3)), 5000u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_READ).bytes(), 21u * 5000);
+}
+
+TEST_F(FilesTaskTest, SizesDrawnPerFile) {
+  files_.clear_file_size();
+  auto* small = files_.add_sizes();
+  small->set_size(100);
+  small->set_weight(3);
+  auto* large = files_.add_sizes();
+  large->set_size(9000);
+  large->set_weight(1);
+  RunPhase(v1::FILES_OP_MKDIR);
+  v1::StepResult create = RunPhase(v1::FILES_OP_CREATE);
+  uint64_t expected = 0;
+  for (uint32_t d = 0; d < 3; ++d) {
+    for (uint32_t f = 0; f < 7; ++f) {
+      uint64_t size = TreeFileSize(files_, 42, uint64_t{d} * 7 + f);
+      expected += size;
+      EXPECT_EQ(fs::file_size(FilePath(d, f)), size) << FilePath(d, f);
+    }
+  }
+  EXPECT_EQ(create.bytes(), expected);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_READ).bytes(), expected);
+}
+
+TEST(TreeFileSize, FileSizeOrDeterministicDrawFromSizes) {
+  v1::FilesStep fixed;
+  fixed.set_file_size(5000);
+  EXPECT_EQ(TreeFileSize(fixed, 1, 0), 5000u);
+  EXPECT_EQ(TreeFileSize(fixed, 99, 12345), 5000u);
+
+  v1::FilesStep drawn;
+  auto* a = drawn.add_sizes();
+  a->set_size(4096);
+  a->set_weight(3);
+  auto* b = drawn.add_sizes();
+  b->set_size(1 << 20);
+  b->set_weight(1);
+  std::map<uint64_t, int> seen;
+  bool differs_by_seed = false;
+  const int n = 4000;
+  for (int i = 0; i < n; ++i) {
+    uint64_t size = TreeFileSize(drawn, 7, i);
+    EXPECT_EQ(size, TreeFileSize(drawn, 7, i));  // the same in every phase
+    ++seen[size];
+    differs_by_seed |= size != TreeFileSize(drawn, 8, i);
+  }
+  ASSERT_EQ(seen.size(), 2u);  // only sizes from the list, and both of them
+  EXPECT_TRUE(seen.count(4096));
+  EXPECT_TRUE(seen.count(1 << 20));
+  // By weight: about 3 of 4 are small.
+  EXPECT_GT(seen[4096], n * 70 / 100);
+  EXPECT_LT(seen[4096], n * 80 / 100);
+  EXPECT_TRUE(differs_by_seed);
+}
+
+TEST_F(FilesTaskTest, StatOnAMissingTreeNamesThePath) {
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_STAT));
+  ASSERT_FALSE(task.ok());
+  const std::string& m = task.status().message();
+  EXPECT_NE(m.find("agent node1"), std::string::npos) << m;
+  EXPECT_NE(m.find(run_dir_ + "/tree"), std::string::npos) << m;
+  EXPECT_NE(m.find("files step with mkdir"), std::string::npos) << m;  // the hint
+  EXPECT_FALSE(fs::exists(Tree()));  // not made by anything but mkdir
+}
+
+TEST_F(FilesTaskTest, StatOnATreeWithoutItsDirectoriesNamesTheEntry) {
+  fs::create_directories(Tree());  // the tree's directory but no d000000
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_STAT));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find((Tree() / "d00000").string()), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("stat"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("ENOENT"), std::string::npos) << st.message();
+}
+
+TEST_F(FilesTaskTest, CreateTwiceFails) {
+  RunPhase(v1::FILES_OP_MKDIR);
+  RunPhase(v1::FILES_OP_CREATE);
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_CREATE));
+  ASSERT_TRUE(task.ok());
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("create"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("EEXIST"), std::string::npos) << st.message();
+}
+
+TEST_F(FilesTaskTest, StopSetBeforeRunDoesNothing) {
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_MKDIR));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{true};
+  EXPECT_TRUE((*task)->Run(stop).ok());
+  EXPECT_EQ((*task)->ops(), 0u);
+  EXPECT_EQ(testing::CountEntries(Tree()), 0u);  // the tree's directory (setup), nothing in it
+
+  // The same for a files phase over an existing tree.
+  RunPhase(v1::FILES_OP_MKDIR);
+  auto create = MakeFilesTask(Plan(v1::FILES_OP_CREATE));
+  ASSERT_TRUE(create.ok());
+  EXPECT_TRUE((*create)->Run(stop).ok());
+  EXPECT_EQ((*create)->ops(), 0u);
+  EXPECT_EQ((*create)->bytes(), 0u);
+  EXPECT_EQ(testing::CountEntries(Tree()), 3u);
+}
+
+TEST_F(FilesTaskTest, CleanupRemovesTheTreeButNotForeignEntries) {
+  RunPhase(v1::FILES_OP_MKDIR);
+  RunPhase(v1::FILES_OP_CREATE);
+  std::ofstream(Tree() / "d000001" / "foreign") << "not ours";
+  ws_->Cleanup();
+  EXPECT_TRUE(fs::exists(Tree() / "d000001" / "foreign"));
+  EXPECT_FALSE(fs::exists(Tree() / "d000000"));
+  EXPECT_FALSE(fs::exists(Tree() / "d000002"));
+  // d000001 stays (not empty), and so do the directories above it; nothing else is left.
+  std::set<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(Tree())) left.insert(fs::relative(e.path(), Tree()).string());
+  EXPECT_EQ(left, (std::set<std::string>{"d000001", "d000001/foreign"}));
+}
+
+TEST_F(FilesTaskTest, TreeBelowANestedDirectory) {
+  FilesPlan plan = Plan(v1::FILES_OP_MKDIR);
+  plan.relative = "a/b/tree";
+  auto task = MakeFilesTask(plan);
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  ASSERT_TRUE((*task)->Run(stop).ok());
+  EXPECT_TRUE(fs::is_directory(fs::path(run_dir_) / "a/b/tree/d000002"));
+  task->reset();
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(fs::path(run_dir_) / "a"));
+}
+
+TEST_F(FilesTaskTest, RefusesATreeOutsideTheRunDirectory) {
+  FilesPlan plan = Plan(v1::FILES_OP_MKDIR);
+  plan.relative = "../escape";
+  EXPECT_FALSE(MakeFilesTask(plan).ok());
+  EXPECT_FALSE(fs::exists(fs::path(run_dir_) / ".." / "escape"));
+}
+
+}  // namespace
+}  // namespace iofleet::agent
