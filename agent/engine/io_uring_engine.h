@@ -1,5 +1,6 @@
 // io_uring through liburing: SQEs are prepared in Enqueue and submitted in one io_uring_submit
-// per batch; completions are reaped in batches. Registered buffers (READ_FIXED/WRITE_FIXED) and
+// per batch; completions are reaped in batches. The ring is single-issuer with deferred task
+// work where the kernel offers it. Registered buffers (READ_FIXED/WRITE_FIXED) and
 // registered files (IOSQE_FIXED_FILE) are options.
 #pragma once
 
@@ -23,6 +24,7 @@ class IoUringEngine final : public IoEngine {
  private:
   io_uring ring_{};
   bool open_ = false;
+  bool disabled_ = false;  // created disabled: the first Submit enables it on the worker's thread
   bool fixed_buffers_ = false;
   bool registered_files_ = false;
   std::vector<int> files_;  // registered: fd -> index by search (a job has one or two files)

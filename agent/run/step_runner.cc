@@ -18,6 +18,10 @@ namespace iofleet::agent {
 namespace {
 
 constexpr size_t kBufferAlign = 4096;
+// Holes are filled in writes of at least this size, whatever the step's block size: filling is
+// untimed, so it should be quick, and large sequential writes lay the file out as a tool
+// preparing its files does (fio lays out in 1 MiB writes).
+constexpr size_t kFillChunk = 1 << 20;
 
 uint64_t Mix(uint64_t a, uint64_t b) {
   SplitMix64 m(a ^ (b * 0x9E3779B97F4A7C15ull));
@@ -120,6 +124,7 @@ Status StepRunner::OpenJobs() {
     data.dedupe_pct = io.data().dedupe_pct();
     data.stream = seq.seed;
     data.verify = io.verify();
+    job->data_options = data;
     job->data.Prepare(data, job->buffer_block, slot_size_, depth);
 
     job->plan.fd = job->fd;
@@ -173,8 +178,17 @@ Status StepRunner::FillHoles() {
     } else {
       ranges.emplace_back(seq.base, seq.base + seq.slots * seq.slot_size);
     }
-    std::byte* buffer = job->buffer_block;
-    const size_t chunk = job->buffers.size() * slot_size_;
+    const size_t slots = std::max<size_t>(job->buffers.size(), (kFillChunk + slot_size_ - 1) / slot_size_);
+    const size_t chunk = slots * slot_size_;
+    std::unique_ptr<std::byte, decltype(&std::free)> fill_buffer(
+        static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, chunk)), &std::free);
+    if (!fill_buffer) return Status(Code::kResourceExhausted, "agent " + ctx_.agent_name + ": cannot allocate a fill buffer");
+    std::byte* buffer = fill_buffer.get();
+    // Its own data stream (stamps stay unique in the run), with the step's data options.
+    DataOptions options = job->data_options;
+    options.stream = Mix(options.stream, 0xF111);
+    DataGenerator data;
+    data.Prepare(options, buffer, slot_size_, slots);
     for (const auto& [begin, end] : ranges) {
       for (const auto& [hole_begin, hole_end] : ctx_.coverage->Holes(job->file, begin, end)) {
         // Holes start and end on slot boundaries: coverage only ever holds whole transfers
@@ -185,7 +199,7 @@ Status StepRunner::FillHoles() {
           size_t length = static_cast<size_t>(std::min<uint64_t>(chunk, to - at));
           for (size_t b = 0; b < length; b += slot_size_) {
             uint32_t block = static_cast<uint32_t>(std::min<uint64_t>(slot_size_, length - b));
-            job->data.Stamp(buffer + b, block);
+            data.Stamp(buffer + b, block);
             if (io.verify()) WriteVerifyHeader(buffer + b, block, at + b, ctx_.run_token);
           }
           ssize_t n = pwrite(job->fd, buffer, length, static_cast<off_t>(at));

@@ -73,6 +73,7 @@ class StepRunner {
     std::byte* buffer_block = nullptr;  // queue_depth slots of slot_size bytes, aligned
     std::vector<std::byte*> buffers;
     std::vector<iovec> iovecs;
+    DataOptions data_options;
     DataGenerator data;
     JobStats stats;
   };
