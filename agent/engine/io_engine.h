@@ -62,7 +62,8 @@ class IoEngine {
 
   // Hot path. Stage one request: 0, or -EAGAIN when the stage is full (Submit first).
   virtual int Enqueue(IoRequest& request) noexcept = 0;
-  // Hand everything staged to the kernel: the number submitted, or -errno.
+  // Hand everything staged to the kernel, at the latest in the next Reap (io_uring submits and
+  // waits in one system call): the number submitted, or -errno.
   virtual int Submit() noexcept = 0;
   // Wait for at least `min_done` completions (or until `timeout_ns` passes, when >= 0), write
   // up to out.size(): the number, or -errno.

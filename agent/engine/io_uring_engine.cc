@@ -62,34 +62,33 @@ int IoUringEngine::Enqueue(IoRequest& r) noexcept {
   return 0;
 }
 
+// Staged requests go to the kernel in the next Reap, in the same io_uring_enter as the wait for
+// completions: one system call per turn of the worker's loop instead of two.
 int IoUringEngine::Submit() noexcept {
-  if (queued_ == 0) return 0;
   if (disabled_) [[unlikely]] {
     // This thread becomes the ring's only issuer. (liburing 2.3 declares io_uring_enable_rings
     // but does not export it.)
     if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) < 0) return -errno;
     disabled_ = false;
   }
-  int rc;
-  do {
-    rc = io_uring_submit(&ring_);
-  } while (rc == -EINTR);
-  if (rc >= 0) queued_ = 0;
-  return rc;
+  return static_cast<int>(queued_);
 }
 
 int IoUringEngine::Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept {
   io_uring_cqe* cqe = nullptr;
-  if (min_done > 0 && io_uring_cq_ready(&ring_) == 0) {
+  const bool ready = io_uring_cq_ready(&ring_) > 0;
+  if (queued_ > 0 || (min_done > 0 && !ready)) {
+    const unsigned wait = ready ? 0 : min_done;
     int rc;
     do {
-      if (timeout_ns >= 0) {
+      if (timeout_ns >= 0 && wait > 0) {
         __kernel_timespec ts{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
-        rc = io_uring_wait_cqe_timeout(&ring_, &cqe, &ts);
+        rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, wait, &ts, nullptr);
       } else {
-        rc = io_uring_wait_cqe(&ring_, &cqe);
+        rc = io_uring_submit_and_wait(&ring_, wait);
       }
     } while (rc == -EINTR);
+    if (rc >= 0 || rc == -ETIME) queued_ = 0;
     if (rc == -ETIME) return 0;
     if (rc < 0) return rc;
   }

@@ -80,6 +80,34 @@ steps:
   EXPECT_EQ(CountEntries(tmp / "shared"), 0u);  // every agent removed its own directory
 }
 
+// The seed's own fio command lines, as the shipped job file, on six agents: each agent runs both
+// fio jobs in its own directory and the report merges them.
+TEST(Distributed, FioJobFileOnSixAgents) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 6, tmp / "shared");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/zebclient-seq64k.fio"), "--agents",
+                                Join(agents), "--out", (tmp / "out").string(), "--set", "defaults.jobs=2", "--set",
+                                "defaults.file_size=2MiB", "--set", "defaults.runtime=500ms"},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 2u);
+  EXPECT_EQ(report["steps"][0]["name"], "64kseqwrite");
+  EXPECT_EQ(report["steps"][1]["name"], "64kseqread");
+  for (const auto& step : report["steps"]) {
+    ASSERT_EQ(step["agents"].size(), 6u);
+    uint64_t ops = 0;
+    for (const auto& a : step["agents"]) {
+      EXPECT_GT(a["ops"].get<uint64_t>(), 0u) << a["agent"];
+      EXPECT_EQ(a["bytes"].get<uint64_t>(), a["ops"].get<uint64_t>() * 65536) << a["agent"];  // bs=64k
+      ops += a["ops"].get<uint64_t>();
+    }
+    EXPECT_EQ(step["aggregate"]["ops"].get<uint64_t>(), ops);
+    EXPECT_DOUBLE_EQ(step["aggregate"]["seconds"].get<double>(), 0.5);  // time_based, runtime set
+  }
+  EXPECT_EQ(CountEntries(tmp / "shared"), 0u);
+}
+
 // The NFS 16-client case, scaled down: total_size split over the threads of all agents.
 TEST(Distributed, SixteenAgentsSplitTheTotalSize) {
   TempDir tmp;
