@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <system_error>
 #include <thread>
 
 #include "agent/run/confined_fs.h"
@@ -30,7 +31,7 @@ class CopyTask : public StepTask {
   CopyTask(CopyPlan plan, int from_fd, int to_parent_fd, std::string to_name, bool single_file, uint64_t removed)
       : plan_(std::move(plan)), from_fd_(from_fd), to_parent_fd_(to_parent_fd), to_name_(std::move(to_name)),
         single_file_(single_file), removed_(removed) {
-    for (uint32_t j = 0; j < plan_.copy.jobs(); ++j) counters_.push_back(std::make_unique<TaskCounters>());
+    for (uint32_t j = 0; j < std::max(1u, plan_.copy.jobs()); ++j) counters_.push_back(std::make_unique<TaskCounters>());
   }
   ~CopyTask() override {
     close(from_fd_);
@@ -46,8 +47,9 @@ class CopyTask : public StepTask {
     if (!single_file_) {
       for (const auto& e : entries) {
         if (!e.directory) continue;
-        std::string target = Join(to_name_, e.relative);
-        if (mkdirat(to_parent_fd_, target.c_str(), 0755) < 0) return Failed(plan_.to_workspace->PathOf(Join(plan_.to, e.relative)), "mkdir", errno);
+        // Beneath `to`'s parent, like every other path: no symlink in between is followed.
+        int rc = MkdirBeneath(to_parent_fd_, Join(to_name_, e.relative), 0755);
+        if (rc < 0) return Failed(plan_.to_workspace->PathOf(Join(plan_.to, e.relative)), "mkdir", -rc);
         plan_.to_workspace->Record(Join(plan_.to, e.relative), true);
         ++dirs_;
       }
@@ -60,7 +62,12 @@ class CopyTask : public StepTask {
     std::vector<std::thread> threads;
     std::vector<Status> results(counters_.size());
     for (size_t j = 0; j < counters_.size(); ++j) {
-      threads.emplace_back([&, j] { results[j] = RunJob(*counters_[j], to_fd, stop); });
+      try {
+        threads.emplace_back([&, j] { results[j] = RunJob(*counters_[j], to_fd, stop); });
+      } catch (const std::system_error& e) {
+        results[j] = Failed(plan_.to_workspace->PathOf(plan_.to), "starting a copy thread", e.code().value());
+        break;
+      }
     }
     for (auto& t : threads) t.join();
     if (to_fd >= 0) close(to_fd);
@@ -85,7 +92,7 @@ class CopyTask : public StepTask {
   // Depth first, directories before what they hold.
   Status Walk(const std::string& relative, std::vector<SourceEntry>& out) {
     out.push_back({relative, true});
-    int fd = relative.empty() ? dup(from_fd_) : OpenBeneath(from_fd_, relative, O_RDONLY | O_DIRECTORY);
+    int fd = relative.empty() ? fcntl(from_fd_, F_DUPFD_CLOEXEC, 0) : OpenBeneath(from_fd_, relative, O_RDONLY | O_DIRECTORY);
     if (fd < 0) return Failed(plan_.from_workspace->PathOf(Join(plan_.from, relative)), "open", relative.empty() ? errno : -fd);
     DIR* dir = fdopendir(fd);
     if (!dir) {
@@ -93,7 +100,17 @@ class CopyTask : public StepTask {
       return Failed(plan_.from_workspace->PathOf(Join(plan_.from, relative)), "opendir", errno);
     }
     std::vector<std::pair<std::string, bool>> children;
-    while (dirent* d = readdir(dir)) {
+    while (true) {
+      errno = 0;
+      dirent* d = readdir(dir);
+      if (!d) {
+        if (errno != 0) {
+          int err = errno;
+          closedir(dir);
+          return Failed(plan_.from_workspace->PathOf(Join(plan_.from, relative)), "readdir", err);
+        }
+        break;
+      }
       std::string name = d->d_name;
       if (name == "." || name == "..") continue;
       struct stat st;
@@ -129,7 +146,7 @@ class CopyTask : public StepTask {
       const std::string& rel = files_[index];
       uint64_t t0 = MonotonicNs();
       uint64_t copied = 0;
-      status = CopyFile(rel, to_fd, buffer, block, copied);
+      status = CopyFile(rel, to_fd, buffer, block, copied, stop);
       if (!status.ok()) break;
       c.latency.Record(MonotonicNs() - t0);
       Bump(c.bytes, copied);
@@ -139,11 +156,13 @@ class CopyTask : public StepTask {
     return status;
   }
 
-  Status CopyFile(const std::string& rel, int to_fd, std::byte* buffer, size_t block, uint64_t& copied) {
+  // Stops between blocks when asked: a 32 GiB file does not hold up a Stop or the lease.
+  Status CopyFile(const std::string& rel, int to_fd, std::byte* buffer, size_t block, uint64_t& copied,
+                  const std::atomic<bool>& stop) {
     std::string from_shown = plan_.from_workspace->PathOf(Join(plan_.from, rel));
     std::string to_rel = Join(plan_.to, rel);
     std::string to_shown = plan_.to_workspace->PathOf(to_rel);
-    int in = single_file_ ? dup(from_fd_) : OpenBeneath(from_fd_, rel, O_RDONLY);
+    int in = single_file_ ? fcntl(from_fd_, F_DUPFD_CLOEXEC, 0) : OpenBeneath(from_fd_, rel, O_RDONLY);
     if (in < 0) return Failed(from_shown, "open", single_file_ ? errno : -in);
     int out = single_file_ ? OpenBeneath(to_parent_fd_, to_name_, O_WRONLY | O_CREAT | O_EXCL, 0644)
                            : OpenBeneath(to_fd, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -153,7 +172,7 @@ class CopyTask : public StepTask {
     }
     plan_.to_workspace->Record(to_rel, false);
     Status status;
-    while (true) {
+    while (!stop.load(std::memory_order_relaxed)) {
       ssize_t r = read(in, buffer, block);
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 #include "agent/run/tree_names.h"
@@ -29,20 +30,26 @@ struct JobFailure {
 class FilesTask : public StepTask {
  public:
   FilesTask(FilesPlan plan, int base_fd) : plan_(std::move(plan)), base_fd_(base_fd) {
-    const uint32_t jobs = plan_.files.jobs();
+    const uint32_t jobs = std::max(1u, plan_.files.jobs());
     for (uint32_t j = 0; j < jobs; ++j) counters_.push_back(std::make_unique<TaskCounters>());
     failures_.resize(jobs);
   }
   ~FilesTask() override { close(base_fd_); }
 
   Status Run(const std::atomic<bool>& stop) override {
-    const uint32_t jobs = plan_.files.jobs();
+    const uint32_t jobs = static_cast<uint32_t>(counters_.size());
     const bool per_dir = plan_.op == v1::FILES_OP_MKDIR || plan_.op == v1::FILES_OP_RMDIR;
     const uint64_t units = per_dir ? plan_.files.dirs() : uint64_t{plan_.files.dirs()} * plan_.files.files_per_dir();
     std::vector<std::thread> threads;
     for (uint32_t j = 0; j < jobs; ++j) {
       uint64_t begin = units * j / jobs, end = units * (j + 1) / jobs;
-      threads.emplace_back([=, this, &stop] { RunJob(j, begin, end, stop); });
+      try {
+        threads.emplace_back([=, this, &stop] { RunJob(j, begin, end, stop); });
+      } catch (const std::system_error& e) {
+        failures_[j] = {e.code().value(), plan_.workspace->PathOf(plan_.relative) + " (starting job " + std::to_string(j) + ")"};
+        failed_.store(true);
+        break;
+      }
     }
     for (auto& t : threads) t.join();
     for (const auto& f : failures_) {
@@ -115,7 +122,7 @@ class FilesTask : public StepTask {
       }
       uint64_t t0 = MonotonicNs();
       uint64_t moved = 0;
-      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, i), buffer, block, data, moved);
+      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, i), buffer, block, data, moved, stopped);
       if (err) {
         fail(err, PathOf(d, file.text));
         break;
@@ -129,13 +136,14 @@ class FilesTask : public StepTask {
   }
 
   // One file's operation; 0 or errno. `moved`: bytes written or read.
+  template <typename Stopped>
   int OneFile(int dir_fd, const char* name, uint64_t size, std::byte* buffer, uint64_t block, DataGenerator& data,
-              uint64_t& moved) {
+              uint64_t& moved, const Stopped& stopped) {
     switch (plan_.op) {
       case v1::FILES_OP_CREATE: {
         int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) return errno;
-        while (moved < size) {
+        while (moved < size && !stopped()) {  // a large file does not hold up a Stop
           size_t n = static_cast<size_t>(std::min(block, size - moved));
           data.Stamp(buffer, static_cast<uint32_t>(n));
           ssize_t w = write(fd, buffer, n);
@@ -152,7 +160,7 @@ class FilesTask : public StepTask {
       case v1::FILES_OP_READ: {
         int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) return errno;
-        while (true) {
+        while (!stopped()) {
           ssize_t r = read(fd, buffer, static_cast<size_t>(block));
           if (r < 0 && errno == EINTR) continue;
           if (r < 0) {

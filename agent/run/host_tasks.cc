@@ -86,6 +86,7 @@ class HookTask : public StepTask {
       setpgid(0, 0);
       int devnull = open("/dev/null", O_RDONLY);
       if (devnull >= 0) dup2(devnull, 0);
+      if (devnull > 0) close(devnull);
       dup2(pipe_fds[1], 1);
       dup2(pipe_fds[1], 2);
       if (chdir(hook_.run_dir.c_str()) < 0) _exit(126);
@@ -95,6 +96,8 @@ class HookTask : public StepTask {
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
+    // Also from this side: a kill of the group right after fork must not miss it.
+    setpgid(pid, pid);
     close(pipe_fds[1]);
     const uint64_t deadline = MonotonicNs() + hook_.command.timeout_ns;
     bool timed_out = false, stopped = false, output_open = true, exited = false;
@@ -102,9 +105,10 @@ class HookTask : public StepTask {
     useconds_t exit_poll_us = 100;
     char chunk[4096];
     while (true) {
+      int ready = 0;
       if (output_open) {
         pollfd p{pipe_fds[0], POLLIN, 0};
-        int ready = poll(&p, 1, 100);
+        ready = poll(&p, 1, 100);
         if (ready > 0) {
           ssize_t n = read(pipe_fds[0], chunk, sizeof(chunk));
           if (n > 0) {
@@ -115,16 +119,18 @@ class HookTask : public StepTask {
           }
         }
       }
-      if (!output_open) {
-        // Output closed, at exit or by the command itself (exec >log): wait for the exit while
-        // still watching stop and the timeout.
+      if (!output_open || ready == 0) {
+        // Output closed (at exit, or by the command itself: exec >log) or quiet for a while: has
+        // it exited? A background child of the hook may hold the output open after it did.
         pid_t done = waitpid(pid, &status, WNOHANG);
         if (done == pid || (done < 0 && errno != EINTR)) {
           exited = done == pid;
           break;
         }
-        usleep(exit_poll_us);
-        exit_poll_us = std::min<useconds_t>(exit_poll_us * 2, 50000);
+        if (!output_open) {
+          usleep(exit_poll_us);
+          exit_poll_us = std::min<useconds_t>(exit_poll_us * 2, 50000);
+        }
       }
       // Checked after every read too: a hook that never stops writing is still stopped and timed out.
       if (!stopped && stop.load()) stopped = true;

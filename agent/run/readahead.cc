@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -41,32 +42,54 @@ Result<std::string> ReadaheadFileFor(int fd) {
   if (fstat(fd, &st) < 0) return PosixError("fstat", errno);
   const std::string id = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
   const std::string dev = "/sys/dev/block/" + id;
-  if (Exists(dev + "/queue/read_ahead_kb")) return dev + "/queue/read_ahead_kb";
-  if (Exists(dev + "/partition") && Exists(dev + "/../queue/read_ahead_kb")) return dev + "/../queue/read_ahead_kb";
-  if (Exists("/sys/class/bdi/" + id + "/read_ahead_kb")) return "/sys/class/bdi/" + id + "/read_ahead_kb";
+  // Canonical (symlinks and ".." resolved), as the record stores it.
+  auto canonical = [](const std::string& path) {
+    char resolved[PATH_MAX];
+    return realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+  };
+  if (Exists(dev + "/queue/read_ahead_kb")) return canonical(dev + "/queue/read_ahead_kb");
+  if (Exists(dev + "/partition") && Exists(dev + "/../queue/read_ahead_kb")) return canonical(dev + "/../queue/read_ahead_kb");
+  if (Exists("/sys/class/bdi/" + id + "/read_ahead_kb")) return canonical("/sys/class/bdi/" + id + "/read_ahead_kb");
   return Status(Code::kFailedPrecondition, "no block device or backing device (" + id +
                                                ") has a read-ahead setting for this file system (tmpfs or similar)");
 }
 
-ReadaheadKeeper::ReadaheadKeeper(std::string state_dir)
-    : state_dir_(std::move(state_dir)), record_path_(state_dir_ + "/readahead.record") {}
+ReadaheadKeeper::ReadaheadKeeper(std::string state_dir, const std::string& owner)
+    : state_dir_(std::move(state_dir)),
+      record_path_(state_dir_ + (owner.empty() ? "/readahead.record" : "/readahead-" + owner + ".record")) {}
 
 std::vector<std::string> ReadaheadKeeper::RestoreFromRecord() {
   std::vector<std::string> notes;
   std::ifstream in(record_path_);
   if (!in) return notes;
+  std::lock_guard lock(mu_);
   std::string line;
-  bool all = true;
   while (std::getline(in, line)) {
     size_t tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    std::string value = line.substr(0, tab), file = line.substr(tab + 1);
+    std::string value = tab == std::string::npos ? "" : line.substr(0, tab);
+    std::string file = tab == std::string::npos ? "" : line.substr(tab + 1);
+    // Only what this keeper writes: a number for an absolute path to a read_ahead_kb file.
+    const std::string kName = "read_ahead_kb";
+    const bool sane = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos &&
+                      file.rfind("/", 0) == 0 && file.find("/..") == std::string::npos && file.size() > kName.size() &&
+                      file.compare(file.size() - kName.size(), kName.size(), kName) == 0;
+    if (!sane) {
+      notes.push_back("ignored a line of " + record_path_ + " that is not a read-ahead record: \"" + line + "\"");
+      continue;
+    }
     Status st = WriteValue(file, value);
-    all &= st.ok();
-    notes.push_back(st.ok() ? "restored read-ahead " + value + " KiB to " + file + " (left changed by an earlier agent process)"
-                            : "could not restore read-ahead: " + st.message());
+    if (st.ok()) {
+      notes.push_back("restored read-ahead " + value + " KiB to " + file + " (left changed by an earlier agent process)");
+    } else {
+      // Kept: the next change must not take the changed value for the original, and the next
+      // restore tries again.
+      originals_[file] = value;
+      notes.push_back("could not restore read-ahead: " + st.message());
+    }
   }
-  if (all) unlink(record_path_.c_str());
+  in.close();
+  if (originals_.empty()) unlink(record_path_.c_str());
+  else (void)SaveRecordLocked();
   return notes;
 }
 

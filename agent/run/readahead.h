@@ -20,7 +20,9 @@ Result<std::string> ReadaheadFileFor(int fd);
 
 class ReadaheadKeeper {
  public:
-  explicit ReadaheadKeeper(std::string state_dir);
+  // `owner` (the agent's name) names the record, so agents sharing a host and state_dir keep
+  // separate records.
+  explicit ReadaheadKeeper(std::string state_dir, const std::string& owner = "");
 
   // Puts back what an earlier agent process changed and did not restore (it crashed). One line
   // per value restored, for the agent's log.

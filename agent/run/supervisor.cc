@@ -74,12 +74,6 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   // Per sweep point, the largest extent any of its steps gives each file (files go between points).
   std::map<uint32_t, std::map<std::string, uint64_t>> point_files;
   for (const auto& step : request.steps()) {
-    const v1::FilesStep& files = step.files();
-    const bool creates = std::find(files.ops().begin(), files.ops().end(), v1::FILES_OP_CREATE) != files.ops().end();
-    if (step.has_files() && creates && spec::ParseStepPlace(files.dir()).root.empty()) {
-      auto& bytes = point_files[step.point()]["tree:" + files.dir()];
-      bytes = std::max(bytes, uint64_t{files.dirs()} * files.files_per_dir() * spec::MeanFileSize(files));
-    }
     if (!step.has_io()) continue;
     const v1::IoSpec& io = step.io();
     if (io.engine() == v1::ENGINE_NULL) continue;
@@ -238,7 +232,7 @@ Status Supervisor::OpenPlaces(const v1::PrepareRequest& request) {
 Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(const RunPlaces& places,
                                                                            const std::string& text) const {
   spec::StepPlace place = spec::ParseStepPlace(text);
-  if (place.root.empty() || place.root == target_root_) return std::make_pair(places.target, place.path);
+  if (place.root.empty() || place.root == places.target_root) return std::make_pair(places.target, place.path);
   auto it = places.others.find(place.root);
   if (it == places.others.end()) return Status(Code::kFailedPrecondition, "agent " + name_ + ": no root " + place.root);
   return std::make_pair(it->second, place.path);
@@ -328,7 +322,7 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   step_index_ = request.step_index();
   // File setup can take long (a read step fills what is missing): done without the lock so
   // that Stop can still interrupt; the SettingUp state keeps other commands out meanwhile.
-  RunPlaces places{run_id_, workspace_, places_};
+  RunPlaces places{run_id_, run_agent_name_, run_token_, target_root_, readahead_file_, workspace_, places_};
   lock.unlock();
   Status task_status;
   if (!planned.has_io()) {
@@ -355,11 +349,11 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
 
 Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
                                                       const RunPlaces& places) {
-  if (planned.has_sync() || planned.has_drop_caches()) return MakeSyncTask(planned.has_drop_caches(), run_agent_name_);
-  if (planned.has_readahead()) return MakeReadaheadTask(readahead_, readahead_file_, planned.readahead().kib(), run_agent_name_);
+  if (planned.has_sync() || planned.has_drop_caches()) return MakeSyncTask(planned.has_drop_caches(), places.agent_name);
+  if (planned.has_readahead()) return MakeReadaheadTask(readahead_, places.readahead_file, planned.readahead().kib(), places.agent_name);
   if (planned.has_hook()) {
     HookRun hook{planned.hook().name(), config_.hooks.at(planned.hook().name()), places.run_id, places.target->run_dir(),
-                 run_agent_name_};
+                 places.agent_name};
     return MakeHookTask(std::move(hook));
   }
   if (planned.has_files()) {
@@ -370,8 +364,8 @@ Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& pl
     plan.op = planned.files().ops(static_cast<int>(phase));
     plan.workspace = place->first;
     plan.relative = place->second;
-    plan.agent_name = run_agent_name_;
-    plan.seed = run_token_ ^ (uint64_t{step_index} * 0x9E3779B97F4A7C15ull);
+    plan.agent_name = places.agent_name;
+    plan.seed = places.run_token ^ (uint64_t{step_index} * 0x9E3779B97F4A7C15ull);
     return MakeFilesTask(std::move(plan));
   }
   if (planned.has_copy()) {
@@ -379,7 +373,7 @@ Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& pl
     if (!from.ok()) return from.status();
     auto to = Place(places, planned.copy().to());
     if (!to.ok()) return to.status();
-    CopyPlan plan{planned.copy(), from->first, from->second, to->first, to->second, run_agent_name_};
+    CopyPlan plan{planned.copy(), from->first, from->second, to->first, to->second, places.agent_name};
     return MakeCopyTask(std::move(plan));
   }
   return InvalidArgument("agent " + name_ + ": step " + planned.name() + " has no kind this agent knows");
@@ -480,7 +474,7 @@ void Supervisor::Shutdown() {
 }
 
 Supervisor::Supervisor(const Roots& roots, std::string name, AgentConfig config)
-    : roots_(roots), name_(std::move(name)), config_(std::move(config)), readahead_(config_.state_dir) {
+    : roots_(roots), name_(std::move(name)), config_(std::move(config)), readahead_(config_.state_dir, name_) {
   for (const auto& note : readahead_.RestoreFromRecord()) std::cerr << "iofleet-agent: " << note << "\n";
   lease_thread_ = std::thread([this] { WatchLease(); });
 }

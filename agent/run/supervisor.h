@@ -54,6 +54,10 @@ class Supervisor {
   // What a task is made from, copied under the lock: a Stop may end the run meanwhile.
   struct RunPlaces {
     std::string run_id;
+    std::string agent_name;
+    uint64_t run_token = 0;
+    std::string target_root;
+    std::string readahead_file;
     std::shared_ptr<Workspace> target;
     std::map<std::string, std::shared_ptr<Workspace>> others;
   };

@@ -221,6 +221,7 @@ Result<int> Workspace::OpenBelow(const std::string& relative, int flags) {
 void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir) {
   std::string full = run_dir_rel_ + "/" + relative;
   std::lock_guard lock(mu_);
+  if (closed_) return;  // the run ended: the task's first operation fails on the closed tree
   for (Entry& e : created_) {
     if (e.relative == full && e.tree()) {
       e.tree_dirs = std::max(e.tree_dirs, dirs);
@@ -234,13 +235,18 @@ void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t 
 
 void Workspace::Record(const std::string& relative, bool directory) {
   std::lock_guard lock(mu_);
-  created_.push_back({run_dir_rel_ + "/" + relative, directory});
+  // After cleanup the entry is removed at once: nothing may outlive the run unrecorded.
+  if (closed_) {
+    UnlinkBeneath(root_fd_, run_dir_rel_ + "/" + relative, directory);
+    return;
+  }
+  created_.push_back({run_dir_rel_ + "/" + relative, directory, 0, 0, true});
 }
 
 bool Workspace::Recorded(const std::string& relative) {
   std::string full = run_dir_rel_ + "/" + relative;
   std::lock_guard lock(mu_);
-  return std::any_of(created_.begin(), created_.end(), [&](const Entry& e) { return e.relative == full && !e.tree(); });
+  return std::any_of(created_.begin(), created_.end(), [&](const Entry& e) { return e.relative == full && e.copy; });
 }
 
 uint64_t Workspace::RemoveRecordedUnder(const std::string& relative) {
@@ -249,7 +255,7 @@ uint64_t Workspace::RemoveRecordedUnder(const std::string& relative) {
   uint64_t removed = 0;
   std::vector<Entry> kept;
   for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
-    if (it->relative == full || it->relative.rfind(full + "/", 0) == 0) removed += RemoveEntry(*it);
+    if (it->copy && (it->relative == full || it->relative.rfind(full + "/", 0) == 0)) removed += RemoveEntry(*it);
     else kept.push_back(*it);
   }
   created_.assign(kept.rbegin(), kept.rend());

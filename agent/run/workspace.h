@@ -61,10 +61,10 @@ class Workspace {
   void RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir);
   // Records one entry a copy step made.
   void Record(const std::string& relative, bool directory);
-  // Whether this run recorded `relative` itself.
+  // Whether `relative` itself is an entry a copy step of this run made.
   bool Recorded(const std::string& relative);
-  // Removes the recorded entries at and below `relative`, newest first (an earlier copy to the
-  // same place). Returns how many were removed.
+  // Removes the entries copy steps made at and below `relative`, newest first (an earlier copy
+  // to the same place); nothing else. Returns how many were removed.
   uint64_t RemoveRecordedUnder(const std::string& relative);
 
   const std::string& run_dir() const { return run_dir_abs_; }
@@ -76,6 +76,7 @@ class Workspace {
     bool directory;
     uint32_t tree_dirs = 0;  // a files step's tree: dirs x files below `relative`
     uint32_t tree_files = 0;
+    bool copy = false;  // made by a copy step: a later copy to the same place may replace it
     bool tree() const { return tree_dirs > 0; }
   };
   uint64_t RemoveEntry(const Entry& e);

@@ -98,15 +98,14 @@ nlohmann::ordered_json StatsJson(const StepStats& s) {
   return j;
 }
 
-// Files and copy steps count entries: files (and directories) per second, and for a copy the
-// seed's own unit, Gbps (10^9 bit/s).
+// A copy counts files, and gives the seed's own unit, Gbps (10^9 bit/s). (A files step's rates
+// are per phase: its sums mix mkdirs, creates, stats, ...)
 void EntryFigures(const std::string& kind, const StepStats& s, nlohmann::ordered_json& j) {
-  if (kind == "copy") {
-    j["files"] = s.ops;
-    j["dirs"] = s.dirs;
-    j["gbps"] = s.bytes_per_sec() * 8 / 1e9;
-  }
-  if (kind == "files" || kind == "copy") j["files_per_sec"] = s.iops();
+  if (kind != "copy") return;
+  j["files"] = s.ops;
+  j["dirs"] = s.dirs;
+  j["files_per_sec"] = s.iops();
+  j["gbps"] = s.bytes_per_sec() * 8 / 1e9;
 }
 
 }  // namespace

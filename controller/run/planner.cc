@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "controller/workload/yaml_loader.h"
@@ -37,7 +38,16 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
       if (workloads[i].steps(s).has_sync()) step.mutable_sync();
       if (workloads[i].steps(s).has_drop_caches()) step.mutable_drop_caches();
       const v1::Step& mine = workloads[i].steps(s);
-      if (mine.has_files()) *step.mutable_files() = spec::ResolveFiles(mine.files());
+      if (mine.has_files()) {
+        *step.mutable_files() = spec::ResolveFiles(mine.files());
+        // Phases run in lockstep, so every agent runs the same ops (overrides may change the rest).
+        const auto& first = out[0].empty() || i == 0 ? step.files().ops() : out[0].back().files().ops();
+        if (i > 0 && !std::equal(first.begin(), first.end(), step.files().ops().begin(), step.files().ops().end())) {
+          return InvalidArgument("steps[" + std::to_string(s) + "].files.ops: agent " + agents[i].name +
+                                 " would run other phases than agent " + agents[0].name +
+                                 " (phases run in lockstep: overrides may not change ops)");
+        }
+      }
       if (mine.has_copy()) *step.mutable_copy() = spec::ResolveCopy(mine.copy());
       if (mine.has_readahead()) *step.mutable_readahead() = mine.readahead();
       if (mine.has_hook()) *step.mutable_hook() = mine.hook();

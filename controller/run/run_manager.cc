@@ -270,8 +270,13 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     step.aggregate.AddPhase(phase.aggregate, k == 0);
     for (const auto& a : phase.agents) {
       auto it = std::find_if(step.agents.begin(), step.agents.end(), [&](const AgentStep& s) { return s.agent == a.agent; });
-      if (it == step.agents.end()) step.agents.push_back(a);
-      else it->stats.AddPhase(a.stats, false);
+      if (it == step.agents.end()) {
+        // Its own histograms: the phase's row keeps the phase's alone.
+        step.agents.push_back({a.agent, StepStats(), a.start_offset_ns});
+        step.agents.back().stats.AddPhase(a.stats, true);
+      } else {
+        it->stats.AddPhase(a.stats, false);
+      }
     }
     if (k == 0) step.started_at_unix_ns = phase_step.started_at_unix_ns;
     step.start_skew_ns = std::max(step.start_skew_ns, phase_step.start_skew_ns);
@@ -279,7 +284,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     step.status = outcome.status;
     if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
   }
-  double slowest = -1;
+  double slowest = -1;  // a files step's slowest agent is the one whose phases took longest
   for (const auto& a : step.agents) {
     if (slowest < 0 || a.stats.seconds() > slowest) {
       slowest = a.stats.seconds();

@@ -127,6 +127,9 @@ std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
   if (field == "stonewall" && io.runtime() > 0) return "stonewall applies to size-based steps (runtime 0)";
   if (field == "block_size" && io.block_size_split_size() > 0) return "block_size_split replaces block_size";
   if (field == "fsync" && !Writes(io.op())) return "fsync applies to steps that write";
+  if (field == "submit_batch" && io.engine() == v1::ENGINE_IO_URING) {
+    return "io_uring hands staged requests to the kernel in the same system call as each wait";
+  }
   if ((field == "submit_batch" || field == "complete_batch") &&
       (io.engine() == v1::ENGINE_PSYNC || io.submit_batch() > io.queue_depth() || io.complete_batch() > io.queue_depth())) {
     return field + " applies to asynchronous engines, up to queue_depth";

@@ -72,7 +72,8 @@ std::string FilesOpName(v1::FilesOp op) {
   return name;
 }
 
-void ValidateHostStep(const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
+void ValidateHostStep(const v1::Step& step, const std::string& path, const std::string& target_root,
+                      std::vector<Violation>& out) {
   switch (step.kind_case()) {
     case v1::Step::kFiles: {
       const v1::FilesStep& f = step.files();
@@ -99,6 +100,8 @@ void ValidateHostStep(const v1::Step& step, const std::string& path, std::vector
       if (c.to().empty()) out.push_back({p + ".to", "a copy step needs to (where the copy goes)"});
       else CheckPlace(c.to(), p + ".to", out);
       StepPlace from = ParseStepPlace(c.from()), to = ParseStepPlace(c.to());
+      if (from.root.empty()) from.root = target_root;
+      if (to.root.empty()) to.root = target_root;
       if (!c.from().empty() && from.root == to.root &&
           (to.path == from.path || to.path.rfind(from.path + "/", 0) == 0 || from.path.rfind(to.path + "/", 0) == 0)) {
         out.push_back({p + ".to", "\"" + c.to() + "\" and \"" + c.from() + "\" overlap: a copy needs a separate place"});

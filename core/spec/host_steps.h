@@ -29,7 +29,9 @@ uint64_t MeanFileSize(const v1::FilesStep& files);
 // "mkdir" for FILES_OP_MKDIR.
 std::string FilesOpName(v1::FilesOp op);
 
-// The rules of one step of those kinds; `path` is "steps[3]".
-void ValidateHostStep(const v1::Step& step, const std::string& path, std::vector<Violation>& out);
+// The rules of one step of those kinds; `path` is "steps[3]", `target_root` the workload's target
+// root name ("src" and "TARGET:src" are the same place).
+void ValidateHostStep(const v1::Step& step, const std::string& path, const std::string& target_root,
+                      std::vector<Violation>& out);
 
 }  // namespace iofleet::spec

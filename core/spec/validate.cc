@@ -181,7 +181,7 @@ std::vector<Violation> Validate(const v1::Workload& w) {
       case v1::Step::kCopy:
       case v1::Step::kReadahead:
       case v1::Step::kHook:
-        ValidateHostStep(step, path, out);
+        ValidateHostStep(step, path, w.target().root().empty() ? "default" : w.target().root(), out);
         break;
       case v1::Step::KIND_NOT_SET:
         out.push_back({path, "a step needs a kind (io, files, copy, drop_caches, sync, readahead, hook, sleep)"});

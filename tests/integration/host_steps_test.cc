@@ -190,6 +190,14 @@ TEST(CopyStep, RefusesToOverwriteWhatTheRunDidNotMakeAndSymlinksInTheSource) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("src/escape: copy: not a regular file or directory"), std::string::npos) << r.err;
 
+  // What a files step made is not a copy: a copy onto it is refused, and the tree stays.
+  WriteText(tmp / "w2.yaml", "name: t\nsteps:\n  - files: { dir: tree, dirs: 1, files_per_dir: 2, ops: [mkdir, create] }\n"
+                             "  - files: { dir: src, dirs: 1, files_per_dir: 1, ops: [mkdir, create] }\n"
+                             "  - copy: { from: src, to: tree }\n");
+  r = RunLocal(tmp, {(tmp / "w2.yaml").string(), {(tmp / "data").string()}, "", {}});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("tree: copy: already exists and this run did not make it; refused"), std::string::npos) << r.err;
+
   WriteText(tmp / "agent.yaml", "hooks:\n  plant:\n    command: [/bin/sh, -c, 'mkdir src dst']\n");
   r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
   EXPECT_EQ(r.code, 1);
@@ -265,7 +273,7 @@ sweep:
   const std::string second = report["steps"][2]["aggregate"]["notes"][0];
   EXPECT_NE(second.find(": 300 -> 1200 KiB"), std::string::npos) << second;
   EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), original);
-  EXPECT_FALSE(fs::exists(tmp / "state/readahead.record"));
+  EXPECT_FALSE(fs::exists(tmp / "state/readahead-local.record"));
 
   WriteText(tmp / "agent.yaml", "allow_readahead: false\n");
   fs::remove_all(tmp / "out");
@@ -297,11 +305,11 @@ TEST(ReadaheadStep, AKilledAgentRestoresTheOriginalWhenItStartsAgain) {
   controller.Signal(SIGKILL);
   controller.Wait(std::chrono::seconds(5));
   EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), changed);  // nobody put it back yet
-  EXPECT_TRUE(fs::exists(tmp / "state/readahead.record"));
+  EXPECT_TRUE(fs::exists(tmp / "state/readahead-node1.record"));
 
   AgentProcess again(tmp / "mnt", "node1", tmp / "logs-again", {}, {}, {"--config", (tmp / "agent.yaml").string()});
   EXPECT_EQ(ReadFirstLine(loop.ReadaheadFile()), original);
-  EXPECT_FALSE(fs::exists(tmp / "state/readahead.record"));
+  EXPECT_FALSE(fs::exists(tmp / "state/readahead-node1.record"));
   EXPECT_NE(again.process().Stderr().find("restored read-ahead " + original + " KiB"), std::string::npos) << again.process().Stderr();
 }
 

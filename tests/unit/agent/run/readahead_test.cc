@@ -163,3 +163,31 @@ TEST(ReadaheadFileFor, BadDescriptorFails) {
 
 }  // namespace
 }  // namespace iofleet::agent
+
+namespace iofleet::agent {
+namespace {
+
+TEST_F(ReadaheadKeeperTest, AFailedRestoreKeepsTheOriginalForTheNextChange) {
+  const std::string gone = (tmp_ / "missing-dir" / "read_ahead_kb").string();
+  fs::create_directories(state_dir_);
+  std::ofstream(record()) << "512\t" << gone << "\n" << "77\t/etc/passwd\n";
+  ReadaheadKeeper keeper(state_dir_);
+  std::vector<std::string> notes = keeper.RestoreFromRecord();
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("could not restore"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("not a read-ahead record"), std::string::npos) << notes[1];  // never written
+  // The unrestored original stays on record, for the next start or the next restore.
+  EXPECT_EQ(ReadAll(record()), "512\t" + gone + "\n");
+}
+
+TEST_F(ReadaheadKeeperTest, AgentsSharingAStateDirKeepSeparateRecords) {
+  ReadaheadKeeper a(state_dir_, "node1"), b(state_dir_, "node2");
+  ASSERT_TRUE(a.Set(sysfs_, 256).ok());
+  EXPECT_TRUE(fs::exists(state_dir_ + "/readahead-node1.record"));
+  EXPECT_FALSE(fs::exists(state_dir_ + "/readahead-node2.record"));
+  a.RestoreAll();
+  EXPECT_EQ(ReadAll(sysfs_), "128");
+}
+
+}  // namespace
+}  // namespace iofleet::agent

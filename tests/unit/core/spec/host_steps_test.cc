@@ -9,7 +9,7 @@ constexpr uint64_t kMiB = 1 << 20;
 
 std::vector<Violation> Check(const v1::Step& step) {
   std::vector<Violation> out;
-  ValidateHostStep(step, "steps[2]", out);
+  ValidateHostStep(step, "steps[2]", "default", out);
   return out;
 }
 
@@ -241,6 +241,8 @@ TEST(ValidateHostStep, CopyOverlappingPlaces) {
       {"a/b/c", "a/b"},                // from inside to
       {"local:src", "local:src"},      // the same root named
       {"local:src", "local:src/deep"},
+      {"src", "default:src"},          // the target root by either spelling
+      {"default:a", "a/b"},
   };
   for (const auto& [from, to] : overlapping) {
     auto vs = Check(CopyStep(from, to));
