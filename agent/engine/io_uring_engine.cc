@@ -91,6 +91,9 @@ int IoUringEngine::Reap(std::span<Completion> out, uint32_t min_done, int64_t ti
     if (rc >= 0 || rc == -ETIME) queued_ = 0;
     if (rc == -ETIME) return 0;
     if (rc < 0) return rc;
+  } else if (!ready) {
+    // A poll (min_done 0): with deferred task work, completions are posted only on entering.
+    (void)io_uring_get_events(&ring_);
   }
   unsigned head;
   uint32_t n = 0;

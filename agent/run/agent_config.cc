@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <set>
+
 #include "core/base/units.h"
 
 namespace iofleet::agent {
@@ -30,9 +32,11 @@ class ConfigReader {
       return InvalidArgument(Where(n) + key + ": a hook name is [A-Za-z0-9_-]+");
     }
     if (!n.IsMap()) return InvalidArgument(Where(n) + key + ": write { command: [program, arg, ...], timeout: 1h }");
+    std::set<std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string field = it->first.as<std::string>("");
       const YAML::Node& v = it->second;
+      if (!seen.insert(field).second) return InvalidArgument(Where(it->first) + key + "." + field + ": given twice");
       if (field == "command") {
         if (!v.IsSequence() || v.size() == 0) return InvalidArgument(Where(v) + key + ".command: a list: [program, arg, ...]");
         for (const auto& arg : v) {
@@ -73,9 +77,11 @@ Result<AgentConfig> LoadAgentConfig(const std::string& path) {
   if (root.IsNull()) return config;
   if (!root.IsMap()) return InvalidArgument(path + ":1:1: an agent config is a YAML map (" + std::string(kKnown) + ")");
   ConfigReader reader(path);
+  std::set<std::string> seen;
   for (auto it = root.begin(); it != root.end(); ++it) {
     std::string key = it->first.as<std::string>("");
     const YAML::Node& value = it->second;
+    if (!seen.insert(key).second) return InvalidArgument(reader.Where(it->first) + key + ": given twice");
     if (key == "allow_drop_caches") {
       IOFLEET_RETURN_IF_ERROR(reader.Bool(value, key, config.allow_drop_caches));
     } else if (key == "allow_readahead") {
@@ -89,6 +95,7 @@ Result<AgentConfig> LoadAgentConfig(const std::string& path) {
       if (!value.IsMap()) return InvalidArgument(reader.Where(value) + "hooks: a map of name: { command: [...], timeout: ... }");
       for (auto h = value.begin(); h != value.end(); ++h) {
         std::string name = h->first.as<std::string>("");
+        if (config.hooks.count(name)) return InvalidArgument(reader.Where(h->first) + "hooks." + name + ": defined twice");
         HookCommand command;
         IOFLEET_RETURN_IF_ERROR(reader.Hook(name, h->second, command));
         config.hooks[name] = std::move(command);

@@ -199,6 +199,13 @@ Status Supervisor::PreflightHostSteps(const v1::PrepareRequest& request, Workspa
       if (access(file->c_str(), W_OK) != 0) {
         return PosixError(who + "step " + step.name() + ": " + *file + " (read-ahead) is not writable", errno);
       }
+      // The original is recorded there before any change: it must be writable now, not later.
+      if (mkdir(config_.state_dir.c_str(), 0700) < 0 && errno != EEXIST) {
+        return PosixError(who + "state_dir " + config_.state_dir + " (the read-ahead record)", errno);
+      }
+      if (access(config_.state_dir.c_str(), W_OK) != 0) {
+        return PosixError(who + "state_dir " + config_.state_dir + " (the read-ahead record) is not writable", errno);
+      }
       readahead_file_ = *file;
     }
   }

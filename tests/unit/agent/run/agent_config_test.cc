@@ -211,5 +211,14 @@ TEST_F(AgentConfigTest, StateDirMustBeAbsolute) {
   EXPECT_CONTAINS(m, "state_dir: an absolute directory");
 }
 
+TEST_F(AgentConfigTest, KeysGivenTwiceAreErrors) {
+  std::string path;
+  EXPECT_CONTAINS(Error("allow_readahead: true\nallow_readahead: false\n", &path), path + ":2:1: allow_readahead: given twice");
+  EXPECT_CONTAINS(Error("hooks:\n  a:\n    command: [/bin/true]\n  a:\n    command: [/bin/false]\n", &path),
+                  path + ":4:3: hooks.a: defined twice");
+  EXPECT_CONTAINS(Error("hooks:\n  a:\n    command: [/bin/true]\n    command: [/bin/false]\n", &path),
+                  path + ":4:5: hooks.a.command: given twice");
+}
+
 }  // namespace
 }  // namespace iofleet::agent
