@@ -1,5 +1,6 @@
-// The names a files step gives its tree: <dir>/d000000/f000000. Fixed-width so that listings
-// sort, and generated, so that cleanup removes exactly these names and nothing else.
+// The names a files step gives its tree: <dir>/d000000/f000000. Zero-padded to six digits so
+// that listings of up to a million sort (wider beyond), and generated, so that cleanup removes
+// exactly these names and nothing else.
 #pragma once
 
 #include <cstdint>
