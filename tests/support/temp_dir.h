@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace iofleet::testing {
@@ -28,6 +30,12 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The whole file, byte for byte ("" when it cannot be read).
+inline std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
 
 // Every regular file and directory below `dir`, relative to it.
 inline size_t CountEntries(const std::filesystem::path& dir) {

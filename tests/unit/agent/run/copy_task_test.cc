@@ -14,16 +14,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
 // Every entry below `dir`: relative path -> contents ("<dir>" for a directory).
 std::map<std::string, std::string> Snapshot(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    out[fs::relative(e.path(), dir).string()] = e.is_directory() ? "<dir>" : ReadAll(e.path());
+    out[fs::relative(e.path(), dir).string()] = e.is_directory() ? "<dir>" : testing::ReadAll(e.path());
   }
   return out;
 }
@@ -142,13 +137,13 @@ TEST_F(CopyTaskTest, RefusesADestinationTheRunDidNotMake) {
   EXPECT_EQ(task.status().code(), Code::kFailedPrecondition);
   EXPECT_NE(task.status().message().find("already exists"), std::string::npos) << task.status().message();
   EXPECT_NE(task.status().message().find((run_dir_ / "foreign").string()), std::string::npos) << task.status().message();
-  EXPECT_EQ(ReadAll(run_dir_ / "foreign" / "keep"), "user data");
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "foreign" / "keep"), "user data");
   // A file is refused the same way.
   std::ofstream(run_dir_ / "file") << "x";
   auto onto_file = MakeCopyTask(Plan("src", "file"));
   ASSERT_FALSE(onto_file.ok());
   EXPECT_NE(onto_file.status().message().find("already exists"), std::string::npos);
-  EXPECT_EQ(ReadAll(run_dir_ / "file"), "x");
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "file"), "x");
 }
 
 TEST_F(CopyTaskTest, RefusesASymlinkInTheSource) {
@@ -184,11 +179,11 @@ TEST_F(CopyTaskTest, CopiesOneFile) {
   EXPECT_EQ(r.ops(), 1u);
   EXPECT_EQ(r.bytes(), 300000u);
   EXPECT_EQ(r.dirs(), 0u);
-  EXPECT_EQ(ReadAll(run_dir_ / "one.bin"), ReadAll(run_dir_ / "src" / "sub" / "b.bin"));
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "one.bin"), testing::ReadAll(run_dir_ / "src" / "sub" / "b.bin"));
   // Again onto its own earlier copy.
   v1::StepResult again = Copy(Plan("src/sub/b.bin", "one.bin"));
   EXPECT_NE(again.note().find("removed 1 entries"), std::string::npos) << again.note();
-  EXPECT_EQ(ReadAll(run_dir_ / "one.bin"), ReadAll(run_dir_ / "src" / "sub" / "b.bin"));
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "one.bin"), testing::ReadAll(run_dir_ / "src" / "sub" / "b.bin"));
   ws_->Cleanup();
   EXPECT_FALSE(fs::exists(run_dir_ / "one.bin"));
   EXPECT_TRUE(fs::exists(run_dir_ / "src" / "sub" / "b.bin"));

@@ -16,17 +16,12 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
 double SecondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Gone, or a zombie nobody has reaped yet: either way no longer running.
 bool ProcessEnded(pid_t pid) {
   if (kill(pid, 0) < 0 && errno == ESRCH) return true;
-  std::string stat = ReadAll("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = testing::ReadAll("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = stat.rfind(')');
   return paren == std::string::npos || (paren + 2 < stat.size() && (stat[paren + 2] == 'Z' || stat[paren + 2] == 'X'));
 }
@@ -83,8 +78,8 @@ TEST_F(HookTaskTest, RunsInTheRunDirectoryWithItsEnvironment) {
   Status st = Run(Hook("pwd > pwd.txt; env > env.txt"));
   ASSERT_TRUE(st.ok()) << st.message();
   ASSERT_TRUE(fs::exists(run_dir_ / "pwd.txt"));  // relative: written in the run directory
-  EXPECT_EQ(ReadAll(run_dir_ / "pwd.txt"), fs::canonical(run_dir_).string() + "\n");
-  std::string env = ReadAll(run_dir_ / "env.txt");
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "pwd.txt"), fs::canonical(run_dir_).string() + "\n");
+  std::string env = testing::ReadAll(run_dir_ / "env.txt");
   EXPECT_NE(env.find("IOFLEET_RUN_ID=run-42\n"), std::string::npos) << env;
   EXPECT_NE(env.find("IOFLEET_RUN_DIR=" + run_dir_.string() + "\n"), std::string::npos) << env;
   EXPECT_NE(env.find("IOFLEET_AGENT=node1\n"), std::string::npos) << env;
@@ -94,14 +89,14 @@ TEST_F(HookTaskTest, RunsInTheRunDirectoryWithItsEnvironment) {
   setenv("IOFLEET_TEST_SECRET", "leak", 1);
   ASSERT_TRUE(Run(Hook("env > env2.txt")).ok());
   unsetenv("IOFLEET_TEST_SECRET");
-  EXPECT_EQ(ReadAll(run_dir_ / "env2.txt").find("IOFLEET_TEST_SECRET"), std::string::npos);
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "env2.txt").find("IOFLEET_TEST_SECRET"), std::string::npos);
 }
 
 TEST_F(HookTaskTest, StdinIsDevNull) {
   auto t0 = Clock::now();
   ASSERT_TRUE(Run(Hook("cat > in.txt")).ok());  // would block if stdin were the agent's
   EXPECT_LT(SecondsSince(t0), 5.0);
-  EXPECT_EQ(ReadAll(run_dir_ / "in.txt"), "");
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "in.txt"), "");
 }
 
 TEST_F(HookTaskTest, NonZeroExitFailsWithTheOutputTail) {
@@ -168,7 +163,7 @@ TEST_F(HookTaskTest, ExitAfterClosingOutputIsSeen) {
   Status st = Run(Hook("exec > hook.log 2>&1; echo logged; sleep 0.3; exit 0"), &note);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(note, "hook mkfs: exit 0");
-  EXPECT_EQ(ReadAll(run_dir_ / "hook.log"), "logged\n");
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "hook.log"), "logged\n");
   st = Run(Hook("exec > hook.log 2>&1; sleep 0.2; exit 4"));
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("exited with status 4"), std::string::npos) << st.message();
@@ -189,7 +184,7 @@ TEST_F(HookTaskTest, StopKillsTheProcessGroupAndReturnsOk) {
   EXPECT_TRUE(st.ok()) << st.message();
   EXPECT_GE(took, 0.2);
   EXPECT_LT(took, 3.0);
-  std::string pid_text = ReadAll(run_dir_ / "child.pid");
+  std::string pid_text = testing::ReadAll(run_dir_ / "child.pid");
   ASSERT_FALSE(pid_text.empty());
   pid_t child = static_cast<pid_t>(std::stol(pid_text));
   ASSERT_GT(child, 1);
@@ -210,7 +205,7 @@ TEST_F(HookTaskTest, ArgumentsArePassedAsIs) {
   HookRun hook = Hook("");
   hook.command.argv = {"/bin/sh", "-c", "printf '%s|' \"$@\" > args.txt", "sh", "a b", "$HOME", "*"};
   ASSERT_TRUE(Run(hook).ok());
-  EXPECT_EQ(ReadAll(run_dir_ / "args.txt"), "a b|$HOME|*|");
+  EXPECT_EQ(testing::ReadAll(run_dir_ / "args.txt"), "a b|$HOME|*|");
 }
 
 TEST(SyncTask, RunsOk) {
@@ -235,9 +230,9 @@ TEST(ReadaheadTask, SetsThroughTheKeeperAndNotes) {
   v1::StepResult result;
   task->Report(result);
   EXPECT_EQ(result.note(), sysfs + ": 128 -> 2048 KiB");
-  EXPECT_EQ(ReadAll(sysfs), "2048");
+  EXPECT_EQ(testing::ReadAll(sysfs), "2048");
   keeper.RestoreAll();
-  EXPECT_EQ(ReadAll(sysfs), "128");
+  EXPECT_EQ(testing::ReadAll(sysfs), "128");
 
   auto missing = MakeReadaheadTask(keeper, (tmp / "missing").string(), 2048, "node1");
   Status st = missing->Run(stop);

@@ -13,11 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
 // A regular file stands in for /sys/block/<dev>/queue/read_ahead_kb.
 class ReadaheadKeeperTest : public ::testing::Test {
  protected:
@@ -38,9 +33,9 @@ TEST_F(ReadaheadKeeperTest, SetRecordsTheOriginalBeforeChangingIt) {
   auto previous = keeper.Set(sysfs_, 4096);
   ASSERT_TRUE(previous.ok()) << previous.status().message();
   EXPECT_EQ(*previous, 128u);
-  EXPECT_EQ(ReadAll(sysfs_), "4096");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "4096");
   ASSERT_TRUE(fs::exists(record()));
-  EXPECT_EQ(ReadAll(record()), "128\t" + sysfs_ + "\n");
+  EXPECT_EQ(testing::ReadAll(record()), "128\t" + sysfs_ + "\n");
   EXPECT_EQ(fs::status(state_dir_).permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
@@ -50,10 +45,10 @@ TEST_F(ReadaheadKeeperTest, SecondSetKeepsTheFirstOriginal) {
   auto previous = keeper.Set(sysfs_, 256);
   ASSERT_TRUE(previous.ok()) << previous.status().message();
   EXPECT_EQ(*previous, 4096u);  // what it replaced this time
-  EXPECT_EQ(ReadAll(sysfs_), "256");
-  EXPECT_EQ(ReadAll(record()), "128\t" + sysfs_ + "\n");  // still the value before the run
+  EXPECT_EQ(testing::ReadAll(sysfs_), "256");
+  EXPECT_EQ(testing::ReadAll(record()), "128\t" + sysfs_ + "\n");  // still the value before the run
   keeper.RestoreAll();
-  EXPECT_EQ(ReadAll(sysfs_), "128");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128");
 }
 
 TEST_F(ReadaheadKeeperTest, RestoreAllPutsBackAndRemovesTheRecord) {
@@ -62,22 +57,22 @@ TEST_F(ReadaheadKeeperTest, RestoreAllPutsBackAndRemovesTheRecord) {
   ReadaheadKeeper keeper(state_dir_);
   ASSERT_TRUE(keeper.Set(sysfs_, 8).ok());
   ASSERT_TRUE(keeper.Set(other, 16384).ok());
-  std::string text = ReadAll(record());
+  std::string text = testing::ReadAll(record());
   EXPECT_NE(text.find("128\t" + sysfs_ + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("512\t" + other + "\n"), std::string::npos) << text;
   keeper.RestoreAll();
-  EXPECT_EQ(ReadAll(sysfs_), "128");
-  EXPECT_EQ(ReadAll(other), "512");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128");
+  EXPECT_EQ(testing::ReadAll(other), "512");
   EXPECT_FALSE(fs::exists(record()));
   // Nothing left to restore: a second call changes nothing.
   std::ofstream(sysfs_) << "64";
   keeper.RestoreAll();
-  EXPECT_EQ(ReadAll(sysfs_), "64");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "64");
   // After RestoreAll the next Set records afresh.
   auto previous = keeper.Set(sysfs_, 1024);
   ASSERT_TRUE(previous.ok());
   EXPECT_EQ(*previous, 64u);
-  EXPECT_EQ(ReadAll(record()), "64\t" + sysfs_ + "\n");
+  EXPECT_EQ(testing::ReadAll(record()), "64\t" + sysfs_ + "\n");
 }
 
 TEST_F(ReadaheadKeeperTest, RestoreFromRecordAfterACrash) {
@@ -86,14 +81,14 @@ TEST_F(ReadaheadKeeperTest, RestoreFromRecordAfterACrash) {
     ASSERT_TRUE(crashed.Set(sysfs_, 4096).ok());
     // The process dies here: no RestoreAll.
   }
-  EXPECT_EQ(ReadAll(sysfs_), "4096");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "4096");
   ASSERT_TRUE(fs::exists(record()));
 
   ReadaheadKeeper restarted(state_dir_);
   std::vector<std::string> notes = restarted.RestoreFromRecord();
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("restored read-ahead 128 KiB to " + sysfs_), std::string::npos) << notes[0];
-  EXPECT_EQ(ReadAll(sysfs_), "128");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128");
   EXPECT_FALSE(fs::exists(record()));
   // Nothing more to do on the next start.
   EXPECT_TRUE(restarted.RestoreFromRecord().empty());
@@ -102,7 +97,7 @@ TEST_F(ReadaheadKeeperTest, RestoreFromRecordAfterACrash) {
 TEST_F(ReadaheadKeeperTest, RestoreFromRecordWithoutRecordDoesNothing) {
   ReadaheadKeeper keeper(state_dir_);
   EXPECT_TRUE(keeper.RestoreFromRecord().empty());
-  EXPECT_EQ(ReadAll(sysfs_), "128\n");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128\n");
 }
 
 TEST_F(ReadaheadKeeperTest, RestoreFromRecordKeepsTheRecordWhenAWriteFails) {
@@ -115,7 +110,7 @@ TEST_F(ReadaheadKeeperTest, RestoreFromRecordKeepsTheRecordWhenAWriteFails) {
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("could not restore"), std::string::npos) << notes[0];
   EXPECT_NE(notes[1].find("restored read-ahead 128 KiB"), std::string::npos) << notes[1];
-  EXPECT_EQ(ReadAll(sysfs_), "128");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128");
   EXPECT_TRUE(fs::exists(record()));  // kept for the next start
 }
 
@@ -138,7 +133,7 @@ TEST_F(ReadaheadKeeperTest, SetFailsWithoutChangingWhenTheRecordCannotBeWritten)
   ASSERT_FALSE(previous.ok());
   EXPECT_NE(previous.status().message().find("cannot record the original read-ahead"), std::string::npos)
       << previous.status().message();
-  EXPECT_EQ(ReadAll(sysfs_), "128\n");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128\n");
 }
 
 TEST(ReadaheadFileFor, TmpfsHasNoDevice) {
@@ -177,7 +172,7 @@ TEST_F(ReadaheadKeeperTest, AFailedRestoreKeepsTheOriginalForTheNextChange) {
   EXPECT_NE(notes[0].find("could not restore"), std::string::npos) << notes[0];
   EXPECT_NE(notes[1].find("not a read-ahead record"), std::string::npos) << notes[1];  // never written
   // The unrestored original stays on record, for the next start or the next restore.
-  EXPECT_EQ(ReadAll(record()), "512\t" + gone + "\n");
+  EXPECT_EQ(testing::ReadAll(record()), "512\t" + gone + "\n");
 }
 
 TEST_F(ReadaheadKeeperTest, AgentsSharingAStateDirKeepSeparateRecords) {
@@ -186,7 +181,7 @@ TEST_F(ReadaheadKeeperTest, AgentsSharingAStateDirKeepSeparateRecords) {
   EXPECT_TRUE(fs::exists(state_dir_ + "/readahead-node1.record"));
   EXPECT_FALSE(fs::exists(state_dir_ + "/readahead-node2.record"));
   a.RestoreAll();
-  EXPECT_EQ(ReadAll(sysfs_), "128");
+  EXPECT_EQ(testing::ReadAll(sysfs_), "128");
 }
 
 }  // namespace

@@ -18,11 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
 class WorkspaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -131,7 +126,7 @@ TEST_F(WorkspaceTest, OpenDirectoryCreatesAndRecordsMissingParts) {
   EXPECT_NE(missing.status().message().find((run / "a/x").string()), std::string::npos) << missing.status().message();
   EXPECT_FALSE(fs::exists(run / "a/x"));
   EXPECT_EQ((*ws)->Cleanup(), 2u);  // c and b: not a, so node1 (holding a) stays too
-  EXPECT_EQ(ReadAll(run / "a" / "user.txt"), "user data");
+  EXPECT_EQ(testing::ReadAll(run / "a" / "user.txt"), "user data");
   EXPECT_FALSE(fs::exists(run / "a/b"));
   EXPECT_TRUE(fs::is_directory(run / "a"));
 }
