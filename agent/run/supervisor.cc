@@ -52,7 +52,10 @@ bool HasCapability(int cap) {
 
 v1::HelloResponse Supervisor::Hello() const {
   v1::HelloResponse r;
-  r.set_version(IOFLEET_VERSION);
+  // Tests only (like IOFLEET_FAULT_INJECT): pose as another version, to prove the controller
+  // refuses a mixed fleet.
+  const char* posed = std::getenv("IOFLEET_TEST_POSE_VERSION");
+  r.set_version(posed && *posed ? posed : IOFLEET_VERSION);
   r.set_name(name_);
   for (const auto& e : EngineNames()) r.add_engines(e);
   r.set_allow_drop_caches(config_.allow_drop_caches);

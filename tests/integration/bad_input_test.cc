@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "tests/support/process.h"
+#include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::testing {
@@ -167,6 +168,23 @@ TEST(AgentCommandLine, RefusesInsecureOffLoopbackAndMissingRoots) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
   EXPECT_EQ(agent({"--bogus"}).code, 2);
+}
+
+// Controller and agents must run the same version: a mixed fleet is refused before anything
+// starts, naming the agent and both versions.
+TEST(VersionCheck, AnAgentOfAnotherVersionIsRefused) {
+  TempDir tmp;
+  AgentProcess same(tmp / "a", "node1", tmp / "logs-a");
+  AgentProcess other(tmp / "b", "node2", tmp / "logs-b", {}, {"IOFLEET_TEST_POSE_VERSION=0.0.1-old"});
+  WriteText(tmp / "w.yaml", std::string("name: t\n") + kSteps);
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+                                same.address() + "," + other.address(), "--out", (tmp / "out").string()},
+                               tmp / "logs", std::chrono::seconds(30));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("agent node2 (" + other.address() + ") runs version 0.0.1-old, this controller "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+  EXPECT_EQ(CountEntries(tmp / "a"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "b"), 0u);
 }
 
 }  // namespace
