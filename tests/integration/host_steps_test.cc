@@ -111,6 +111,10 @@ steps:
     EXPECT_GT(p["latency_ns"]["p99"].get<double>(), 0.0) << ops[k];
     ASSERT_EQ(p["agents"].size(), 2u);
     EXPECT_EQ(p["agents"][0]["ops"].get<uint64_t>(), dirs ? 6u : 150u);
+    // Each phase's rows hold that phase's latency alone (the step's rows add them up).
+    for (const auto& a : p["agents"]) {
+      EXPECT_LE(a["latency_ns"]["max"].get<double>(), p["latency_ns"]["max"].get<double>()) << ops[k];
+    }
     EXPECT_LT(p["start_skew_ns"].get<int64_t>(), 1'000'000'000);
   }
   EXPECT_EQ((*Phase(step, "create"))["bytes"].get<uint64_t>(), 2u * 150 * 12 * 1024);
@@ -118,6 +122,24 @@ steps:
   EXPECT_EQ(step["aggregate"]["ops"].get<uint64_t>(), 2u * (6 + 150 * 4 + 6));
   EXPECT_EQ(CountEntries(tmp / "a"), 0u);
   EXPECT_EQ(CountEntries(tmp / "b"), 0u);
+}
+
+TEST(FilesStep, OverridesMayNotChangeThePhases) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", R"(name: md
+agents: { overrides: [ { match: "node2*", set: { "steps[tree].files.ops": "[mkdir, rmdir]" } } ] }
+steps:
+  - name: tree
+    files: { dirs: 2, files_per_dir: 2 }
+)");
+  AgentProcess a(tmp / "a", "node1", tmp / "logs-a"), b(tmp / "b", "node2", tmp / "logs-b");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+                                a.address() + "," + b.address(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("steps[0].files.ops: agent node2 would run other phases than agent node1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));  // refused before anything started
+  EXPECT_EQ(CountEntries(tmp / "a") + CountEntries(tmp / "b"), 0u);
 }
 
 TEST(FilesStep, TreeLeftForCleanupAndSizesFromTheDistribution) {

@@ -240,5 +240,12 @@ TEST(ReadaheadTask, SetsThroughTheKeeperAndNotes) {
   EXPECT_NE(st.message().find("agent node1: read-ahead:"), std::string::npos) << st.message();
 }
 
+TEST_F(HookTaskTest, ABackgroundChildHoldingTheOutputDoesNotHoldUpTheStep) {
+  auto start = std::chrono::steady_clock::now();
+  Status st = Run(Hook("sleep 5 & echo started"));
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
 }  // namespace
 }  // namespace iofleet::agent

@@ -147,5 +147,15 @@ TEST(Defaults, ResolveLayersBuiltinDefaultsStep) {
   EXPECT_EQ(StepName(w, 0), "io-0");
 }
 
+TEST(Validate, IoUringTakesNoSubmitBatch) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_IO_URING);
+  w.mutable_steps(0)->mutable_io()->set_queue_depth(8);
+  w.mutable_steps(0)->mutable_io()->set_submit_batch(4);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.submit_batch", "io_uring hands staged requests to the kernel"));
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_LIBAIO);
+  EXPECT_TRUE(Validate(w).empty());
+}
+
 }  // namespace
 }  // namespace iofleet::spec
