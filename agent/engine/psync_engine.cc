@@ -7,13 +7,12 @@
 namespace iofleet::agent {
 
 Status PsyncEngine::Open(const EngineSetup& setup) {
-  done_.assign(setup.queue_depth, Completion{0, 0});
-  count_ = 0;
+  done_.Open(setup.queue_depth);
   return Status::Ok();
 }
 
 int PsyncEngine::Enqueue(IoRequest& r) noexcept {
-  if (count_ == done_.size()) return -EAGAIN;
+  if (done_.full()) return -EAGAIN;
   std::byte* buffer = r.buffer + r.done;
   size_t length = r.length - r.done;
   off_t offset = static_cast<off_t>(r.offset + r.done);
@@ -22,14 +21,10 @@ int PsyncEngine::Enqueue(IoRequest& r) noexcept {
     n = r.dir == IoDir::kRead ? pread(r.fd, buffer, length, offset)
                               : pwrite(r.fd, buffer, length, offset);
   } while (n < 0 && errno == EINTR);
-  done_[count_++] = Completion{r.slot, n < 0 ? -static_cast<int64_t>(errno) : n};
+  done_.Push(Completion{r.slot, n < 0 ? -static_cast<int64_t>(errno) : n});
   return 0;
 }
 
-int PsyncEngine::Reap(std::span<Completion> out, uint32_t, int64_t) noexcept {
-  uint32_t n = 0;
-  while (count_ > 0 && n < out.size()) out[n++] = done_[--count_];
-  return static_cast<int>(n);
-}
+int PsyncEngine::Reap(std::span<Completion> out, uint32_t, int64_t) noexcept { return done_.PopInto(out); }
 
 }  // namespace iofleet::agent

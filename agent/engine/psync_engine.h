@@ -1,8 +1,7 @@
 // pread/pwrite, one request at a time: Enqueue does the I/O, Reap hands out the results.
 #pragma once
 
-#include <vector>
-
+#include "agent/engine/completion_queue.h"
 #include "agent/engine/io_engine.h"
 
 namespace iofleet::agent {
@@ -16,8 +15,7 @@ class PsyncEngine final : public IoEngine {
   int Reap(std::span<Completion> out, uint32_t min_done, int64_t timeout_ns) noexcept override;
 
  private:
-  std::vector<Completion> done_;  // sized at Open; a stack of finished requests
-  uint32_t count_ = 0;
+  CompletionQueue done_;  // finished requests, handed out oldest first
 };
 
 }  // namespace iofleet::agent

@@ -40,11 +40,6 @@ StepRunner::~StepRunner() {
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
-  for (auto& job : jobs_) {
-    job->engine.reset();  // before the buffers and the file: in-flight I/O is reaped first
-    if (job->fd >= 0) close(job->fd);
-    std::free(job->buffer_block);
-  }
 }
 
 Status StepRunner::OpenJobs() {
@@ -63,7 +58,8 @@ Status StepRunner::OpenJobs() {
   const uint64_t file_slots = io.file_size() / slot_size_;
 
   for (uint32_t j = 0; j < io.jobs(); ++j) {
-    auto job = std::make_unique<Job>();
+    // Owned by the runner from the start: a failure below leaves nothing open or allocated.
+    Job* job = jobs_.emplace_back(std::make_unique<Job>()).get();
     job->file = shared ? "shared.dat" : "job-" + std::to_string(j) + ".dat";
     std::string& path = job->path;
     path = global ? ctx_.workspace->SharedPathOf(job->file)
@@ -75,11 +71,11 @@ Status StepRunner::OpenJobs() {
                        : peer ? ctx_.workspace->OpenPeerFile(ctx_.read_from_agent, job->file, flags)
                               : ctx_.workspace->OpenFile(job->file, flags);
       if (!fd.ok()) return Status(fd.status().code(), "agent " + ctx_.agent_name + ": " + fd.status().message());
-      job->fd = *fd;
+      job->fd.Reset(*fd);
       if (peer) {
         // Another agent's file cannot be filled by this one: it must hold the whole range.
         struct stat st;
-        if (fstat(job->fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < job_bytes) {
+        if (fstat(job->fd.get(), &st) == 0 && static_cast<uint64_t>(st.st_size) < job_bytes) {
           return FailedPrecondition(where + ": holds " + std::to_string(st.st_size) + " of the " +
                                     std::to_string(job_bytes) + " bytes to read: have agent " +
                                     ctx_.read_from_agent + " write it in an earlier step");
@@ -110,12 +106,12 @@ Status StepRunner::OpenJobs() {
 
     const uint32_t depth = io.queue_depth();
     size_t buffer_bytes = static_cast<size_t>(depth) * slot_size_;
-    job->buffer_block = static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, buffer_bytes));
+    job->buffer_block = AllocateAligned(kBufferAlign, buffer_bytes);
     if (!job->buffer_block) {
       return Status(Code::kResourceExhausted, where + ": cannot allocate " + std::to_string(buffer_bytes) + " bytes of buffers");
     }
     for (uint32_t s = 0; s < depth; ++s) {
-      job->buffers.push_back(job->buffer_block + s * slot_size_);
+      job->buffers.push_back(job->buffer_block.get() + s * slot_size_);
       job->iovecs.push_back(iovec{job->buffers.back(), slot_size_});
     }
     DataOptions data;
@@ -125,9 +121,9 @@ Status StepRunner::OpenJobs() {
     data.stream = seq.seed;
     data.verify = io.verify();
     job->data_options = data;
-    job->data.Prepare(data, job->buffer_block, slot_size_, depth);
+    job->data.Prepare(data, job->buffer_block.get(), slot_size_, depth);
 
-    job->plan.fd = job->fd;
+    job->plan.fd = job->fd.get();
     job->plan.queue_depth = depth;
     job->plan.submit_batch = std::max(1u, io.submit_batch());
     job->plan.complete_batch = std::max(1u, io.complete_batch());
@@ -148,7 +144,7 @@ Status StepRunner::OpenJobs() {
     EngineSetup setup;
     setup.queue_depth = depth;
     setup.buffers = job->iovecs;
-    setup.files = std::span<const int>(&job->fd, 1);
+    setup.files = std::span<const int>(&job->plan.fd, 1);
     setup.fixed_buffers = io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers();
     setup.registered_files = io.engine() == v1::ENGINE_IO_URING && io.uring().registered_files();
     Status opened = job->engine->Open(setup);
@@ -157,7 +153,6 @@ Status StepRunner::OpenJobs() {
     }
     job->requests.resize(depth);
     job->completions.resize(depth);
-    jobs_.push_back(std::move(job));
   }
   return Status::Ok();
 }
@@ -202,7 +197,10 @@ Status StepRunner::FillHoles() {
             data.Stamp(buffer + b, block);
             if (io.verify()) WriteVerifyHeader(buffer + b, block, at + b, ctx_.run_token);
           }
-          ssize_t n = pwrite(job->fd, buffer, length, static_cast<off_t>(at));
+          if (ctx_.cancel && ctx_.cancel->load(std::memory_order_relaxed)) {
+            return Aborted("agent " + ctx_.agent_name + ": " + job->path + ": setup stopped while filling");
+          }
+          ssize_t n = pwrite(job->fd.get(), buffer, length, static_cast<off_t>(at));
           if (n < 0 && errno == EINTR) continue;
           if (n <= 0) {
             return PosixError("agent " + ctx_.agent_name + ": " + job->path +
@@ -341,6 +339,9 @@ Status StepRunner::JobError(const Job& job) const {
 void StepRunner::RecordCoverage() {
   if (!spec::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;  // peer reads never write
   for (const auto& job : jobs_) {
+    // A job that counted errors (continue_on_error) may not have written what its sequence
+    // says: nothing of it counts as written, so a later read fills it first.
+    if (job->stats.error != 0 || job->stats.ErrorCount() > 0) continue;
     const SequenceSpec& seq = job->plan.sequence;
     const bool writes_only = seq.read_pct == 0;
     if (writes_only && job->stats.passes > 0 && seq.stride == 1) {

@@ -24,6 +24,7 @@
 #include "agent/stats/job_stats.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_worker.h"
+#include "core/base/unique_fd.h"
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::agent {
@@ -39,6 +40,8 @@ struct StepContext {
   std::string agent_name;
   uint64_t run_token = 0;           // unique per run: seeds data and tags verify headers
   std::shared_ptr<FileCoverage> coverage;  // what this run wrote so far; updated by Finish
+  // Set when the run ends while the step is being set up: filling stops between writes.
+  std::shared_ptr<const std::atomic<bool>> cancel;
 };
 
 class StepRunner {
@@ -62,15 +65,17 @@ class StepRunner {
   Result<v1::StepResult> Finish();
 
  private:
+  // Members are destroyed in reverse order: the engine (which reaps what is in flight) before
+  // the buffers and the file it uses.
   struct Job {
     std::string file;  // its name, the key of its coverage
     std::string path;  // where it is, for messages
-    int fd = -1;
+    UniqueFd fd;
+    AlignedBuffer buffer_block;  // queue_depth slots of slot_size bytes, aligned
     JobPlan plan;
     std::unique_ptr<IoEngine> engine;
     std::vector<IoRequest> requests;
     std::vector<Completion> completions;
-    std::byte* buffer_block = nullptr;  // queue_depth slots of slot_size bytes, aligned
     std::vector<std::byte*> buffers;
     std::vector<iovec> iovecs;
     DataOptions data_options;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -37,6 +38,29 @@ uint64_t RunToken(const std::string& run_id) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : run_id) h = (h ^ c) * 0x100000001b3ull;
   return h;
+}
+
+// 128 random bits, hex: the secret that makes a run its controller's.
+std::string NewSessionToken() {
+  unsigned char bytes[16];
+  size_t got = 0;
+  while (got < sizeof(bytes)) {
+    ssize_t n = getrandom(bytes + got, sizeof(bytes) - got, 0);
+    if (n > 0) got += static_cast<size_t>(n);
+    else if (errno != EINTR) std::abort();  // no randomness: nothing safe to hand out
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : bytes) token += {kHex[b >> 4], kHex[b & 15]};
+  return token;
+}
+
+// Compares in time independent of where the strings differ.
+bool SameSecret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size() || b.empty()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
 }
 
 bool HasCapability(int cap) {
@@ -250,18 +274,22 @@ Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(con
 
 Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& request) {
   std::unique_lock lock(mu_);
-  if (state_ != State::kIdle) {
-    return Unavailable("agent " + name_ + " is busy with run " + run_id_);
-  }
+  if (state_ != AgentState::kIdle) return Unavailable("agent " + name_ + " is busy with another run");
+  state_ = AgentState::kPreparing;
   std::string root_name = request.target().root().empty() ? "default" : request.target().root();
+  auto fail = [&](Status status) {
+    state_ = AgentState::kIdle;
+    changed_.notify_all();
+    return status;
+  };
   const Root* root = roots_.Find(root_name);
   if (!root) {
     std::string known;
     for (const auto& [name, r] : roots_.all()) known += (known.empty() ? "" : ", ") + name;
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": has no root named \"" + root_name + "\" (roots: " + known + ")");
+    return fail(Status(Code::kFailedPrecondition, "agent " + name_ + ": has no root named \"" + root_name + "\" (roots: " + known + ")"));
   }
   auto workspace = Workspace::Create(*root, request.target().dir(), request.run_id(), request.agent_name());
-  if (!workspace.ok()) return Status(workspace.status().code(), "agent " + name_ + ": " + workspace.status().message());
+  if (!workspace.ok()) return fail(Status(workspace.status().code(), "agent " + name_ + ": " + workspace.status().message()));
   target_root_ = root_name;
   places_.clear();
   Status preflight = Preflight(request, **workspace);
@@ -271,11 +299,13 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
     (*workspace)->Cleanup();
     for (auto& [name, place] : places_) place->Cleanup();
     places_.clear();
-    return preflight;
+    return fail(preflight);
   }
-  state_ = State::kPrepared;
+  state_ = AgentState::kPrepared;
+  step_ready_ = false;
   run_id_ = request.run_id();
   run_agent_name_ = request.agent_name();
+  session_token_ = NewSessionToken();
   lease_ = std::chrono::nanoseconds(std::clamp<uint64_t>(request.lease_ns() ? request.lease_ns() : kDefaultLeaseNs,
                                                          kMinLeaseNs, kMaxLeaseNs));
   Touch();
@@ -286,13 +316,23 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   run_token_ = RunToken(request.run_id());
   v1::PrepareResponse response;
   response.set_run_dir(workspace_->run_dir());
+  response.set_session_token(session_token_);
   return response;
 }
 
-Status Supervisor::CheckRun(const std::string& run_id, uint32_t step_index) const {
-  if (state_ == State::kIdle || run_id != run_id_) {
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no prepared run " + run_id);
+Status Supervisor::CheckRun(const std::string& run_id, const std::string& token) const {
+  if (state_ == AgentState::kIdle) {
+    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no prepared run " + run_id + " (its lease may have expired)");
   }
+  // Another controller's command, or one for a run that is over: the busy answer and nothing
+  // about the run that is there.
+  if (run_id != run_id_ || !SameSecret(token, session_token_)) return Unavailable("agent " + name_ + " is busy with another run");
+  if (state_ == AgentState::kEnding) return Aborted("agent " + name_ + ": run " + run_id + " is ending");
+  return Status::Ok();
+}
+
+Status Supervisor::CheckStep(const std::string& run_id, const std::string& token, uint32_t step_index) const {
+  IOFLEET_RETURN_IF_ERROR(CheckRun(run_id, token));
   if (step_index >= static_cast<uint32_t>(plan_.steps_size())) {
     return InvalidArgument("agent " + name_ + ": run " + run_id_ + " has no step " + std::to_string(step_index));
   }
@@ -301,14 +341,16 @@ Status Supervisor::CheckRun(const std::string& run_id, uint32_t step_index) cons
 
 Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   std::unique_lock lock(mu_);
-  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.step_index()));
-  if (state_ != State::kPrepared) {
+  IOFLEET_RETURN_IF_ERROR(CheckStep(request.run_id(), request.session_token(), request.step_index()));
+  if (state_ != AgentState::kPrepared) {
     return Status(Code::kFailedPrecondition, "agent " + name_ + ": run " + run_id_ + " already has step " +
                                                  std::to_string(step_index_) + " set up or running");
   }
-  Touch();
-  StepContext context;
   const v1::PlannedStep planned = plan_.steps(static_cast<int>(request.step_index()));
+  if (planned.has_files() && request.phase() >= static_cast<uint32_t>(planned.files().ops_size())) {
+    return InvalidArgument("agent " + name_ + ": step " + planned.name() + " has no phase " + std::to_string(request.phase()));
+  }
+  Touch();
   if (planned.point() != point_) {
     // A new sweep point: what the previous point wrote goes, so a sweep needs one point's space.
     workspace_->RemoveFiles();
@@ -316,9 +358,7 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
     coverage_ = std::make_shared<FileCoverage>();
     point_ = planned.point();
   }
-  if (planned.has_files() && request.phase() >= static_cast<uint32_t>(planned.files().ops_size())) {
-    return InvalidArgument("agent " + name_ + ": step " + planned.name() + " has no phase " + std::to_string(request.phase()));
-  }
+  StepContext context;
   context.io = planned.io();
   context.read_from_agent = planned.read_from_agent();
   context.global_first_job = planned.global_first_job();
@@ -328,10 +368,15 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   context.agent_name = run_agent_name_;
   context.run_token = run_token_;
   context.coverage = coverage_;  // only the step being set up or run touches it
-  state_ = State::kSettingUp;
+  setup_cancel_ = std::make_shared<std::atomic<bool>>(false);
+  context.cancel = setup_cancel_;
+  state_ = AgentState::kSettingUp;
+  step_ready_ = false;
+  setup_in_flight_ = true;
   step_index_ = request.step_index();
   // File setup can take long (a read step fills what is missing): done without the lock so
-  // that Stop can still interrupt; the SettingUp state keeps other commands out meanwhile.
+  // that Stop can interrupt it; the setting_up state keeps other commands out meanwhile, and
+  // ending waits for this to return before it removes anything.
   RunPlaces places{run_id_, run_agent_name_, run_token_, target_root_, readahead_file_, workspace_, places_};
   lock.unlock();
   Status task_status;
@@ -343,17 +388,21 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   Result<std::unique_ptr<StepRunner>> runner =
       task_status.ok() ? StepRunner::Prepare(std::move(context)) : Result<std::unique_ptr<StepRunner>>(task_status);
   lock.lock();
-  if (state_ != State::kSettingUp || run_id_ != request.run_id()) {
-    return Aborted("agent " + name_ + ": run " + request.run_id() + " was stopped");
+  setup_in_flight_ = false;
+  changed_.notify_all();
+  if (state_ != AgentState::kSettingUp) {
+    lock.unlock();
+    runner = Status(Code::kAborted, "");  // its threads never started: destroyed at once
+    return Aborted("agent " + name_ + ": run " + request.run_id() + " was stopped during setup");
   }
   Touch();
   if (!runner.ok()) {
-    state_ = State::kPrepared;
+    state_ = AgentState::kPrepared;
     return runner.status();
   }
   current_ = std::shared_ptr<StepRunner>(std::move(*runner));
   current_->Launch();
-  state_ = State::kStepReady;
+  step_ready_ = true;
   return Status::Ok();
 }
 
@@ -391,30 +440,38 @@ Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& pl
 
 Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest& request) {
   std::lock_guard lock(mu_);
-  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.step_index()));
-  if (state_ != State::kStepReady || step_index_ != request.step_index()) {
+  IOFLEET_RETURN_IF_ERROR(CheckStep(request.run_id(), request.session_token(), request.step_index()));
+  if (state_ != AgentState::kSettingUp || !step_ready_ || step_index_ != request.step_index()) {
     return Status(Code::kFailedPrecondition, "agent " + name_ + ": step " + std::to_string(request.step_index()) +
                                                  " of run " + run_id_ + " is not set up (or already started)");
   }
   Touch();
-  state_ = State::kRunning;
+  state_ = AgentState::kRunning;
+  step_ready_ = false;
   ++streams_;
   return current_;
 }
 
-void Supervisor::StepEnded(const std::shared_ptr<StepRunner>& runner) {
+Status Supervisor::StepEnded(const std::shared_ptr<StepRunner>& runner) {
   std::lock_guard lock(mu_);
-  if (current_ == runner) {
-    --streams_;
-    current_.reset();
-    if (state_ == State::kRunning) state_ = State::kPrepared;
-    Touch();  // the lease runs from the end of the step
+  if (current_ != runner) return Aborted("agent " + name_ + ": the run ended during the step");
+  --streams_;
+  changed_.notify_all();
+  if (state_ == AgentState::kEnding) {
+    // Stopped by Stop, the lease or shutdown, not by the controller's StopStep: what the step
+    // did so far is no result.
+    return Aborted("agent " + name_ + ": the run was ended during step " + std::to_string(step_index_) +
+                   " (stopped, lease expired or agent shutting down)");
   }
+  current_.reset();
+  state_ = AgentState::kPrepared;
+  Touch();  // the lease runs from the end of the step
+  return Status::Ok();
 }
 
 Status Supervisor::StopStep(const v1::StopStepRequest& request) {
   std::lock_guard lock(mu_);
-  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.step_index()));
+  IOFLEET_RETURN_IF_ERROR(CheckStep(request.run_id(), request.session_token(), request.step_index()));
   Touch();
   if (current_ && step_index_ == request.step_index()) current_->RequestStop();
   return Status::Ok();
@@ -422,20 +479,25 @@ Status Supervisor::StopStep(const v1::StopStepRequest& request) {
 
 Status Supervisor::Renew(const v1::RenewRequest& request) {
   std::lock_guard lock(mu_);
-  if (state_ == State::kIdle || request.run_id() != run_id_) {
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no run " + request.run_id() + " (its lease may have expired)");
-  }
+  IOFLEET_RETURN_IF_ERROR(CheckRun(request.run_id(), request.session_token()));
   Touch();
   return Status::Ok();
 }
 
 void Supervisor::Touch() { last_contact_ = std::chrono::steady_clock::now(); }
 
+AgentState Supervisor::state() const {
+  std::lock_guard lock(mu_);
+  return state_;
+}
+
 void Supervisor::WatchLease() {
   std::unique_lock lock(mu_);
   while (!shutting_down_) {
     lease_cv_.wait_for(lock, std::chrono::milliseconds(200));
-    if (state_ == State::kIdle || streams_ > 0 || state_ == State::kSettingUp) continue;
+    // A streaming step is the controller's presence; a setup is not: the controller renews
+    // the lease while it waits for one.
+    if (state_ == AgentState::kIdle || state_ == AgentState::kEnding || streams_ > 0) continue;
     if (std::chrono::steady_clock::now() - last_contact_ < lease_) continue;
     std::cerr << "iofleet-agent: run " << run_id_ << ": no word from the controller for "
               << std::chrono::duration_cast<std::chrono::seconds>(lease_).count()
@@ -445,32 +507,43 @@ void Supervisor::WatchLease() {
 }
 
 uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
+  if (state_ == AgentState::kEnding) {  // another caller is ending it: wait for idle
+    changed_.wait(lock, [&] { return state_ != AgentState::kEnding; });
+    return 0;
+  }
+  if (state_ == AgentState::kIdle) return 0;
+  state_ = AgentState::kEnding;
+  step_ready_ = false;
+  changed_.notify_all();
+  if (setup_cancel_) setup_cancel_->store(true);
+  if (current_) current_->Abort();  // thread-safe; jobs return, a waiting step never starts
+  // The stream that runs the step owns the runner until StepEnded, and a setup owns its files
+  // until it returns: nothing is removed while either still works.
+  changed_.wait(lock, [&] { return streams_ == 0 && !setup_in_flight_; });
   std::shared_ptr<StepRunner> runner = std::move(current_);
-  state_ = State::kIdle;
-  streams_ = 0;
-  run_id_.clear();
   std::shared_ptr<Workspace> workspace = std::move(workspace_);
   std::map<std::string, std::shared_ptr<Workspace>> places = std::move(places_);
   places_.clear();
   coverage_.reset();
+  setup_cancel_.reset();
   lock.unlock();
-  if (runner) {
-    runner->Abort();
-    runner->WaitFor(std::chrono::hours(1));
-  }
-  runner.reset();
+  runner.reset();  // joins its (returned) job threads
   readahead_.RestoreAll();
   uint64_t removed = workspace ? workspace->Cleanup() : 0;
   for (auto& [name, place] : places) removed += place->Cleanup();
   lock.lock();
+  run_id_.clear();
+  session_token_.clear();
+  streams_ = 0;
+  state_ = AgentState::kIdle;
+  changed_.notify_all();
   return removed;
 }
 
 Result<v1::StopResponse> Supervisor::Stop(const v1::StopRequest& request) {
   std::unique_lock lock(mu_);
-  if (state_ == State::kIdle || request.run_id() != run_id_) {
-    return Status(Code::kFailedPrecondition, "agent " + name_ + ": no run " + request.run_id() + " to stop");
-  }
+  Status mine = CheckRun(request.run_id(), request.session_token());
+  if (!mine.ok() && mine.code() != Code::kAborted) return mine;  // aborted: already ending
   v1::StopResponse response;
   response.set_removed_entries(EndRunLocked(lock));
   return response;
@@ -478,7 +551,7 @@ Result<v1::StopResponse> Supervisor::Stop(const v1::StopRequest& request) {
 
 void Supervisor::Shutdown() {
   std::unique_lock lock(mu_);
-  if (state_ != State::kIdle) EndRunLocked(lock);
+  EndRunLocked(lock);
   shutting_down_ = true;
   lease_cv_.notify_all();
 }

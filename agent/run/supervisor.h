@@ -1,13 +1,18 @@
-// The agent's run state machine, one run at a time:
-//   Idle -Prepare-> Prepared -SetupStep-> SettingUp -> StepReady -Start-> Running -> Prepared ...
-//   any state -Stop, or the lease expiring-> Idle (I/O stopped, the run's files removed)
-// Commands for another run, or out of order (stale or duplicate), are refused. The lease: with no
-// call for the run and no step streaming for `lease` (default 10 s), the run ends by itself.
+// The agent's run state machine, one run at a time (states: agent/run/agent_state.h):
+//   idle -Prepare-> prepared -SetupStep-> setting_up (step ready) -Start-> running -> prepared ...
+//   any state -Stop, the lease expiring, or shutdown-> ending -> idle
+// `ending` stops the run's I/O, waits until no setup and no step stream still uses the run, then
+// removes what the run made; only then is the agent idle and ready for another run.
+// A run belongs to the controller that prepared it: every later command carries the session
+// token Prepare returned; any other caller gets the busy answer and nothing else. Commands out of
+// order (stale or duplicate) are refused. The lease: with no call for the run and no step
+// streaming for `lease` (default 10 s), the run ends by itself.
 //
 // Thread-safety: every method may be called from any gRPC thread; state is guarded by one
 // mutex that is never held during I/O.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <condition_variable>
@@ -17,6 +22,7 @@
 #include <string>
 
 #include "agent/run/agent_config.h"
+#include "agent/run/agent_state.h"
 #include "agent/run/coverage.h"
 #include "agent/run/readahead.h"
 #include "agent/run/roots.h"
@@ -39,15 +45,17 @@ class Supervisor {
   // Marks the step set up last Running; the caller releases it (Go), streams it, and then calls
   // StepEnded. The runner is shared with Stop and StopStep, which may interrupt it.
   Result<std::shared_ptr<StepRunner>> BeginStep(const v1::StartRequest& request);
-  void StepEnded(const std::shared_ptr<StepRunner>& runner);
+  // The step's stream is done with the runner. Aborted when the run was ended meanwhile (Stop,
+  // lease, shutdown): then the step's figures are not a result and must not be sent as one.
+  Status StepEnded(const std::shared_ptr<StepRunner>& runner);
   Status StopStep(const v1::StopStepRequest& request);
   Status Renew(const v1::RenewRequest& request);
   Result<v1::StopResponse> Stop(const v1::StopRequest& request);
   // Agent exit: interrupt and clean up whatever run is active.
   void Shutdown();
+  AgentState state() const;
 
  private:
-  enum class State { kIdle, kPrepared, kSettingUp, kStepReady, kRunning };
   Status Preflight(const v1::PrepareRequest& request, Workspace& workspace);
   Status PreflightHostSteps(const v1::PrepareRequest& request, Workspace& workspace);
   Status OpenPlaces(const v1::PrepareRequest& request);
@@ -65,7 +73,11 @@ class Supervisor {
   Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text) const;
   Result<std::unique_ptr<StepTask>> MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
                                              const RunPlaces& places);
-  Status CheckRun(const std::string& run_id, uint32_t step_index) const;
+  // The caller's run: its id and session token match the active run's (and the step exists).
+  Status CheckRun(const std::string& run_id, const std::string& token) const;
+  Status CheckStep(const std::string& run_id, const std::string& token, uint32_t step_index) const;
+  // Ends the active run (see the class comment); returns the entries removed. Called with the
+  // lock held; waits without it.
   uint64_t EndRunLocked(std::unique_lock<std::mutex>& lock);
   void Touch();
   void WatchLease();
@@ -73,8 +85,13 @@ class Supervisor {
   const Roots& roots_;
   const std::string name_;
   const AgentConfig config_;
-  std::mutex mu_;
-  State state_ = State::kIdle;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;  // state_, streams_ or setup_in_flight_ changed
+  AgentState state_ = AgentState::kIdle;
+  bool step_ready_ = false;       // setting_up: the step is set up and waits for Start
+  bool setup_in_flight_ = false;  // a SetupStep works without the lock
+  std::shared_ptr<std::atomic<bool>> setup_cancel_;
+  std::string session_token_;
   std::string run_id_;
   std::string run_agent_name_;
   v1::PrepareRequest plan_;

@@ -32,6 +32,19 @@ bool WaitUntil(uint64_t unix_ns, grpc::ServerContext* context) {
   }
 }
 
+// No exception leaves a handler: whatever escapes the code below (std::bad_alloc for a request
+// that asks too much, a library's throw) is answered as an error, and the agent lives on.
+template <typename Handler>
+grpc::Status Guarded(const char* rpc, Handler&& handler) noexcept {
+  try {
+    return handler();
+  } catch (const std::exception& e) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(rpc) + ": " + e.what());
+  } catch (...) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, std::string(rpc) + ": unknown exception");
+  }
+}
+
 }  // namespace
 
 grpc::Status ToGrpc(const Status& status) {
@@ -51,22 +64,38 @@ grpc::Status AgentService::Clock(grpc::ServerContext*, const v1::ClockRequest*, 
 
 grpc::Status AgentService::Prepare(grpc::ServerContext*, const v1::PrepareRequest* request,
                                    v1::PrepareResponse* response) {
-  auto result = supervisor_.Prepare(*request);
-  if (!result.ok()) return ToGrpc(result.status());
-  *response = *result;
-  return grpc::Status::OK;
+  return Guarded("Prepare", [&] {
+    auto result = supervisor_.Prepare(*request);
+    if (!result.ok()) return ToGrpc(result.status());
+    *response = *result;
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status AgentService::SetupStep(grpc::ServerContext*, const v1::SetupStepRequest* request,
                                      v1::SetupStepResponse*) {
-  return ToGrpc(supervisor_.SetupStep(*request));
+  return Guarded("SetupStep", [&] { return ToGrpc(supervisor_.SetupStep(*request)); });
 }
 
 grpc::Status AgentService::Start(grpc::ServerContext* context, const v1::StartRequest* request,
                                  grpc::ServerWriter<v1::StartReply>* writer) {
+  return Guarded("Start", [&] { return RunStep(context, request, writer); });
+}
+
+grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::StartRequest* request,
+                                   grpc::ServerWriter<v1::StartReply>* writer) {
   auto begun = supervisor_.BeginStep(*request);
   if (!begun.ok()) return ToGrpc(begun.status());
   std::shared_ptr<StepRunner> runner = *begun;
+  // The stream owns the runner until StepEnded, on every way out: ending waits for it.
+  struct EndOnExit {
+    Supervisor& supervisor;
+    const std::shared_ptr<StepRunner>& runner;
+    bool ended = false;
+    ~EndOnExit() {
+      if (!ended) (void)supervisor.StepEnded(runner);
+    }
+  } end_on_exit{supervisor_, runner};
   const auto interval = std::chrono::nanoseconds(
       std::clamp<uint64_t>(request->sample_interval_ns() ? request->sample_interval_ns() : 1'000'000'000,
                            100'000'000, 60'000'000'000));
@@ -86,7 +115,9 @@ grpc::Status AgentService::Start(grpc::ServerContext* context, const v1::StartRe
     writer->Write(reply);
   }
   auto result = runner->Finish();
-  supervisor_.StepEnded(runner);
+  end_on_exit.ended = true;
+  Status ended = supervisor_.StepEnded(runner);
+  if (!ended.ok()) return ToGrpc(ended);  // the run was ended under the step: no result
   if (!result.ok()) return ToGrpc(result.status());
   if (cancelled) return grpc::Status(grpc::StatusCode::CANCELLED, "step cancelled by the controller");
   v1::StartReply reply;
@@ -96,19 +127,21 @@ grpc::Status AgentService::Start(grpc::ServerContext* context, const v1::StartRe
 }
 
 grpc::Status AgentService::StopStep(grpc::ServerContext*, const v1::StopStepRequest* request, v1::StopStepResponse*) {
-  return ToGrpc(supervisor_.StopStep(*request));
+  return Guarded("StopStep", [&] { return ToGrpc(supervisor_.StopStep(*request)); });
 }
 
 grpc::Status AgentService::Renew(grpc::ServerContext*, const v1::RenewRequest* request, v1::RenewResponse*) {
-  return ToGrpc(supervisor_.Renew(*request));
+  return Guarded("Renew", [&] { return ToGrpc(supervisor_.Renew(*request)); });
 }
 
 grpc::Status AgentService::Stop(grpc::ServerContext*, const v1::StopRequest* request,
                                 v1::StopResponse* response) {
-  auto result = supervisor_.Stop(*request);
-  if (!result.ok()) return ToGrpc(result.status());
-  *response = *result;
-  return grpc::Status::OK;
+  return Guarded("Stop", [&] {
+    auto result = supervisor_.Stop(*request);
+    if (!result.ok()) return ToGrpc(result.status());
+    *response = *result;
+    return grpc::Status::OK;
+  });
 }
 
 }  // namespace iofleet::agent

@@ -23,6 +23,8 @@ class AgentService final : public v1::Agent::Service {
   grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override;
 
  private:
+  grpc::Status RunStep(grpc::ServerContext*, const v1::StartRequest*, grpc::ServerWriter<v1::StartReply>*);
+
   Supervisor& supervisor_;
 };
 

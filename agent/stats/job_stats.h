@@ -46,6 +46,13 @@ struct JobStats {
   uint64_t cpu_user_ns = 0;    // the worker thread, inside the window
   uint64_t cpu_sys_ns = 0;
 
+  // Errors counted under continue_on_error, every kind together (cold path: after the join).
+  uint64_t ErrorCount() const noexcept {
+    uint64_t n = 0;
+    for (const auto& e : errors) n += e.load(std::memory_order_relaxed);
+    return n;
+  }
+
   // The first error that ends the job.
   int error = 0;               // errno, or 0 with verify_failure set
   uint64_t error_offset = 0;

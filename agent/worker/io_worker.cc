@@ -47,13 +47,12 @@ void IoWorker::CountError(int err, uint64_t offset) noexcept {
   Bump(stats_.errors[err > 0 && err < JobStats::kErrnoSlots ? err : JobStats::kVerifySlot], 1);
 }
 
-bool IoWorker::IssueOne(uint64_t now) noexcept {
+bool IoWorker::IssueOne() noexcept {
   IoChoice choice;
-  while (!sequence_.Next(choice)) {
-    if (!time_based_) {
-      return false;
-    }
+  if (!sequence_.Next(choice)) {
+    if (!time_based_) return false;
     sequence_.NextPass();  // time-based: wrap around and go on
+    if (!sequence_.Next(choice)) return false;  // a range without a block: nothing to do
   }
   ++stats_.issued;
   uint32_t slot = free_[--free_count_];
@@ -62,7 +61,6 @@ bool IoWorker::IssueOne(uint64_t now) noexcept {
   r.length = choice.length;
   r.dir = choice.dir;
   r.done = 0;
-  r.issue_ns = now;
   if (r.dir == IoDir::kWrite) {
     if (data_) data_->Stamp(r.buffer, r.length);
     if (plan_.verify) WriteVerifyHeader(r.buffer, r.length, r.offset, plan_.run_token);
@@ -71,6 +69,9 @@ bool IoWorker::IssueOne(uint64_t now) noexcept {
     scheduled_[slot] = next_scheduled_;
     next_scheduled_ += static_cast<uint64_t>(plan_.rate_ns_per_io + plan_.rate_ns_per_byte * r.length);
   }
+  // Latency runs from here (DESIGN.md section 5): after our own work on the request (stamping,
+  // the verify CRC) and after earlier submits of this refill, just before it goes to the kernel.
+  r.issue_ns = MonotonicNs();
   int rc = engine_.Enqueue(r);
   if (rc < 0) {
     free_[free_count_++] = slot;
@@ -83,14 +84,27 @@ bool IoWorker::IssueOne(uint64_t now) noexcept {
 }
 
 bool IoWorker::SubmitStaged() noexcept {
+  const uint32_t staged = staged_;
   staged_ = 0;
   int submitted = engine_.Submit();
   if (submitted < 0) {
     Fail(-submitted, 0);
-    submit_failed_ = true;  // what was staged never reached the kernel: nothing to wait for
+    inflight_ -= std::min(inflight_, staged);  // what was staged never reached the kernel
+    submit_failed_ = true;
     return false;
   }
   return true;
+}
+
+// After an error ends the loop, requests may still be in flight: their buffers must not be freed
+// (nor the file closed) before the kernel is done with them. Their results no longer count.
+void IoWorker::Drain() noexcept {
+  if (staged_ > 0) SubmitStaged();  // resubmitted rests of short transfers
+  while (inflight_ > 0) {
+    int n = engine_.Reap(completions_, 1, -1);
+    if (n <= 0) break;  // the engine has nothing left to hand out
+    inflight_ -= std::min<uint32_t>(inflight_, static_cast<uint32_t>(n));
+  }
 }
 
 void IoWorker::Fsync(uint64_t& now) noexcept {
@@ -186,7 +200,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
         waiting = true;
         break;
       }
-      if (!IssueOne(now)) {
+      if (!IssueOne()) {
         issuing = false;
         break;
       }
@@ -202,7 +216,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
         continue;
       }
     }
-    if (submit_failed_ || (staged_ > 0 && !SubmitStaged())) break;  // the engine reaps what is in flight on close
+    if (submit_failed_ || (staged_ > 0 && !SubmitStaged())) break;
     int64_t timeout = waiting ? static_cast<int64_t>(next_scheduled_ - now) : -1;
     int n = engine_.Reap(completions_.first(reap_max_), 1, timeout);
     if (n < 0) {
@@ -221,6 +235,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     }
     issuing = issuing && !failed_ && now < issue_end && !stop.load(std::memory_order_relaxed);
   }
+  Drain();
   if (plan_.fsync_at_end && !failed_) Fsync(now);
   if (!window_closed) ThreadCpuNs(stats_.cpu_user_ns, stats_.cpu_sys_ns);
   if (window_open) {

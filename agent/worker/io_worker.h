@@ -52,7 +52,8 @@ class IoWorker {
   void Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept;
 
  private:
-  bool IssueOne(uint64_t now) noexcept;
+  bool IssueOne() noexcept;
+  void Drain() noexcept;
   bool SubmitStaged() noexcept;
   void Complete(const Completion& c, uint64_t now) noexcept;
   void CountError(int err, uint64_t offset) noexcept;

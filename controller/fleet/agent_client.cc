@@ -66,26 +66,53 @@ Result<v1::ClockResponse> AgentClient::Clock(std::chrono::milliseconds deadline)
 
 Result<v1::PrepareResponse> AgentClient::Prepare(const v1::PrepareRequest& request,
                                                  std::chrono::milliseconds deadline) {
-  return Unary<v1::PrepareRequest, v1::PrepareResponse>(IOFLEET_BIND(Prepare), request, deadline);
+  auto prepared = Unary<v1::PrepareRequest, v1::PrepareResponse>(IOFLEET_BIND(Prepare), request, deadline);
+  if (prepared.ok()) {
+    std::lock_guard lock(mu_);
+    session_token_ = prepared->session_token();
+  }
+  return prepared;
+}
+
+std::string AgentClient::session_token() const {
+  std::lock_guard lock(mu_);
+  return session_token_;
 }
 
 Status AgentClient::SetupStep(const v1::SetupStepRequest& request, std::chrono::milliseconds deadline) {
-  return Unary<v1::SetupStepRequest, v1::SetupStepResponse>(IOFLEET_BIND(SetupStep), request, deadline).status();
+  v1::SetupStepRequest mine = request;
+  mine.set_session_token(session_token());
+  grpc::ClientContext context;
+  SetDeadline(context, deadline);
+  {
+    std::lock_guard lock(mu_);
+    if (cancelled_) return Status(Code::kCancelled, "cancelled");
+    setup_context_ = &context;
+  }
+  v1::SetupStepResponse response;
+  grpc::Status st = stub_->SetupStep(&context, mine, &response);
+  std::lock_guard lock(mu_);
+  setup_context_ = nullptr;
+  return FromGrpc(st);
 }
 
 Status AgentClient::StopStep(const v1::StopStepRequest& request, std::chrono::milliseconds deadline) {
-  return Unary<v1::StopStepRequest, v1::StopStepResponse>(IOFLEET_BIND(StopStep), request, deadline).status();
+  v1::StopStepRequest mine = request;
+  mine.set_session_token(session_token());
+  return Unary<v1::StopStepRequest, v1::StopStepResponse>(IOFLEET_BIND(StopStep), mine, deadline).status();
 }
 
 Status AgentClient::Renew(const std::string& run_id, std::chrono::milliseconds deadline) {
   v1::RenewRequest request;
   request.set_run_id(run_id);
+  request.set_session_token(session_token());
   return Unary<v1::RenewRequest, v1::RenewResponse>(IOFLEET_BIND(Renew), request, deadline).status();
 }
 
 Result<v1::StopResponse> AgentClient::Stop(const std::string& run_id, std::chrono::milliseconds deadline) {
   v1::StopRequest request;
   request.set_run_id(run_id);
+  request.set_session_token(session_token());
   return Unary<v1::StopRequest, v1::StopResponse>(IOFLEET_BIND(Stop), request, deadline);
 }
 
@@ -99,7 +126,9 @@ Result<v1::StepResult> AgentClient::RunStep(const v1::StartRequest& request,
     if (cancelled_) return Status(Code::kCancelled, "cancelled");
     step_context_ = &context;
   }
-  auto reader = stub_->Start(&context, request);
+  v1::StartRequest mine = request;
+  mine.set_session_token(session_token());
+  auto reader = stub_->Start(&context, mine);
   v1::StartReply reply;
   std::optional<v1::StepResult> result;
   while (reader->Read(&reply)) {
@@ -120,6 +149,7 @@ void AgentClient::CancelStep() {
   std::lock_guard lock(mu_);
   cancelled_ = true;
   if (step_context_) step_context_->TryCancel();
+  if (setup_context_) setup_context_->TryCancel();
 }
 
 }  // namespace iofleet::controller

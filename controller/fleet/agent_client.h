@@ -34,8 +34,11 @@ class AgentClient {
   // Runs one step, calling `on_progress` for every sample; returns the exact result.
   Result<v1::StepResult> RunStep(const v1::StartRequest& request,
                                  const std::function<void(const v1::Progress&)>& on_progress);
-  // Ends a RunStep in progress on this client (the agent stops the step's I/O; no result).
+  // Ends a SetupStep or RunStep in progress on this client, and every later one (the agent
+  // stops the step's I/O; no result).
   void CancelStep();
+  // From Prepare: every later command for the run carries it.
+  std::string session_token() const;
   Status StopStep(const v1::StopStepRequest& request, std::chrono::milliseconds deadline);
   Status Renew(const std::string& run_id, std::chrono::milliseconds deadline);
   Result<v1::StopResponse> Stop(const std::string& run_id, std::chrono::milliseconds deadline);
@@ -44,8 +47,10 @@ class AgentClient {
   std::string address_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Agent::Stub> stub_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  std::string session_token_;
   grpc::ClientContext* step_context_ = nullptr;
+  grpc::ClientContext* setup_context_ = nullptr;
   bool cancelled_ = false;
 };
 

@@ -15,13 +15,14 @@ constexpr int kClockSamples = 8;
 
 // NTP's estimate from the fastest of several exchanges: the agent read its clock halfway
 // through the round trip, give or take half of that (fastest) round trip.
-void MeasureClock(FleetAgent& agent) {
+// A failed exchange fails the agent: an offset of 0 kept silently would skew its start.
+Status MeasureClock(FleetAgent& agent) {
   uint64_t best_rtt = UINT64_MAX;
   for (int i = 0; i < kClockSamples; ++i) {
     uint64_t t0 = UnixNowNs();
     auto clock = agent.client->Clock(kHelloDeadline);
     uint64_t t1 = UnixNowNs();
-    if (!clock.ok()) return;
+    if (!clock.ok()) return Status(clock.status().code(), "clock exchange failed: " + clock.status().message());
     uint64_t rtt = t1 - t0;
     if (rtt < best_rtt) {
       best_rtt = rtt;
@@ -29,6 +30,7 @@ void MeasureClock(FleetAgent& agent) {
       agent.clock_offset_ns = static_cast<int64_t>(clock->unix_ns()) - static_cast<int64_t>(t0 + rtt / 2);
     }
   }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -54,7 +56,7 @@ Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std:
       return;
     }
     fleet[i]->hello = *hello;
-    MeasureClock(*fleet[i]);
+    errors[i] = MeasureClock(*fleet[i]);
   });
   Status first;
   for (size_t i = 0; i < fleet.size(); ++i) {

@@ -2,6 +2,7 @@
 // with their clock offsets measured.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -21,7 +22,7 @@ struct FleetAgent {
   std::string name;         // unique within the run: hello name, "-<port>" added on a clash
   int64_t clock_offset_ns = 0;  // agent wall clock minus the controller's
   uint64_t rtt_ns = 0;          // of the fastest clock exchange
-  bool prepared = false;
+  std::atomic<bool> prepared{false};  // read by the lease keeper's thread
   // A step's Start stream is open: it keeps the agent's lease alive by itself.
   std::atomic<bool> streaming{false};
   // Live figures of the current step, written by the agent's stream thread, read by the printer.
@@ -32,12 +33,21 @@ struct FleetAgent {
 
 using Fleet = std::vector<std::unique_ptr<FleetAgent>>;
 
-// Runs fn(i) for every agent on its own thread and waits for all of them.
+// Runs fn(i) for every agent and waits for all of them, on at most kFanOut threads at once: a
+// thousand agents do not make a thousand threads (each call still runs in parallel with up to
+// kFanOut - 1 others, so one slow agent does not hold up the rest).
+inline constexpr size_t kFanOut = 64;
 template <typename Fn>
 void ForEachAgent(Fleet& fleet, Fn fn) {
+  std::atomic<size_t> next{0};
   std::vector<std::thread> threads;
-  threads.reserve(fleet.size());
-  for (size_t i = 0; i < fleet.size(); ++i) threads.emplace_back([&, i] { fn(i); });
+  const size_t workers = std::min(fleet.size(), kFanOut);
+  threads.reserve(workers);
+  for (size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (size_t i = next++; i < fleet.size(); i = next++) fn(i);
+    });
+  }
   for (auto& t : threads) t.join();
 }
 

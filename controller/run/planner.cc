@@ -54,6 +54,16 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
       if (workloads[i].steps(s).has_io()) {
         auto io = spec::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) return InvalidArgument("steps[" + std::to_string(s) + "].io: " + io.status().message());
+        spec::NeutralizeInapplicable(*io);
+        // Every job of the step gets at least one block of its file (a job with none would have
+        // nothing to do, and under total_jobs the loader cannot know the per-agent count).
+        const uint64_t slot = spec::MaxBlockSize(*io);
+        const uint32_t sharers = io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? static_cast<uint32_t>(total_jobs) : 1;
+        if (io->jobs() > 0 && spec::JobRangeBytes(*io, sharers) < slot) {
+          return InvalidArgument("steps[" + std::to_string(s) + "].io: agent " + agents[i].name + ": each of its " +
+                                 std::to_string(io->jobs()) + " job(s) gets less than one block (" + FormatSize(slot) +
+                                 ") of the " + FormatSize(io->file_size()) + " file: raise file_size or lower block_size or jobs");
+        }
         if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(agents[(i + 1) % agents.size()].name);
         if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
           step.set_global_first_job(static_cast<uint32_t>(jobs_before));

@@ -265,7 +265,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
   for (int k = 0; k < files.ops_size() && step.status == "succeeded"; ++k) {
     StepReport phase_step;
     phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
-    StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), phase_step);
+    StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), {}, phase_step);
     PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns};
     step.aggregate.AddPhase(phase.aggregate, k == 0);
     for (const auto& a : phase.agents) {
@@ -309,7 +309,11 @@ int RunManager::Run() {
 
   if (int code = Connect(); code != kExitOk) return code;
   if (int code = Plan(); code != kExitOk) return code;
+  // Leases run from each agent's Prepare: renewed from then on, whatever phase the controller
+  // is in (preparing a thousand agents takes longer than a lease).
+  auto lease = std::make_unique<LeaseKeeper>(fleet_, report_.run_id, options_.lease_ns);
   if (int code = Prepare(); code != kExitOk) {
+    lease.reset();
     StopAll();
     return code;
   }
@@ -319,6 +323,7 @@ int RunManager::Run() {
   std::filesystem::create_directories(out_dir_, ec);
   if (ec) {
     std::cerr << "iofleet: --out " << out_dir_.string() << ": " << ec.message() << "\n";
+    lease.reset();
     StopAll();
     return kExitRejected;
   }
@@ -327,7 +332,6 @@ int RunManager::Run() {
   std::cerr << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
 
   {
-    LeaseKeeper lease(fleet_, report_.run_id, options_.lease_ns);
     StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
                           g_interrupted);
     const int steps = w.steps_size();
@@ -357,12 +361,18 @@ int RunManager::Run() {
             FilesStep(executor, static_cast<int>(flat), plan_.steps[0][flat].files(), report_.steps.back());
             continue;
           }
-          StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), report_.steps.back());
+          std::vector<bool> has_work;
+          for (const auto& agent_steps : plan_.steps) {
+            has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
+          }
+          StepOutcome outcome =
+              executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
           if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
         }
       }
     }
   }
+  lease.reset();
   StopAll();
   return Finish(report_.status == "succeeded" ? kExitOk : kExitFailed);
 }

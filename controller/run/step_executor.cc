@@ -16,6 +16,9 @@ using std::chrono::milliseconds;
 constexpr milliseconds kSetupDeadline{6 * 3600 * 1000};
 constexpr milliseconds kControlDeadline{10000};
 constexpr uint64_t kMinStartLeadNs = 100'000'000;
+// How long agents asked to stop (a failure elsewhere, Ctrl-C) have to send their figures so far
+// before their streams are cancelled.
+constexpr std::chrono::seconds kStopGrace{10};
 
 std::string WithAgent(const FleetAgent& agent, const std::string& message) {
   return message.rfind("agent ", 0) == 0 ? message : "agent " + agent.name + ": " + message;
@@ -23,21 +26,40 @@ std::string WithAgent(const FleetAgent& agent, const std::string& message) {
 
 }  // namespace
 
-StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, StepReport& step) {
+StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work,
+                               StepReport& step) {
   StepOutcome outcome;
   auto fail = [&](const std::string& status, const std::string& error) {
     if (outcome.status == "succeeded") outcome = {status, error};
   };
 
-  // 1. Set up everywhere. Nothing is measured yet.
+  // 1. Set up everywhere. Nothing is measured yet. A setup may fill whole files: Ctrl-C
+  // cancels it (the run's Stop then ends the agents' fills between two writes).
   std::vector<Status> setup(fleet_.size());
-  ForEachAgent(fleet_, [&](size_t i) {
-    v1::SetupStepRequest request;
-    request.set_run_id(run_id_);
-    request.set_step_index(static_cast<uint32_t>(index));
-    request.set_phase(phase);
-    setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
+  std::atomic<size_t> setting_up{fleet_.size()};
+  std::thread setups([&] {
+    ForEachAgent(fleet_, [&](size_t i) {
+      v1::SetupStepRequest request;
+      request.set_run_id(run_id_);
+      request.set_step_index(static_cast<uint32_t>(index));
+      request.set_phase(phase);
+      setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
+      --setting_up;
+    });
   });
+  bool cancelled_setup = false;
+  while (setting_up > 0) {
+    std::this_thread::sleep_for(milliseconds(20));
+    if (interrupted_ && !cancelled_setup) {
+      cancelled_setup = true;
+      for (auto& a : fleet_) a->client->CancelStep();
+    }
+  }
+  setups.join();
+  if (interrupted_) {
+    step.status = "aborted";
+    return {"aborted", "interrupted (Ctrl-C) " + std::string(cancelled_setup ? "while setting up" : "before") + " step " + step.name};
+  }
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (setup[i].ok()) continue;
     std::string message = WithAgent(*fleet_[i], setup[i].message());
@@ -47,10 +69,6 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, S
   if (outcome.status != "succeeded") {
     step.status = outcome.status;
     return outcome;
-  }
-  if (interrupted_) {
-    step.status = "aborted";
-    return {"aborted", "interrupted (Ctrl-C) before step " + step.name};
   }
 
   // 2. One instant for all: far enough ahead that every Start reaches its agent first.
@@ -66,6 +84,18 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, S
     a->live_elapsed_ns = 0;
   }
   const bool stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
+  // Which agents this controller asked to stop early (StopStep): only their early ends are
+  // expected. An agent that ends early unasked lost its run (stopped, shut down): no result.
+  std::vector<std::atomic<bool>> asked_to_stop(fleet_.size());
+  auto stop_others = [&](size_t except) {
+    ForEachAgent(fleet_, [&](size_t j) {
+      if (j == except || asked_to_stop[j].exchange(true)) return;
+      v1::StopStepRequest stop;
+      stop.set_run_id(run_id_);
+      stop.set_step_index(static_cast<uint32_t>(index));
+      (void)fleet_[j]->client->StopStep(stop, kControlDeadline);
+    });
+  };
   std::atomic<size_t> running{fleet_.size()};
   std::atomic<bool> failed{false}, first_done{false};
   std::vector<std::thread> threads;
@@ -84,36 +114,36 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, S
         a.live_elapsed_ns = p.elapsed_ns();
       });
       a.streaming = false;
-      if (results[i].ok() && stonewall && !first_done.exchange(true)) {
-        // IOR's stonewall: the first agent to finish its share stops every other one.
-        ForEachAgent(fleet_, [&](size_t j) {
-          if (j == i) return;
-          v1::StopStepRequest stop;
-          stop.set_run_id(run_id_);
-          stop.set_step_index(static_cast<uint32_t>(index));
-          (void)fleet_[j]->client->StopStep(stop, kControlDeadline);
-        });
+      // An agent given no job has nothing to finish first.
+      const bool worked = i >= has_work.size() || has_work[i];
+      if (results[i].ok() && stonewall && worked && !results[i]->stopped_early() && !first_done.exchange(true)) {
+        stop_others(i);  // IOR's stonewall: the first agent to finish its share stops the others
       }
       if (!results[i].ok() && !failed.exchange(true)) {
-        // One agent failed (or was lost): the others stop now rather than run a step that cannot
-        // succeed.
-        for (auto& other : fleet_) {
-          if (other.get() != &a) other->client->CancelStep();
-        }
+        // One agent failed (or was lost): the others stop now, rather than run a step that
+        // cannot succeed, and send what they did so far.
+        stop_others(i);
       }
       --running;
     });
   }
   auto last_print = std::chrono::steady_clock::now();
   bool interrupted = false;
+  std::thread stopper;
+  std::chrono::steady_clock::time_point stop_deadline{};
   const auto print_every = std::chrono::nanoseconds(std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
   while (running > 0) {
     std::this_thread::sleep_for(milliseconds(50));
+    auto now = std::chrono::steady_clock::now();
     if (interrupted_ && !interrupted) {
       interrupted = true;
-      for (auto& a : fleet_) a->client->CancelStep();
+      stopper = std::thread([&] { stop_others(SIZE_MAX); });  // figures so far are kept, as fio does
+      stop_deadline = now + kStopGrace;
     }
-    auto now = std::chrono::steady_clock::now();
+    if (failed && stop_deadline == std::chrono::steady_clock::time_point{}) stop_deadline = now + kStopGrace;
+    if (stop_deadline != std::chrono::steady_clock::time_point{} && now >= stop_deadline) {
+      for (auto& a : fleet_) a->client->CancelStep();  // an agent that does not stop in time
+    }
     if (now - last_print >= print_every) {
       last_print = now;
       // Rates over the agents' own running time (cumulative samples), not the controller's
@@ -139,6 +169,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, S
     }
   }
   for (auto& t : threads) t.join();
+  if (stopper.joinable()) stopper.join();
 
   // 4. Merge what came back; name what failed.
   step.status = "succeeded";
@@ -174,16 +205,29 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, S
   }
   if (interrupted) {
     step.status = "aborted";
-    return {"aborted", "interrupted (Ctrl-C) during step " + step.name};
+    return {"aborted", "interrupted (Ctrl-C) during step " + step.name + " (figures up to the interrupt kept)"};
   }
   for (size_t i = 0; i < fleet_.size(); ++i) {
-    if (results[i].ok() || results[i].status().code() == Code::kCancelled) continue;
+    if (results[i].ok()) {
+      // Early without being asked: the agent's run was ended under the step (an agent of an
+      // older version, or one that answered before it noticed): never a result.
+      if (results[i]->stopped_early() && !asked_to_stop[i]) {
+        std::string message = "agent " + fleet_[i]->name + " ended the step early without being asked";
+        std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
+        fail("failed", "step " + step.name + ": " + message);
+      }
+      continue;
+    }
+    if (results[i].status().code() == Code::kCancelled && failed) continue;  // stopped for another's failure
     std::string message = WithAgent(*fleet_[i], results[i].status().message());
     if (results[i].status().code() == Code::kUnavailable || results[i].status().code() == Code::kDeadlineExceeded) {
       message = "agent " + fleet_[i]->name + " (" + fleet_[i]->client->address() + ") was lost: " + results[i].status().message();
     }
     std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
     fail("failed", "step " + step.name + ": " + message);
+  }
+  if (outcome.status != "succeeded" && failed) {
+    step.stonewalled = false;  // the others were stopped by a failure, not by a stonewall
   }
   step.status = outcome.status;
   return outcome;

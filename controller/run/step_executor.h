@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "controller/fleet/fleet.h"
 #include "controller/report/report_model.h"
@@ -23,8 +24,11 @@ class StepExecutor {
       : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted) {}
 
   // Fills `step` (its agents, aggregate, skew) and says how it ended. `phase`: which op of a
-  // files step.
-  StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, StepReport& step);
+  // files step. `has_work`: per agent, whether it was given any job (an agent without one never
+  // ends a stonewalled step for the others); empty: all were.
+  // When an agent fails or is lost, or on Ctrl-C, the others are asked to stop and their
+  // figures so far are kept in `step` (status failed or aborted).
+  StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work, StepReport& step);
 
  private:
   Fleet& fleet_;

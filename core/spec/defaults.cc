@@ -150,6 +150,35 @@ void PruneInapplicable(v1::IoSpec& io) {
   }
 }
 
+void NeutralizeInapplicable(v1::IoSpec& io) {
+  const auto* desc = v1::IoSpec::descriptor();
+  const auto* refl = v1::IoSpec::GetReflection();
+  static const v1::IoSpec neutral = [] {
+    v1::IoSpec n = BuiltinIoDefaults();
+    n.set_queue_depth(1);
+    return n;
+  }();
+  v1::IoSpec copy = io;
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const auto* field = desc->field(i);
+    if (Inapplicable(copy, field->name()).empty()) continue;
+    refl->ClearField(&io, field);
+    if (field->is_repeated() || field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE && !field->is_repeated()) {
+        io.GetReflection()->MutableMessage(&io, field)->CopyFrom(refl->GetMessage(neutral, field));
+      }
+      continue;
+    }
+    switch (field->cpp_type()) {
+      case google::protobuf::FieldDescriptor::CPPTYPE_UINT32: refl->SetUInt32(&io, field, refl->GetUInt32(neutral, field)); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_UINT64: refl->SetUInt64(&io, field, refl->GetUInt64(neutral, field)); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL: refl->SetBool(&io, field, refl->GetBool(neutral, field)); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_ENUM: refl->SetEnumValue(&io, field, refl->GetEnumValue(neutral, field)); break;
+      default: break;
+    }
+  }
+}
+
 v1::Workload Effective(const v1::Workload& workload) {
   v1::Workload out = workload;
   if (out.target().root().empty()) out.mutable_target()->set_root("default");

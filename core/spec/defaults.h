@@ -34,6 +34,10 @@ std::string StepKind(const v1::Step& step);
 std::string Inapplicable(const v1::IoSpec& io, const std::string& field);
 // Clears every field that has no effect on `io`.
 void PruneInapplicable(v1::IoSpec& io);
+// What an agent runs: every field that has no effect on `io` (inherited from defaults where it
+// means nothing, e.g. ramp on a size-based step, queue_depth on psync) set to its neutral value
+// (ramp 0, queue_depth 1, ...), so what runs is what the effective workload shows.
+void NeutralizeInapplicable(v1::IoSpec& io);
 
 // The workload with every default written out in its steps (what workload.effective.yaml
 // shows); fields that have no effect on a step are left out.

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -45,15 +48,19 @@ class SupervisorTest : public ::testing::Test {
     request.set_run_id(run);
     request.set_agent_name("node1");
     for (const auto& s : steps) *request.add_steps() = s;
-    return supervisor_->Prepare(request).status();
+    auto prepared = supervisor_->Prepare(request);
+    if (prepared.ok()) token_ = prepared->session_token();
+    return prepared.status();
   }
   Result<v1::StepResult> RunStep(uint32_t index, const std::string& run = "r1") {
     v1::SetupStepRequest setup;
     setup.set_run_id(run);
+    setup.set_session_token(token_);
     setup.set_step_index(index);
     IOFLEET_RETURN_IF_ERROR(supervisor_->SetupStep(setup));
     v1::StartRequest request;
     request.set_run_id(run);
+    request.set_session_token(token_);
     request.set_step_index(index);
     auto runner = supervisor_->BeginStep(request);
     if (!runner.ok()) return runner.status();
@@ -69,6 +76,7 @@ class SupervisorTest : public ::testing::Test {
   testing::TempDir tmp_;
   std::unique_ptr<Roots> roots_;
   std::unique_ptr<Supervisor> supervisor_;
+  std::string token_;  // the session of the run prepared last
 };
 
 TEST_F(SupervisorTest, VerifyFailsTheStepAtTheCorruptedBlock) {
@@ -114,10 +122,12 @@ TEST_F(SupervisorTest, BusyAndStaleCommandsAreRefused) {
   EXPECT_FALSE(RunStep(5).ok());        // no such step
   v1::StopRequest stale;
   stale.set_run_id("r0");
+  stale.set_session_token(token_);
   EXPECT_FALSE(supervisor_->Stop(stale).ok());
   ASSERT_TRUE(RunStep(0).ok());
   v1::StopRequest stop;
   stop.set_run_id("r1");
+  stop.set_session_token(token_);
   auto stopped = supervisor_->Stop(stop);
   ASSERT_TRUE(stopped.ok());
   EXPECT_EQ(stopped->removed_entries(), 4u);  // iofleet, r1, node1, job-0.dat
@@ -129,9 +139,11 @@ TEST_F(SupervisorTest, StepsRunOnlyInOrderAndOnce) {
   ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}).ok());
   v1::StartRequest start;
   start.set_run_id("r1");
+  start.set_session_token(token_);
   EXPECT_FALSE(supervisor_->BeginStep(start).ok());  // not set up
   v1::SetupStepRequest setup;
   setup.set_run_id("r1");
+  setup.set_session_token(token_);
   ASSERT_TRUE(supervisor_->SetupStep(setup).ok());
   EXPECT_FALSE(supervisor_->SetupStep(setup).ok());  // duplicate
   auto runner = supervisor_->BeginStep(start);
@@ -150,11 +162,14 @@ TEST_F(SupervisorTest, LeaseExpiryEndsTheRunAndRemovesItsFiles) {
   request.set_agent_name("node1");
   request.set_lease_ns(1'000'000'000);  // the shortest lease
   *request.add_steps() = IoStep("write", v1::OP_WRITE, 1 << 16, false);
-  ASSERT_TRUE(supervisor_->Prepare(request).ok());
+  auto prepared = supervisor_->Prepare(request);
+  ASSERT_TRUE(prepared.ok());
+  token_ = prepared->session_token();
   ASSERT_TRUE(RunStep(0).ok());
   EXPECT_TRUE(fs::exists(File()));
   v1::RenewRequest renew;
   renew.set_run_id("r1");
+  renew.set_session_token(token_);
   for (int i = 0; i < 4; ++i) {  // renewed: it lives past its lease
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     ASSERT_TRUE(supervisor_->Renew(renew).ok());
@@ -203,6 +218,124 @@ TEST_F(SupervisorTest, ContinueOnErrorCountsInsteadOfFailing) {
   for (const auto& e : result->errors()) errors[e.kind()] = e.count();
   EXPECT_EQ(errors["ENOSPC"], 1u);
   EXPECT_EQ(errors["EIO"], 1u);
+}
+
+// Issue 9, item 12: a write that failed under continue_on_error wrote nothing; a later read
+// must not take its block for written (it would read a hole, here caught by verify).
+TEST_F(SupervisorTest, FailedWritesAreNotTakenForWritten) {
+  v1::PlannedStep write = IoStep("write", v1::OP_WRITE, 1 << 20, true);
+  write.mutable_io()->set_continue_on_error(true);
+  ASSERT_TRUE(Prepare({write, IoStep("read", v1::OP_READ, 1 << 20, true)}).ok());
+  setenv("IOFLEET_FAULT_INJECT", "eio@3", 1);
+  auto written = RunStep(0);
+  unsetenv("IOFLEET_FAULT_INJECT");
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(written->write().ops(), 255u);
+  auto read = RunStep(1);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_GE(read->filled_bytes(), 4096u);
+  EXPECT_EQ(read->read().ops(), 256u);
+}
+
+size_t OpenDescriptors() { return static_cast<size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), {})); }
+
+// Issue 9, item 9: a step whose setup fails part-way leaves no descriptor open (an unlinked
+// file's space would stay taken until the agent restarts) and no buffer allocated.
+TEST_F(SupervisorTest, FailedSetupLeaksNoDescriptor) {
+  v1::PlannedStep read = IoStep("read", v1::OP_READ, 1 << 20, false);
+  read.set_read_from_agent("node2");
+  read.mutable_io()->set_jobs(3);
+  ASSERT_TRUE(Prepare({read}).ok());
+  fs::create_directories(tmp_ / "root/iofleet/r1/node2");
+  for (int j = 0; j < 3; ++j) {  // node2's files hold 4 KiB of the 1 MiB to read
+    std::ofstream(tmp_ / "root/iofleet/r1/node2" / ("job-" + std::to_string(j) + ".dat")) << std::string(4096, 'x');
+  }
+  const size_t before = OpenDescriptors();
+  v1::SetupStepRequest setup;
+  setup.set_run_id("r1");
+  setup.set_session_token(token_);
+  Status status = supervisor_->SetupStep(setup);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("holds 4096 of the 1048576 bytes"), std::string::npos) << status.message();
+  EXPECT_EQ(OpenDescriptors(), before);
+  fs::remove_all(tmp_ / "root/iofleet/r1/node2");
+}
+
+// Issue 9, item 17: a run belongs to the controller that prepared it. Another caller that
+// knows the run id gets the busy answer, which names no run, and changes nothing.
+TEST_F(SupervisorTest, AnotherControllerCannotSteerOrEndTheRun) {
+  ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}).ok());
+  const std::string mine = token_;
+  token_ = "0123456789abcdef0123456789abcdef";  // a guess
+  v1::StopRequest stop;
+  stop.set_run_id("r1");
+  stop.set_session_token(token_);
+  auto stopped = supervisor_->Stop(stop);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().code(), Code::kUnavailable);
+  EXPECT_EQ(stopped.status().message(), "agent node1 is busy with another run");
+  v1::RenewRequest renew;
+  renew.set_run_id("r1");
+  EXPECT_EQ(supervisor_->Renew(renew).code(), Code::kUnavailable);  // no token at all
+  EXPECT_FALSE(RunStep(0).ok());
+  Status busy = Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}, "r2");
+  EXPECT_EQ(busy.message().find("r1"), std::string::npos) << busy.message();
+  token_ = mine;
+  EXPECT_TRUE(RunStep(0).ok());  // the owner's run is untouched
+}
+
+// Issue 9, items 8 and 10: Stop during a long fill stops it between writes, and the agent is
+// idle only when the fill has returned and the run's files are gone.
+TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {
+  v1::PlannedStep read = IoStep("read", v1::OP_READ, 2ull << 30, false);  // 2 GiB to fill first
+  read.mutable_io()->set_block_size(1 << 20);
+  ASSERT_TRUE(Prepare({read}).ok());
+  std::thread setup([&] {
+    v1::SetupStepRequest request;
+    request.set_run_id("r1");
+    request.set_session_token(token_);
+    Status status = supervisor_->SetupStep(request);
+    EXPECT_EQ(status.code(), Code::kAborted) << status.message();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(supervisor_->state(), AgentState::kSettingUp);
+  auto begin = std::chrono::steady_clock::now();
+  v1::StopRequest stop;
+  stop.set_run_id("r1");
+  stop.set_session_token(token_);
+  ASSERT_TRUE(supervisor_->Stop(stop).ok());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  setup.join();
+  std::printf("stop during a 2 GiB fill took %.3f s\n", seconds);
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
+  EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);  // nothing left when idle
+}
+
+// Issue 9, item 3: a run ended under a running step (agent shutdown, lease, Stop) yields no
+// result for that step, however the step's own threads ended.
+TEST_F(SupervisorTest, AStepEndedByShutdownHasNoResult) {
+  v1::PlannedStep step = IoStep("read", v1::OP_RANDREAD, 1 << 20, false);
+  step.mutable_io()->set_runtime(30'000'000'000);
+  ASSERT_TRUE(Prepare({step}).ok());
+  v1::SetupStepRequest setup;
+  setup.set_run_id("r1");
+  setup.set_session_token(token_);
+  ASSERT_TRUE(supervisor_->SetupStep(setup).ok());
+  v1::StartRequest start;
+  start.set_run_id("r1");
+  start.set_session_token(token_);
+  auto runner = supervisor_->BeginStep(start);
+  ASSERT_TRUE(runner.ok());
+  (*runner)->Go();
+  std::thread shutdown([&] { supervisor_->Shutdown(); });
+  while (!(*runner)->WaitFor(std::chrono::milliseconds(50))) {
+  }
+  EXPECT_TRUE((*runner)->Finish().ok());  // the runner's own view: stopped early ...
+  Status ended = supervisor_->StepEnded(*runner);
+  EXPECT_EQ(ended.code(), Code::kAborted) << ended.message();  // ... but no result to send
+  shutdown.join();
+  EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
 }
 
 }  // namespace
