@@ -79,12 +79,27 @@ class FilesTask : public StepTask {
     };
     auto stopped = [&] { return stop.load(std::memory_order_relaxed) || failed_.load(std::memory_order_relaxed); };
 
+    // What this job made, recorded when it returns however it returns: cleanup removes
+    // exactly these names (a directory or file that was there before is never ours).
+    uint64_t made_end = begin;
+    struct RecordMade {
+      const FilesPlan& plan;
+      uint64_t begin;
+      const uint64_t& end;
+      ~RecordMade() {
+        if (plan.op == v1::FILES_OP_MKDIR || plan.op == v1::FILES_OP_CREATE) {
+          plan.workspace->RecordTreeMade(plan.relative, plan.op == v1::FILES_OP_MKDIR, begin, end, plan.files.files_per_dir());
+        }
+      }
+    } record{plan_, begin, made_end};
+
     if (plan_.op == v1::FILES_OP_MKDIR || plan_.op == v1::FILES_OP_RMDIR) {
       for (uint64_t d = begin; d < end && !stopped(); ++d) {
         TreeName name = TreeDirName(static_cast<uint32_t>(d));
         uint64_t t0 = MonotonicNs();
         int rc = plan_.op == v1::FILES_OP_MKDIR ? mkdirat(base_fd_, name.text, 0755) : unlinkat(base_fd_, name.text, AT_REMOVEDIR);
         if (rc < 0) return fail(errno, PathOf(static_cast<uint32_t>(d), nullptr));
+        made_end = d + 1;
         c.latency.Record(MonotonicNs() - t0);
         Bump(c.ops, 1);
       }
@@ -122,7 +137,9 @@ class FilesTask : public StepTask {
       }
       uint64_t t0 = MonotonicNs();
       uint64_t moved = 0;
-      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, i), buffer, block, data, moved, stopped);
+      bool created = false;
+      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, i), buffer, block, data, moved, created, stopped);
+      if (created) made_end = i + 1;
       if (err) {
         fail(err, PathOf(d, file.text));
         break;
@@ -135,14 +152,16 @@ class FilesTask : public StepTask {
     std::free(buffer);
   }
 
-  // One file's operation; 0 or errno. `moved`: bytes written or read.
+  // One file's operation; 0 or errno. `moved`: bytes written or read; `created`: the file
+  // is this run's (made by its O_EXCL create), whatever happened after.
   template <typename Stopped>
   int OneFile(int dir_fd, const char* name, uint64_t size, std::byte* buffer, uint64_t block, DataGenerator& data,
-              uint64_t& moved, const Stopped& stopped) {
+              uint64_t& moved, bool& created, const Stopped& stopped) {
     switch (plan_.op) {
       case v1::FILES_OP_CREATE: {
         int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) return errno;
+        created = true;
         while (moved < size && !stopped()) {  // a large file does not hold up a Stop
           size_t n = static_cast<size_t>(std::min(block, size - moved));
           data.Stamp(buffer, static_cast<uint32_t>(n));
@@ -213,9 +232,6 @@ Result<std::unique_ptr<StepTask>> MakeFilesTask(FilesPlan plan) {
   if (!base.ok()) {
     std::string hint = makes ? "" : " (a files step with mkdir, in this or an earlier step, makes the tree)";
     return Status(base.status().code(), "agent " + plan.agent_name + ": " + base.status().message() + hint);
-  }
-  if (makes || plan.op == v1::FILES_OP_CREATE) {
-    plan.workspace->RecordTree(plan.relative, plan.files.dirs(), plan.files.files_per_dir());
   }
   return std::unique_ptr<StepTask>(new FilesTask(std::move(plan), *base));
 }

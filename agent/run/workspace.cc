@@ -1,10 +1,12 @@
 #include "agent/run/workspace.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "agent/run/confined_fs.h"
 #include "agent/run/tree_names.h"
@@ -75,26 +77,57 @@ Result<std::shared_ptr<Workspace>> Workspace::Create(const Root& root, const std
   return ws;
 }
 
-Result<int> Workspace::OpenRelative(const std::string& relative, const std::string& shown, int flags) {
+// A new description of a file this run created, from the descriptor kept since its creation:
+// whatever has since been put at its name (a hard link or symlink to a file elsewhere, by anyone
+// who can write in the run directory) is never opened.
+Result<int> Workspace::Reopen(int kept, const std::string& shown, int flags) {
+  char path[40];
+  std::snprintf(path, sizeof(path), "/proc/self/fd/%d", kept);
+  int fd = open(path, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_TRUNC)) | O_CLOEXEC);
+  if (fd < 0) return PosixError(shown + " (reopening the file this run created)", errno);
+  return fd;
+}
+
+Result<int> Workspace::OpenRelative(const std::string& relative, const std::string& shown, int flags, bool others_create) {
   if (closed_) return Aborted(shown + ": the run has ended");
+  if (auto kept = kept_.find(relative); kept != kept_.end()) return Reopen(kept->second.get(), shown, flags);
   if (flags & O_CREAT) {
     int fd = OpenBeneath(root_fd_, relative, flags | O_EXCL, 0644);
     if (fd >= 0) {
       created_.push_back({relative, false});
+      int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+      if (keep < 0) {
+        int err = errno;
+        close(fd);
+        return PosixError(shown + " (keeping the created file open)", err);
+      }
+      kept_.emplace(relative, UniqueFd(keep));
       return fd;
     }
     if (fd != -EEXIST) return PosixError(shown + Describe(-fd), -fd);
+    if (!others_create) {
+      return Status(Code::kFailedPrecondition, shown + ": exists but was not created by this run; refused "
+                                                       "(an agent writes only into files it created)");
+    }
     flags &= ~O_CREAT;  // another agent of the run made it (shared files): use it
   }
   int fd = OpenBeneath(root_fd_, relative, flags);
   if (fd < 0) return PosixError(shown + Describe(-fd), -fd);
+  // Made by another agent of the run: it must be a plain file with no second name, or a hard
+  // link placed there would lead the writes to a file outside the root.
+  struct stat st {};
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    close(fd);
+    return Status(Code::kFailedPrecondition, shown + ": not a plain file with a single link (a hard link to a file "
+                                                     "elsewhere?); refused");
+  }
   return fd;
 }
 
 Result<int> Workspace::OpenFile(const std::string& name, int flags) {
   if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
   std::lock_guard lock(mu_);
-  return OpenRelative(run_dir_rel_ + "/" + name, PathOf(name), flags);
+  return OpenRelative(run_dir_rel_ + "/" + name, PathOf(name), flags, /*others_create=*/false);
 }
 
 Result<int> Workspace::OpenSharedFile(const std::string& name, int flags) {
@@ -104,7 +137,7 @@ Result<int> Workspace::OpenSharedFile(const std::string& name, int flags) {
   bool recorded = std::any_of(created_.begin(), created_.end(),
                               [&](const Entry& e) { return e.relative == run_parent_rel_ + "/shared"; });
   if (!recorded) IOFLEET_RETURN_IF_ERROR(MakeDirectory(run_parent_rel_ + "/shared", false, true));
-  return OpenRelative(run_parent_rel_ + "/shared/" + name, SharedPathOf(name), flags);
+  return OpenRelative(run_parent_rel_ + "/shared/" + name, SharedPathOf(name), flags, /*others_create=*/true);
 }
 
 Result<int> Workspace::OpenPeerFile(const std::string& agent, const std::string& name, int flags) {
@@ -112,7 +145,8 @@ Result<int> Workspace::OpenPeerFile(const std::string& agent, const std::string&
     return InvalidArgument("peer file " + agent + "/" + name + " refused");
   }
   std::lock_guard lock(mu_);
-  return OpenRelative(run_parent_rel_ + "/" + agent + "/" + name, PeerPathOf(agent, name), flags & ~O_CREAT);
+  return OpenRelative(run_parent_rel_ + "/" + agent + "/" + name, PeerPathOf(agent, name), flags & ~O_CREAT,
+                      /*others_create=*/true);
 }
 
 Status Workspace::RemoveFile(const std::string& name) {
@@ -170,19 +204,29 @@ uint64_t Workspace::CleanupLocked() {
 
 // A directory that still holds entries someone else made (ENOTEMPTY) is left in place.
 uint64_t Workspace::RemoveEntry(const Entry& e) {
+  kept_.erase(e.relative);
   if (!e.tree()) return UnlinkBeneath(root_fd_, e.relative, e.directory) == 0 ? 1 : 0;
   uint64_t removed = 0;
   int base = OpenBeneath(root_fd_, e.relative, O_RDONLY | O_DIRECTORY);
   if (base < 0) return 0;
-  for (uint32_t d = 0; d < e.tree_dirs; ++d) {
-    TreeName dir = TreeDirName(d);
-    int dfd = openat(base, dir.text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dfd < 0) continue;
-    for (uint32_t f = 0; f < e.tree_files; ++f) {
-      if (unlinkat(dfd, TreeFileName(f).text, 0) == 0) ++removed;
+  int dfd = -1;
+  uint64_t open_dir = UINT64_MAX;
+  for (const auto& [begin, end] : e.tree_files) {
+    for (uint64_t i = begin; i < end; ++i) {
+      uint64_t d = i / e.tree_per_dir;
+      if (d != open_dir) {
+        if (dfd >= 0) close(dfd);
+        dfd = openat(base, TreeDirName(static_cast<uint32_t>(d)).text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        open_dir = d;
+      }
+      if (dfd >= 0 && unlinkat(dfd, TreeFileName(static_cast<uint32_t>(i % e.tree_per_dir)).text, 0) == 0) ++removed;
     }
-    close(dfd);
-    if (unlinkat(base, dir.text, AT_REMOVEDIR) == 0) ++removed;
+  }
+  if (dfd >= 0) close(dfd);
+  for (const auto& [begin, end] : e.tree_dirs) {
+    for (uint64_t d = begin; d < end; ++d) {
+      if (unlinkat(base, TreeDirName(static_cast<uint32_t>(d)).text, AT_REMOVEDIR) == 0) ++removed;
+    }
   }
   close(base);
   if (e.directory && UnlinkBeneath(root_fd_, e.relative, true) == 0) ++removed;
@@ -218,19 +262,27 @@ Result<int> Workspace::OpenBelow(const std::string& relative, int flags) {
   return fd;
 }
 
-void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir) {
+void Workspace::RecordTreeMade(const std::string& relative, bool directories, uint64_t begin, uint64_t end,
+                               uint32_t files_per_dir) {
+  if (begin >= end) return;
   std::string full = run_dir_rel_ + "/" + relative;
   std::lock_guard lock(mu_);
   if (closed_) return;  // the run ended: the task's first operation fails on the closed tree
-  for (Entry& e : created_) {
-    if (e.relative == full && e.tree()) {
-      e.tree_dirs = std::max(e.tree_dirs, dirs);
-      e.tree_files = std::max(e.tree_files, files_per_dir);
-      return;
-    }
+  auto it = std::find_if(created_.begin(), created_.end(), [&](const Entry& e) { return e.relative == full && e.tree(); });
+  if (it == created_.end()) {
+    // Not a directory entry of its own: the directory itself is recorded when this run made it.
+    Entry tree{full, false};
+    tree.is_tree = true;
+    created_.push_back(std::move(tree));
+    it = created_.end() - 1;
   }
-  // Not a directory entry of its own: the directory itself is recorded when this run made it.
-  created_.push_back({full, false, std::max(dirs, 1u), files_per_dir});
+  if (!directories) it->tree_per_dir = std::max(files_per_dir, 1u);
+  (directories ? it->tree_dirs : it->tree_files).emplace_back(begin, end);
+}
+
+void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir) {
+  RecordTreeMade(relative, true, 0, std::max(dirs, 1u), files_per_dir);
+  RecordTreeMade(relative, false, 0, uint64_t{dirs} * files_per_dir, files_per_dir);
 }
 
 void Workspace::Record(const std::string& relative, bool directory) {
@@ -240,7 +292,7 @@ void Workspace::Record(const std::string& relative, bool directory) {
     UnlinkBeneath(root_fd_, run_dir_rel_ + "/" + relative, directory);
     return;
   }
-  created_.push_back({run_dir_rel_ + "/" + relative, directory, 0, 0, true});
+  created_.push_back({run_dir_rel_ + "/" + relative, directory, /*copy=*/true});
 }
 
 bool Workspace::Recorded(const std::string& relative) {

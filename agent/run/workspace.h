@@ -8,6 +8,8 @@
 // closed: OpenFile refuses, so a step being set up while the run is stopped leaves nothing behind.
 #pragma once
 
+#include <map>
+#include <utility>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +17,7 @@
 
 #include "agent/run/roots.h"
 #include "core/base/status.h"
+#include "core/base/unique_fd.h"
 
 namespace iofleet::agent {
 
@@ -26,6 +29,8 @@ class Workspace {
                                                    const std::string& agent);
 
   // Opens (creating if asked) a file in the run directory; records it when this call created it.
+  // A file this run created is reopened through the descriptor kept from its creation; one it
+  // did not create is refused.
   Result<int> OpenFile(const std::string& name, int flags);
   // Opens (creating if asked) a file in the run's shared directory, iofleet/<run-id>/shared/,
   // which every agent of the run on a shared file system sees; creates the directory if needed.
@@ -56,8 +61,11 @@ class Workspace {
   Result<int> OpenDirectory(const std::string& relative, bool create);
   // Opens a file or directory below the run directory as it is (never creates).
   Result<int> OpenBelow(const std::string& relative, int flags);
-  // Records the tree <relative>/dNNNNNN/fNNNNNN a files step makes: cleanup unlinks exactly
-  // those names (dirs x files_per_dir), then the directories.
+  // Records what a files step made in the tree <relative>/dNNNNNN/fNNNNNN: directories
+  // [begin, end) (mkdir), or files [begin, end) counted across directories of `files_per_dir`
+  // (create). Cleanup removes exactly those names, files first, and nothing else of the tree.
+  void RecordTreeMade(const std::string& relative, bool directories, uint64_t begin, uint64_t end, uint32_t files_per_dir);
+  // The whole tree, dirs x files_per_dir (tests, and callers that made all of it).
   void RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir);
   // Records one entry a copy step made.
   void Record(const std::string& relative, bool directory);
@@ -71,13 +79,17 @@ class Workspace {
   std::string PathOf(const std::string& name) const { return run_dir_abs_ + "/" + name; }
 
  private:
+  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // [begin, end) of indexes
   struct Entry {
     std::string relative;  // below the root
     bool directory;
-    uint32_t tree_dirs = 0;  // a files step's tree: dirs x files below `relative`
-    uint32_t tree_files = 0;
     bool copy = false;  // made by a copy step: a later copy to the same place may replace it
-    bool tree() const { return tree_dirs > 0; }
+    // A files step's tree below `relative`: what it made, by index.
+    bool is_tree = false;
+    uint32_t tree_per_dir = 0;
+    Ranges tree_dirs;
+    Ranges tree_files;
+    bool tree() const { return is_tree; }
   };
   uint64_t RemoveEntry(const Entry& e);
   Workspace(const Root& root) : root_fd_(root.fd), root_path_(root.path) {}
@@ -86,7 +98,10 @@ class Workspace {
 
   int root_fd_;
   std::string root_path_;
-  Result<int> OpenRelative(const std::string& relative, const std::string& shown, int flags);
+  // `others_create`: the file may be another agent's (shared or peer files), checked to have a
+  // single link; otherwise an existing file this run did not create is refused.
+  Result<int> OpenRelative(const std::string& relative, const std::string& shown, int flags, bool others_create);
+  static Result<int> Reopen(int kept, const std::string& shown, int flags);
 
   std::string run_dir_rel_;
   std::string run_dir_abs_;
@@ -95,6 +110,9 @@ class Workspace {
   std::mutex mu_;
   bool closed_ = false;
   std::vector<Entry> created_;
+  // Files this run created, by relative path: the descriptor from their O_EXCL creation, kept
+  // for the run, through which every later open goes.
+  std::map<std::string, UniqueFd> kept_;
 };
 
 }  // namespace iofleet::agent

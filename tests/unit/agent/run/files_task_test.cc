@@ -77,6 +77,33 @@ class FilesTaskTest : public ::testing::Test {
   v1::FilesStep files_;
 };
 
+// Issue 9, item 20: cleanup deletes exactly what the run made. A run that only made the
+// directories never removes a file of the same generated name that someone else put there.
+TEST_F(FilesTaskTest, CleanupAfterMkdirOnlyLeavesOthersFiles) {
+  RunPhase(v1::FILES_OP_MKDIR);
+  std::ofstream(FilePath(0, 1)) << "user data";
+  ws_->Cleanup();
+  EXPECT_TRUE(fs::exists(FilePath(0, 1)));
+  EXPECT_FALSE(fs::exists(Tree() / TreeDirName(1).text));  // the run's own empty directories went
+}
+
+// A create phase that meets a file it did not make fails there; what it made goes at cleanup,
+// the other file stays.
+TEST_F(FilesTaskTest, CleanupAfterAFailedCreateRemovesOnlyTheCreatedFiles) {
+  files_.set_jobs(1);
+  RunPhase(v1::FILES_OP_MKDIR);
+  std::ofstream(FilePath(1, 2)) << "user data";  // file 9 of 21: the create stops there
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_CREATE));
+  ASSERT_TRUE(task.ok());
+  std::atomic<bool> stop{false};
+  EXPECT_FALSE((*task)->Run(stop).ok());
+  EXPECT_TRUE(fs::exists(FilePath(1, 1)));
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(FilePath(1, 1)));
+  EXPECT_FALSE(fs::exists(FilePath(0, 0)));
+  EXPECT_TRUE(fs::exists(FilePath(1, 2)));
+}
+
 TEST_F(FilesTaskTest, EveryPhaseInSequence) {
   const uint64_t files = 3 * 7;
 

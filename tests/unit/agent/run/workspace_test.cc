@@ -291,6 +291,52 @@ TEST_F(WorkspaceTest, RemoveFilesRemovesFilesAndTreesButKeepsDirectories) {
   EXPECT_FALSE(fs::exists(tmp_ / "root/iofleet"));
 }
 
+// Issue 9, item 16: a hard link to a file outside the root, put at a name the agent writes,
+// never receives the agent's writes: once the agent created the file, every open goes through
+// the descriptor from that creation; a file it did not create is refused.
+TEST_F(WorkspaceTest, AHardLinkPlantedAtAnOwnFileNeverReceivesWrites) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok()) << ws.status().message();
+  const fs::path job = tmp_ / "root/iofleet/run-1/node1/job-0.dat";
+  auto created = (*ws)->OpenFile("job-0.dat", O_RDWR | O_CREAT);
+  ASSERT_TRUE(created.ok());
+  close(*created);
+  fs::remove(job);  // someone who can write in the run directory swaps in a hard link
+  fs::create_hard_link(tmp_ / "outside" / "canary", job);
+  auto reopened = (*ws)->OpenFile("job-0.dat", O_RDWR | O_CREAT);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  ASSERT_EQ(pwrite(*reopened, "OVERWRITTEN", 11, 0), 11);
+  close(*reopened);
+  ExpectCanaryUntouched();
+
+  fs::create_hard_link(tmp_ / "outside" / "canary", tmp_ / "root/iofleet/run-1/node1/job-1.dat");  // before creation
+  auto planted = (*ws)->OpenFile("job-1.dat", O_RDWR | O_CREAT);
+  ASSERT_FALSE(planted.ok());
+  EXPECT_NE(planted.status().message().find("not created by this run"), std::string::npos) << planted.status().message();
+  fs::remove(job);
+  fs::remove(tmp_ / "root/iofleet/run-1/node1/job-1.dat");
+  (*ws)->Cleanup();
+  ExpectCanaryUntouched();
+}
+
+// Shared and peer files may be another agent's: a second link to them is refused.
+TEST_F(WorkspaceTest, SharedFileWithASecondLinkIsRefused) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  fs::create_directories(tmp_ / "root/iofleet/run-1/shared");
+  fs::create_hard_link(tmp_ / "outside" / "canary", tmp_ / "root/iofleet/run-1/shared/shared.dat");
+  auto shared = (*ws)->OpenSharedFile("shared.dat", O_RDWR | O_CREAT);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.status().message().find("single link"), std::string::npos) << shared.status().message();
+  fs::create_directories(tmp_ / "root/iofleet/run-1/node2");
+  fs::create_hard_link(tmp_ / "outside" / "canary", tmp_ / "root/iofleet/run-1/node2/job-0.dat");
+  EXPECT_FALSE((*ws)->OpenPeerFile("node2", "job-0.dat", O_RDONLY).ok());
+  fs::remove_all(tmp_ / "root/iofleet/run-1/shared");
+  fs::remove_all(tmp_ / "root/iofleet/run-1/node2");
+  (*ws)->Cleanup();
+  ExpectCanaryUntouched();
+}
+
 TEST(OpenByWalking, RefusesWhatOpenat2Refuses) {
   testing::TempDir tmp;
   fs::create_directories(tmp / "root/a");
