@@ -23,12 +23,16 @@ struct FleetAgent {
   int64_t clock_offset_ns = 0;  // agent wall clock minus the controller's
   uint64_t rtt_ns = 0;          // of the fastest clock exchange
   std::atomic<bool> prepared{false};  // read by the lease keeper's thread
+  // Lost mid-run (stream broken, keepalive timed out): not renewed, stopped with a short
+  // deadline only; its lease ends its run on its side.
+  std::atomic<bool> lost{false};
   // A step's Start stream is open: it keeps the agent's lease alive by itself.
   std::atomic<bool> streaming{false};
   // Live figures of the current step, written by the agent's stream thread, read by the printer.
   std::atomic<uint64_t> live_ops{0};
   std::atomic<uint64_t> live_bytes{0};
   std::atomic<uint64_t> live_elapsed_ns{0};  // since the agent released its jobs
+  std::atomic<int64_t> live_at_ns{0};        // steady clock of the last sample (0: none yet)
 };
 
 using Fleet = std::vector<std::unique_ptr<FleetAgent>>;

@@ -37,6 +37,7 @@ namespace {
 using std::chrono::milliseconds;
 constexpr milliseconds kPrepareDeadline{120000};
 constexpr milliseconds kStopDeadline{60000};
+constexpr milliseconds kLostStopDeadline{2000};  // a lost agent ends its run itself at lease expiry
 constexpr milliseconds kRenewDeadline{3000};
 
 bool WriteFile(const std::filesystem::path& path, const std::string& text) {
@@ -68,7 +69,8 @@ class LeaseKeeper {
     while (!cv_.wait_for(lock, period_, [&] { return done_; })) {
       lock.unlock();
       ForEachAgent(fleet_, [&](size_t i) {
-        if (fleet_[i]->prepared && !fleet_[i]->streaming) (void)fleet_[i]->client->Renew(run_id_, kRenewDeadline);
+        const FleetAgent& a = *fleet_[i];
+        if (a.prepared && !a.streaming && !a.lost) (void)fleet_[i]->client->Renew(run_id_, kRenewDeadline);
       });
       lock.lock();
     }
@@ -240,7 +242,7 @@ int RunManager::Prepare() {
 void RunManager::StopAll() {
   ForEachAgent(fleet_, [&](size_t i) {
     if (!fleet_[i]->prepared) return;
-    auto stopped = fleet_[i]->client->Stop(report_.run_id, kStopDeadline);
+    auto stopped = fleet_[i]->client->Stop(report_.run_id, fleet_[i]->lost ? kLostStopDeadline : kStopDeadline);
     if (!stopped.ok()) {
       std::cerr << "iofleet: agent " << fleet_[i]->name << ": stop: " << stopped.status().message()
                 << " (it removes the run's files itself when its lease expires)\n";

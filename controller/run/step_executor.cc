@@ -82,6 +82,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     a->live_ops = 0;
     a->live_bytes = 0;
     a->live_elapsed_ns = 0;
+    a->live_at_ns = 0;
   }
   const bool stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
   // Which agents this controller asked to stop early (StopStep): only their early ends are
@@ -112,6 +113,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
         a.live_ops = p.ops();
         a.live_bytes = p.bytes();
         a.live_elapsed_ns = p.elapsed_ns();
+        a.live_at_ns = std::chrono::steady_clock::now().time_since_epoch().count();
       });
       a.streaming = false;
       // An agent given no job has nothing to finish first.
@@ -148,8 +150,17 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       last_print = now;
       // Rates over the agents' own running time (cumulative samples), not the controller's
       // wall time, which includes the start lead; nothing is printed before the first sample.
+      // An agent silent for two sample intervals (frozen, cut off, not yet declared lost) is
+      // named, and its stale totals are left out rather than added as if it still ran.
       uint64_t ops = 0, bytes = 0, low = UINT64_MAX, high = 0, elapsed = 0;
+      std::string silent;
+      const int64_t now_ns = now.time_since_epoch().count();
+      const int64_t stale_ns = static_cast<int64_t>(2 * std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
       for (auto& a : fleet_) {
+        if (a->live_at_ns != 0 && now_ns - a->live_at_ns > stale_ns) {
+          silent += (silent.empty() ? "" : ", ") + a->name;
+          continue;
+        }
         ops += a->live_ops;
         bytes += a->live_bytes;
         low = std::min<uint64_t>(low, a->live_bytes);
@@ -157,6 +168,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
         elapsed = std::max<uint64_t>(elapsed, a->live_elapsed_ns);
       }
       if (elapsed == 0) continue;
+      if (low == UINT64_MAX) low = 0;  // every agent silent
       double secs = static_cast<double>(elapsed) / 1e9;
       constexpr double kMiB = 1024.0 * 1024.0;
       std::string line = fmt::format("[{}] {:.0f}s  {:.1f} MiB/s  {:.0f} IOPS", step.name, secs,
@@ -165,6 +177,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
         line += fmt::format("  per agent {:.1f}..{:.1f} MiB/s", static_cast<double>(low) / secs / kMiB,
                             static_cast<double>(high) / secs / kMiB);
       }
+      if (!silent.empty()) line += "  silent: " + silent;
       std::cerr << line << "\n";
     }
   }
@@ -221,6 +234,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     if (results[i].status().code() == Code::kCancelled && failed) continue;  // stopped for another's failure
     std::string message = WithAgent(*fleet_[i], results[i].status().message());
     if (results[i].status().code() == Code::kUnavailable || results[i].status().code() == Code::kDeadlineExceeded) {
+      fleet_[i]->lost = true;
       message = "agent " + fleet_[i]->name + " (" + fleet_[i]->client->address() + ") was lost: " + results[i].status().message();
     }
     std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
