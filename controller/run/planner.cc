@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "controller/workload/yaml_loader.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
+#include "core/spec/planned_check.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::controller {
@@ -68,6 +70,32 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
   return Status::Ok();
 }
 
+// Every step as its agent will receive it, checked with the agent's own rules
+// (core/spec/planned_check.h): what needs the fleet, such as a block for every job once
+// total_jobs is spread over the agents, is decided here, before any agent is contacted.
+Status CheckPlanned(const v1::Workload& workload, const RunPlan& plan, const std::vector<AgentId>& agents) {
+  const size_t steps = static_cast<size_t>(workload.steps_size());
+  std::string errors;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < agents.size(); ++i) {
+    const std::string& root = plan.workloads[i].target().root();
+    for (size_t k = 0; k < plan.steps[i].size(); ++k) {
+      std::vector<spec::Violation> found;
+      spec::CheckPlannedStep(plan.steps[i][k], "steps[" + std::to_string(k % steps) + "]", root.empty() ? "default" : root, found);
+      std::string at;
+      if (plan.points.size() > 1) {
+        for (const auto& [path, value] : plan.points[k / steps].params) at += (at.empty() ? " (at " : ", ") + path + "=" + value;
+        if (!at.empty()) at += ")";
+      }
+      for (const auto& v : found) {
+        std::string line = "agent " + agents[i].name + ": " + v.path + at + ": " + v.message;
+        if (seen.insert(line).second) errors += (errors.empty() ? "" : "\n") + line;
+      }
+    }
+  }
+  return errors.empty() ? Status::Ok() : InvalidArgument(errors);
+}
+
 }  // namespace
 
 Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId>& agents) {
@@ -96,6 +124,7 @@ Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId
     }
     IOFLEET_RETURN_IF_ERROR(PlanPoint(static_cast<uint32_t>(p), workload, point_workloads, agents, plan.steps));
   }
+  IOFLEET_RETURN_IF_ERROR(CheckPlanned(workload, plan, agents));
   return plan;
 }
 
