@@ -50,13 +50,13 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
     if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) out.push_back({p + ".op", "needs an op"});
     return;
   }
-  if (!ValidateResolvedIo(io, place, out)) return;
+  const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
+  // With the run's job count known, the one-block-per-job rule covers the global file too.
+  if (!ValidateResolvedIo(io, place, out, global ? step.global_jobs() : 0)) return;
   // The one rule of Inapplicable that is unsafe on the agent (the others name fields it ignores).
   std::string psync = Inapplicable(io, "queue_depth");
   if (!psync.empty()) out.push_back({p + ".queue_depth", "queue_depth " + std::to_string(io.queue_depth()) + ": " + psync});
-
-  const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
-  if (global) {
+  if (global && io.jobs() > 0) {
     auto last = CheckedAdd(step.global_first_job(), io.jobs(), "global_first_job + jobs");
     if (step.global_jobs() == 0) {
       out.push_back({path + ".global_jobs", "is 0: a shared_global step names how many jobs share the file"});
@@ -65,18 +65,6 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
                                                      std::to_string(uint64_t{step.global_first_job()} + io.jobs() - 1) +
                                                      " do not fit among the run's " + std::to_string(step.global_jobs()) +
                                                      " jobs"});
-    }
-  }
-  // The worker wraps around its job's range looking for the next block: a range without one
-  // never yields an offset (an agent spun forever on such a step).
-  const uint64_t slot = MaxBlockSize(io);
-  if (slot > 0 && (!global || step.global_jobs() > 0)) {
-    const uint64_t range = JobRangeBytes(io, global ? step.global_jobs() : 1);
-    if (range < slot) {
-      const uint64_t sharing = global ? step.global_jobs() : io.file_layout() == v1::FILE_LAYOUT_SHARED ? io.jobs() : 1;
-      out.push_back({p + ".file_size", "file_size " + FormatSize(io.file_size()) +
-                                           (sharing > 1 ? " over " + std::to_string(sharing) + " jobs" : std::string()) +
-                                           " leaves a job less than one block of " + FormatSize(slot)});
     }
   }
   if (io.read_from() == v1::READ_FROM_NEXT_AGENT && step.read_from_agent().empty()) {

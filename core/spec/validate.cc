@@ -80,7 +80,7 @@ void ValidateIoLevel(const v1::IoSpec& io, const std::string& path, std::vector<
   }
 }
 
-bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out) {
+bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out, uint64_t global_jobs) {
   if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) {
     out.push_back({place("op"), "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
     return false;
@@ -101,16 +101,19 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
   const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || global;
   // Under total_jobs an agent's jobs are known only once the plan spreads them over the agents
-  // (the planned step is checked again then); before, an agent with a job has at least one,
-  // and a global file is shared by total_jobs jobs in all.
+  // (the planned step is checked again then, with `global_jobs`); before, an agent with a job
+  // has at least one, and a global file is shared by total_jobs jobs in all.
   const uint64_t jobs = io.has_total_jobs() ? (global ? io.total_jobs() : 1) : io.jobs();
+  const uint64_t sharing = !shared ? 1 : global && global_jobs > 0 ? global_jobs : std::max<uint64_t>(jobs, 1);
   if (io.has_file_size()) {
-    auto need = CheckedMul(slot, shared ? std::max<uint64_t>(jobs, 1) : 1, "one block per job");
+    // Every job needs a block in its range: a worker wraps around its range looking for the next
+    // block, and in a range without one it never finds an offset (an agent spun forever so).
+    auto need = CheckedMul(slot, sharing, "one block per job");
     if (!need.ok()) {
       out.push_back({place("file_size"), need.status().message()});
     } else if (io.file_size() < *need) {
       out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) + " is smaller than " +
-                                             (shared && jobs > 1 ? std::to_string(jobs) + " jobs x " : std::string()) +
+                                             (sharing > 1 ? std::to_string(sharing) + " jobs x " : std::string()) +
                                              "the block size " + FormatSize(slot)});
     }
     if (io.file_size() > kMaxFileBytes) {

@@ -29,9 +29,11 @@ using FieldPlace = std::function<std::string(const std::string& field)>;
 // The rules on one resolved io spec that need several of its fields together: an op, block
 // sizes and direct, a block for every job in the file or total, sizes and durations that fit in
 // 64 bits, read_from and verify. Validate runs them on every io step; the agent runs them on
-// every planned step it receives (core/spec/planned_check.h). False when there is no op (the
-// other rules would only repeat that).
-bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out);
+// every planned step it receives (core/spec/planned_check.h), which knows `global_jobs`: how many
+// jobs of the whole run share a shared_global file (0: not known yet). False when there is no op
+// (the other rules would only repeat that).
+bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out,
+                        uint64_t global_jobs = 0);
 
 // The workload's target: a root name and a confined relative dir (paths "target.root", "target.dir").
 void ValidateTarget(const v1::Target& target, std::vector<Violation>& out);

@@ -78,8 +78,8 @@ steps:
   auto one = MakePlan(loaded.workload, Agents(1));
   ASSERT_FALSE(one.ok());
   EXPECT_EQ(one.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(one.status().message().find("agent node1: steps[0].io.file_size: file_size 2MiB over 4 jobs leaves a job less "
-                                        "than one block of 1MiB"),
+  EXPECT_NE(one.status().message().find("agent node1: steps[0].io.file_size: file_size 2MiB is smaller than 4 jobs x the "
+                                        "block size 1MiB"),
             std::string::npos)
       << one.status().message();
   EXPECT_TRUE(MakePlan(loaded.workload, Agents(2)).ok());

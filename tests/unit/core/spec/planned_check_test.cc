@@ -244,14 +244,14 @@ TEST(PlannedCheck, EveryJobGetsABlock) {
   Io(r).set_file_layout(v1::FILE_LAYOUT_SHARED);
   Io(r).set_file_size(64 << 10);
   auto vs = CheckPrepareRequest(r);
-  EXPECT_TRUE(Has(vs, "steps[0].io.file_size", "leaves a job less than one block of 1MiB")) << All(vs);
+  EXPECT_TRUE(Has(vs, "steps[0].io.file_size", "file_size 64KiB is smaller than the block size 1MiB")) << All(vs);
   // Two jobs sharing three blocks' worth: each gets one; sharing one block, one would get none.
   Io(r).set_jobs(2);
   Io(r).set_file_size(3 << 20);
   EXPECT_EQ(All(CheckPrepareRequest(r)), "");
   Io(r).set_file_size(1 << 20);
   vs = CheckPrepareRequest(r);
-  EXPECT_TRUE(Has(vs, "steps[0].io.file_size", "over 2 jobs")) << All(vs);
+  EXPECT_TRUE(Has(vs, "steps[0].io.file_size", "file_size 1MiB is smaller than 2 jobs x the block size 1MiB")) << All(vs);
 }
 
 TEST(PlannedCheck, SharedGlobalJobIndexes) {
@@ -271,7 +271,7 @@ TEST(PlannedCheck, SharedGlobalJobIndexes) {
   EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[0].global_jobs", "is 0"));
   // 9 jobs in all share 8 blocks: some job gets none.
   r.mutable_steps(0)->set_global_jobs(9);
-  EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[0].io.file_size", "over 9 jobs"));
+  EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[0].io.file_size", "smaller than 9 jobs x the block size 1MiB"));
 }
 
 TEST(PlannedCheck, TotalsAreSpreadBeforeTheWire) {
