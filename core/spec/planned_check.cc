@@ -145,7 +145,9 @@ std::vector<Violation> CheckPrepareRequest(const v1::PrepareRequest& request) {
 Status CheckPrepare(const v1::PrepareRequest& request, const std::string& agent_name) {
   std::vector<Violation> violations = CheckPrepareRequest(request);
   if (violations.empty()) return Status::Ok();
-  std::string message = "agent " + agent_name + ": refused plan:";
+  // One line per violation, each whole: the controller prints the message as it comes.
+  const std::string who = "agent " + agent_name + ": refused plan: ";
+  std::string message;
   for (size_t k = 0; k < violations.size() && k < kMaxListed; ++k) {
     const Violation& v = violations[k];
     std::string step_name;
@@ -153,9 +155,12 @@ Status CheckPrepare(const v1::PrepareRequest& request, const std::string& agent_
       int index = std::atoi(v.path.c_str() + 6);
       if (index >= 0 && index < request.steps_size()) step_name = ShownName(request.steps(index));
     }
-    message += "\n" + v.path + (step_name.empty() ? "" : " (step " + step_name + ")") + ": " + Printable(v.message);
+    message += (k ? "\n" : "") + who + v.path + (step_name.empty() ? "" : " (step " + step_name + ")") + ": " +
+               Printable(v.message);
   }
-  if (violations.size() > kMaxListed) message += "\nand " + std::to_string(violations.size() - kMaxListed) + " more";
+  if (violations.size() > kMaxListed) {
+    message += "\n" + who + "and " + std::to_string(violations.size() - kMaxListed) + " more";
+  }
   return InvalidArgument(message);
 }
 

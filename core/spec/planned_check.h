@@ -24,8 +24,8 @@ std::vector<Violation> CheckPrepareRequest(const v1::PrepareRequest& request);
 void CheckPlannedStep(const v1::PlannedStep& step, const std::string& path, const std::string& target_root,
                       std::vector<Violation>& out);
 
-// CheckPrepareRequest as the agent answers it: OK, or INVALID_ARGUMENT naming the agent, then
-// each violation on its own line with the step's name where it has one:
+// CheckPrepareRequest as the agent answers it: OK, or INVALID_ARGUMENT with one line per
+// violation (the first 20), each naming the agent, the field and the step's name where it has one:
 // "agent node1: refused plan: steps[2].io.queue_depth (step read): 0 is below the minimum 1".
 Status CheckPrepare(const v1::PrepareRequest& request, const std::string& agent_name);
 

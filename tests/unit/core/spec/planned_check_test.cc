@@ -354,9 +354,7 @@ TEST(PlannedCheck, TheAnswerNamesTheAgentTheStepAndTheField) {
   Io(r, 1).set_queue_depth(0);
   Status st = CheckPrepare(r, "node7");
   EXPECT_EQ(st.code(), Code::kInvalidArgument);
-  EXPECT_NE(st.message().find("agent node7: refused plan:\nsteps[1].io.queue_depth (step read): 0 is below the minimum 1"),
-            std::string::npos)
-      << st.message();
+  EXPECT_EQ(st.message(), "agent node7: refused plan: steps[1].io.queue_depth (step read): 0 is below the minimum 1");
 }
 
 TEST(PlannedCheck, TheAnswerStaysShort) {
@@ -364,7 +362,7 @@ TEST(PlannedCheck, TheAnswerStaysShort) {
   for (int i = 0; i < 1000; ++i) *r.add_steps() = IoStep("x" + std::to_string(i), static_cast<v1::Op>(77));
   Status st = CheckPrepare(r, "node1");
   EXPECT_LT(st.message().size(), 4000u);
-  EXPECT_NE(st.message().find(" more"), std::string::npos);
+  EXPECT_NE(st.message().find("\nagent node1: refused plan: and 980 more"), std::string::npos) << st.message();
 }
 
 }  // namespace
