@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "controller/workload/yaml_loader.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
+#include "core/spec/planned_check.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::controller {
@@ -55,15 +57,6 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
         auto io = spec::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) return InvalidArgument("steps[" + std::to_string(s) + "].io: " + io.status().message());
         spec::NeutralizeInapplicable(*io);
-        // Every job of the step gets at least one block of its file (a job with none would have
-        // nothing to do, and under total_jobs the loader cannot know the per-agent count).
-        const uint64_t slot = spec::MaxBlockSize(*io);
-        const uint32_t sharers = io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? static_cast<uint32_t>(total_jobs) : 1;
-        if (io->jobs() > 0 && spec::JobRangeBytes(*io, sharers) < slot) {
-          return InvalidArgument("steps[" + std::to_string(s) + "].io: agent " + agents[i].name + ": each of its " +
-                                 std::to_string(io->jobs()) + " job(s) gets less than one block (" + FormatSize(slot) +
-                                 ") of the " + FormatSize(io->file_size()) + " file: raise file_size or lower block_size or jobs");
-        }
         if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(agents[(i + 1) % agents.size()].name);
         if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
           step.set_global_first_job(static_cast<uint32_t>(jobs_before));
@@ -76,6 +69,32 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
     }
   }
   return Status::Ok();
+}
+
+// Every step as its agent will receive it, checked with the agent's own rules
+// (core/spec/planned_check.h): what needs the fleet, such as a block for every job once
+// total_jobs is spread over the agents, is decided here, before any agent is contacted.
+Status CheckPlanned(const v1::Workload& workload, const RunPlan& plan, const std::vector<AgentId>& agents) {
+  const size_t steps = static_cast<size_t>(workload.steps_size());
+  std::string errors;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < agents.size(); ++i) {
+    const std::string& root = plan.workloads[i].target().root();
+    for (size_t k = 0; k < plan.steps[i].size(); ++k) {
+      std::vector<spec::Violation> found;
+      spec::CheckPlannedStep(plan.steps[i][k], "steps[" + std::to_string(k % steps) + "]", root.empty() ? "default" : root, found);
+      std::string at;
+      if (plan.points.size() > 1) {
+        for (const auto& [path, value] : plan.points[k / steps].params) at += (at.empty() ? " (at " : ", ") + path + "=" + value;
+        if (!at.empty()) at += ")";
+      }
+      for (const auto& v : found) {
+        std::string line = "agent " + agents[i].name + ": " + v.path + at + ": " + v.message;
+        if (seen.insert(line).second) errors += (errors.empty() ? "" : "\n") + line;
+      }
+    }
+  }
+  return errors.empty() ? Status::Ok() : InvalidArgument(errors);
 }
 
 }  // namespace
@@ -106,6 +125,7 @@ Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId
     }
     IOFLEET_RETURN_IF_ERROR(PlanPoint(static_cast<uint32_t>(p), workload, point_workloads, agents, plan.steps));
   }
+  IOFLEET_RETURN_IF_ERROR(CheckPlanned(workload, plan, agents));
   return plan;
 }
 

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "controller/workload/input_file.h"
 #include "controller/workload/proto_names.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
@@ -1086,20 +1087,28 @@ void Importer::Import(const std::string& text) {
 
 FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported) {
   FioImport out;
+  if (Status size = CheckInputSize(text, file_name); !size.ok()) {
+    out.errors.push_back(size.message());
+    return out;
+  }
+  // A value cut at a NUL byte names another place (directory=a<NUL>b would be "a").
+  if (auto nul = FindNul(text)) {
+    out.errors.push_back(file_name + ":" + std::to_string(nul->line) + ":" + std::to_string(nul->column) +
+                         ": a NUL byte: a job file is text");
+    return out;
+  }
   Importer(file_name, allow_unsupported, out).Import(text);
   return out;
 }
 
 FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported) {
-  std::ifstream in(path);
-  if (!in) {
+  Result<std::string> text = ReadInputFile(path);
+  if (!text.ok()) {
     FioImport out;
-    out.errors.push_back(path + ": cannot read: " + std::strerror(errno));
+    out.errors.push_back(text.status().message());
     return out;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ImportFioJobText(buffer.str(), path, allow_unsupported);
+  return ImportFioJobText(*text, path, allow_unsupported);
 }
 
 bool IsFioJobFile(const std::string& path) {

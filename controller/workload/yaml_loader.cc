@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "controller/workload/input_file.h"
 #include "controller/workload/proto_names.h"
 #include "controller/workload/sweep.h"
 #include "core/base/units.h"
@@ -26,6 +27,32 @@ namespace pb = google::protobuf;
 SourcePosition PositionOf(const YAML::Node& node) {
   YAML::Mark mark = node.Mark();
   return {mark.line + 1, mark.column + 1};
+}
+
+// A string cut at a NUL byte names another place ("a\0b" opened as "a"): refused wherever one
+// appears, in a key or a value, from a raw byte or a "\0" escape.
+void RefuseNul(const YAML::Node& node, const std::string& file, const std::string& path, std::vector<std::string>& errors) {
+  auto refuse = [&](const YAML::Node& at, const std::string& where) {
+    SourcePosition p = PositionOf(at);
+    errors.push_back(file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " +
+                     (where.empty() ? "workload" : where) + ": holds a NUL byte: no name, path or value may");
+  };
+  if (node.IsScalar()) {
+    if (node.Scalar().find('\0') != std::string::npos) refuse(node, path);
+  } else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) RefuseNul(node[i], file, path + "[" + std::to_string(i) + "]", errors);
+  } else if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+      if (key.find('\0') != std::string::npos) {
+        refuse(it->first, path);
+        continue;
+      }
+      std::string child = path.empty() ? key : path + "." + key;
+      RefuseNul(it->first, file, path, errors);  // a key that is itself a list or map
+      RefuseNul(it->second, file, child, errors);
+    }
+  }
 }
 
 class Loader {
@@ -347,6 +374,11 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
   } catch (const YAML::Exception& e) {
     return InvalidArgument(where + ": " + path + ": \"" + value + "\" is not a YAML value: " + e.msg);
   }
+  std::vector<std::string> nul;
+  RefuseNul(node, where, path, nul);
+  if (!nul.empty() || value.find('\0') != std::string::npos) {
+    return InvalidArgument(where + ": " + path + ": the value holds a NUL byte: no name, path or value may");
+  }
   pb::Message* message = &workload;
   std::string walked;
   for (size_t i = 0; i < segments.size(); ++i) {
@@ -473,6 +505,15 @@ void CheckSweep(LoadedWorkload& out) {
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file) {
   LoadedWorkload out;
   out.sources = SourceMap(file);
+  if (Status size = CheckInputSize(text, file); !size.ok()) {
+    out.errors.push_back(size.message());
+    return out;
+  }
+  if (auto nul = FindNul(text)) {
+    out.errors.push_back(file + ":" + std::to_string(nul->line) + ":" + std::to_string(nul->column) +
+                         ": a NUL byte: a workload is text");
+    return out;
+  }
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -481,6 +522,8 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
                          std::to_string(e.mark.column + 1) + ": " + e.msg);
     return out;
   }
+  RefuseNul(root, file, "", out.errors);
+  if (!out.errors.empty()) return out;
   if (!root.IsMap()) {
     out.errors.push_back(file + ":1:1: a workload is a YAML map (name, defaults, steps, ...)");
     return out;
@@ -496,16 +539,14 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
 }
 
 LoadedWorkload LoadWorkloadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  Result<std::string> text = ReadInputFile(path);
+  if (!text.ok()) {
     LoadedWorkload out;
     out.sources = SourceMap(path);
-    out.errors.push_back(path + ": cannot read: " + std::strerror(errno));
+    out.errors.push_back(text.status().message());
     return out;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return LoadWorkloadText(buffer.str(), path);
+  return LoadWorkloadText(*text, path);
 }
 
 }  // namespace iofleet::controller

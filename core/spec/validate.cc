@@ -1,13 +1,21 @@
 #include "core/spec/validate.h"
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
+#include "core/base/checked.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
 
 namespace iofleet::spec {
 namespace {
+
+// Linux takes file offsets and sizes as off_t (MAX_LFS_FILESIZE); durations are added to clock
+// readings in 64 bits.
+constexpr uint64_t kMaxFileBytes = std::numeric_limits<int64_t>::max();
+constexpr uint64_t kMaxDurationNs = std::numeric_limits<int64_t>::max();
 
 bool MatchesCharset(const std::string& s, bool allow_upper, bool allow_underscore) {
   for (char c : s) {
@@ -32,8 +40,23 @@ std::string Origin(const v1::Workload& w, int step, const std::string& field) {
   return step_path;
 }
 
+void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
+  v1::IoSpec io = ResolveIo(w, i);
+  std::string step_path = "steps[" + std::to_string(i) + "].io";
+  ValidateIoLevel(w.steps(i).io(), step_path, out);
+  if (!ValidateResolvedIo(io, [&](const std::string& field) { return Origin(w, i, field); }, out)) return;
+  for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
+    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
+    if (!HasIoField(w.steps(i).io(), name)) continue;
+    std::string reason = Inapplicable(io, name);
+    if (!reason.empty()) out.push_back({step_path + "." + name, "has no effect here: " + reason});
+  }
+}
+
+}  // namespace
+
 // Rules within one level (defaults, or a step's own io block).
-void ValidateLevel(const v1::IoSpec& io, const std::string& path, std::vector<Violation>& out) {
+void ValidateIoLevel(const v1::IoSpec& io, const std::string& path, std::vector<Violation>& out) {
   if (io.has_file_size() && io.has_total_size()) {
     out.push_back({path + ".total_size", "set file_size or total_size, not both"});
   }
@@ -45,6 +68,10 @@ void ValidateLevel(const v1::IoSpec& io, const std::string& path, std::vector<Vi
   }
   if (io.data().has_pattern()) {
     const std::string& p = io.data().pattern();
+    if (p.find('\0') != std::string::npos) {
+      out.push_back({path + ".data.pattern", "holds a NUL byte: write the byte as hex (0x00...)"});
+      return;
+    }
     bool hex = p.rfind("0x", 0) == 0;
     if (p.empty() || (hex && (p.size() == 2 || p.size() % 2 != 0 ||
                               p.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos))) {
@@ -53,21 +80,11 @@ void ValidateLevel(const v1::IoSpec& io, const std::string& path, std::vector<Vi
   }
 }
 
-void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
-  v1::IoSpec io = ResolveIo(w, i);
-  std::string step_path = "steps[" + std::to_string(i) + "].io";
-  ValidateLevel(w.steps(i).io(), step_path, out);
+bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out, uint64_t global_jobs) {
   if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) {
-    out.push_back({step_path, "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
-    return;
+    out.push_back({place("op"), "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
+    return false;
   }
-  for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
-    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
-    if (!HasIoField(w.steps(i).io(), name)) continue;
-    std::string reason = Inapplicable(io, name);
-    if (!reason.empty()) out.push_back({step_path + "." + name, "has no effect here: " + reason});
-  }
-
   std::vector<uint64_t> sizes;
   if (io.block_size_split_size() > 0) {
     for (const auto& s : io.block_size_split()) sizes.push_back(s.size());
@@ -77,43 +94,86 @@ void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
   std::string size_field = io.block_size_split_size() > 0 ? "block_size_split" : "block_size";
   for (uint64_t size : sizes) {
     if (io.direct() && size % 512 != 0) {
-      out.push_back({Origin(w, i, size_field), FormatSize(size) + " must be a multiple of 512 bytes with direct: true"});
+      out.push_back({place(size_field), FormatSize(size) + " must be a multiple of 512 bytes with direct: true"});
     }
   }
   const uint64_t slot = MaxBlockSize(io);
-  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
+  const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
+  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || global;
+  // Under total_jobs an agent's jobs are known only once the plan spreads them over the agents
+  // (the planned step is checked again then, with `global_jobs`); before, an agent with a job
+  // has at least one, and a global file is shared by total_jobs jobs in all.
+  const uint64_t jobs = io.has_total_jobs() ? (global ? io.total_jobs() : 1) : io.jobs();
+  const uint64_t sharing = !shared ? 1 : global && global_jobs > 0 ? global_jobs : std::max<uint64_t>(jobs, 1);
   if (io.has_file_size()) {
-    uint64_t need = shared ? slot * io.jobs() : slot;
-    if (io.file_size() < need) {
-      out.push_back({Origin(w, i, "file_size"),
-                     "file_size " + FormatSize(io.file_size()) + " is smaller than " +
-                         (shared ? std::to_string(io.jobs()) + " jobs x " : std::string()) +
-                         "the block size " + FormatSize(slot)});
+    // Every job needs a block in its range: a worker wraps around its range looking for the next
+    // block, and in a range without one it never finds an offset (an agent spun forever so).
+    auto need = CheckedMul(slot, sharing, "one block per job");
+    if (!need.ok()) {
+      out.push_back({place("file_size"), need.status().message()});
+    } else if (io.file_size() < *need) {
+      out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) + " is smaller than " +
+                                             (sharing > 1 ? std::to_string(sharing) + " jobs x " : std::string()) +
+                                             "the block size " + FormatSize(slot)});
     }
-  } else if (io.total_size() < slot * io.jobs()) {
-    out.push_back({Origin(w, i, "total_size"), "total_size " + FormatSize(io.total_size()) +
-                                                   " is smaller than one block per job"});
+    if (io.file_size() > kMaxFileBytes) {
+      out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) +
+                                             " is beyond the largest file offset (8 EiB - 1)"});
+    }
+    if (!shared) {
+      auto bytes = CheckedMul(jobs, io.file_size(), "jobs x file_size");
+      if (!bytes.ok()) out.push_back({place("file_size"), bytes.status().message()});
+    }
+  } else {
+    auto need = CheckedMul(slot, io.has_total_jobs() ? io.total_jobs() : std::max<uint64_t>(jobs, 1), "one block per job");
+    if (!need.ok()) {
+      out.push_back({place("total_size"), need.status().message()});
+    } else if (io.total_size() < *need) {
+      out.push_back({place("total_size"), "total_size " + FormatSize(io.total_size()) + " is smaller than one block per job"});
+    }
   }
+  auto buffers = CheckedMul(io.queue_depth(), slot, "queue_depth x block size (each job's buffers)");
+  if (!buffers.ok()) out.push_back({place("queue_depth"), buffers.status().message()});
+  // The agent adds these to a clock reading: past 2^63 ns (292 years) the sum would wrap.
+  auto window = CheckedAdd(io.ramp(), io.runtime(), "ramp + runtime");
+  if (!window.ok() || *window > kMaxDurationNs) {
+    out.push_back({place("runtime"), "ramp + runtime is longer than 292 years (2^63 ns)"});
+  }
+  if (io.deadline() > kMaxDurationNs) out.push_back({place("deadline"), "deadline is longer than 292 years (2^63 ns)"});
   if (io.read_from() == v1::READ_FROM_NEXT_AGENT) {
     if (spec::Writes(io.op())) {
-      out.push_back({Origin(w, i, "read_from"), "read_from: next_agent reads another agent's files: the op must be read or randread"});
+      out.push_back({place("read_from"), "read_from: next_agent reads another agent's files: the op must be read or randread"});
     }
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      out.push_back({Origin(w, i, "read_from"), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
+      out.push_back({place("read_from"), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
     }
   }
   if (io.verify() && io.engine() == v1::ENGINE_NULL) {
-    out.push_back({Origin(w, i, "verify"), "verify needs real I/O; the null engine does none"});
+    out.push_back({place("verify"), "verify needs real I/O; the null engine does none"});
   }
   if (io.verify() && io.block_size_split_size() > 0) {
-    out.push_back({Origin(w, i, "verify"), "verify needs a fixed block_size, not block_size_split"});
+    out.push_back({place("verify"), "verify needs a fixed block_size, not block_size_split"});
   }
   if (io.verify() && io.data().dedupe_pct() > 0) {
-    out.push_back({Origin(w, i, "verify"), "verify headers make every block unique; dedupe_pct needs verify: false"});
+    out.push_back({place("verify"), "verify headers make every block unique; dedupe_pct needs verify: false"});
+  }
+  return true;
+}
+
+void ValidateTarget(const v1::Target& target, std::vector<Violation>& out) {
+  if (!target.root().empty() && !MatchesCharset(target.root(), true, true)) {
+    out.push_back({"target.root", "\"" + target.root() + "\" is not a root name ([A-Za-z0-9_-]+)"});
+  }
+  if (target.dir().find('\0') != std::string::npos) {
+    out.push_back({"target.dir", "holds a NUL byte: no name or path may"});
+  } else if (!IsConfinedRelativePath(target.dir())) {
+    out.push_back({"target.dir", "\"" + target.dir() +
+                                     "\" must be a relative path below the root, without '..', "
+                                     "'.' or empty parts"});
   }
 }
 
-}  // namespace
+bool IsStepName(const std::string& name) { return MatchesCharset(name, false, true); }
 
 bool IsSinglePathComponent(const std::string& name) {
   if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
@@ -132,7 +192,7 @@ bool IsConfinedRelativePath(const std::string& path) {
     size_t end = path.find('/', start);
     if (end == std::string::npos) end = path.size();
     std::string part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == "..") return false;
+    if (part.empty() || part == "." || part == ".." || part.find('\0') != std::string::npos) return false;
     start = end + 1;
   }
   return true;
@@ -145,23 +205,16 @@ std::vector<Violation> Validate(const v1::Workload& w) {
   } else if (!MatchesCharset(w.name(), false, false)) {
     out.push_back({"name", "\"" + w.name() + "\" must match [a-z0-9-]+"});
   }
-  if (!w.target().root().empty() && !MatchesCharset(w.target().root(), true, true)) {
-    out.push_back({"target.root", "\"" + w.target().root() + "\" is not a root name ([A-Za-z0-9_-]+)"});
-  }
-  if (!IsConfinedRelativePath(w.target().dir())) {
-    out.push_back({"target.dir", "\"" + w.target().dir() +
-                                     "\" must be a relative path below the root, without '..', "
-                                     "'.' or empty parts"});
-  }
+  ValidateTarget(w.target(), out);
   if (w.steps_size() == 0) out.push_back({"steps", "a workload needs at least one step"});
-  ValidateLevel(w.defaults(), "defaults", out);
+  ValidateIoLevel(w.defaults(), "defaults", out);
 
   std::set<std::string> names;
   std::vector<v1::IoSpec> io_steps;
   for (int i = 0; i < w.steps_size(); ++i) {
     const v1::Step& step = w.steps(i);
     std::string path = "steps[" + std::to_string(i) + "]";
-    if (!step.name().empty() && !MatchesCharset(step.name(), false, true)) {
+    if (!step.name().empty() && !IsStepName(step.name())) {
       out.push_back({path + ".name", "\"" + step.name() + "\" must match [a-z0-9_-]+"});
     }
     std::string name = StepName(w, i);

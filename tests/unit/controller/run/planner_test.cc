@@ -2,10 +2,94 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "controller/workload/fio_import.h"
 #include "controller/workload/yaml_loader.h"
+#include "core/spec/planned_check.h"
 
 namespace iofleet::controller {
 namespace {
+
+std::vector<AgentId> Agents(size_t n) {
+  std::vector<AgentId> out;
+  for (size_t i = 0; i < n; ++i) out.push_back({"node" + std::to_string(i + 1), "10.0.0." + std::to_string(i + 1) + ":7070"});
+  return out;
+}
+
+// What RunManager sends each agent at Prepare (controller/run/run_manager.cc).
+v1::PrepareRequest RequestFor(const RunPlan& plan, const std::vector<AgentId>& agents, size_t i) {
+  v1::PrepareRequest request;
+  request.set_run_id("20261130-141700-0a1b2c");
+  request.set_agent_name(agents[i].name);
+  request.set_lease_ns(10'000'000'000);
+  *request.mutable_target() = plan.workloads[i].target();
+  for (const auto& step : plan.steps[i]) *request.add_steps() = step;
+  return request;
+}
+
+std::string Lines(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& e : list) out += e + "\n";
+  return out;
+}
+
+// No valid plan is refused by the agent: every shipped workload, on fleets of several sizes
+// (total_jobs below the agent count leaves agents without a job), passes the agent's check.
+TEST(Planner, EveryShippedWorkloadPassesTheAgentsCheck) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(IOFLEET_SOURCE_DIR) + "/workloads")) {
+    if (!entry.is_regular_file()) continue;
+    const std::string path = entry.path().string();
+    v1::Workload workload;
+    if (IsFioJobFile(path)) {
+      FioImport imported = ImportFioJobFile(path, false);
+      ASSERT_TRUE(imported.errors.empty()) << path << "\n" << Lines(imported.errors);
+      workload = imported.workload;
+    } else {
+      LoadedWorkload loaded = LoadWorkloadFile(path);
+      ASSERT_TRUE(loaded.errors.empty()) << path << "\n" << Lines(loaded.errors);
+      workload = loaded.workload;
+    }
+    for (size_t n : {1, 2, 3, 16}) {
+      std::vector<AgentId> agents = Agents(n);
+      auto plan = MakePlan(workload, agents);
+      ASSERT_TRUE(plan.ok()) << path << " on " << n << " agents: " << plan.status().message();
+      for (size_t i = 0; i < n; ++i) {
+        Status st = spec::CheckPrepare(RequestFor(*plan, agents, i), agents[i].name);
+        EXPECT_TRUE(st.ok()) << path << " on " << n << " agents: " << st.message();
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+// A shared file holds a block for each job of an agent, and under total_jobs an agent's jobs are
+// known only once they are spread: 4 jobs on one agent share 2 MiB of 1 MiB blocks (two get
+// none, and their workers would spin forever), 2 on each of two agents do not.
+TEST(Planner, RefusesAPlanWhereAJobGetsNoBlock) {
+  LoadedWorkload loaded = LoadWorkloadText(R"(name: t
+defaults: { engine: "null", file_layout: shared, total_jobs: 4, file_size: 2MiB, block_size: 1MiB }
+steps:
+  - io: { op: randread, runtime: 1s }
+)", "t.yaml");
+  ASSERT_TRUE(loaded.errors.empty()) << Lines(loaded.errors);
+  auto one = MakePlan(loaded.workload, Agents(1));
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(one.status().message().find("agent node1: steps[0].io.file_size: file_size 2MiB is smaller than 4 jobs x the "
+                                        "block size 1MiB"),
+            std::string::npos)
+      << one.status().message();
+  EXPECT_TRUE(MakePlan(loaded.workload, Agents(2)).ok());
+  // With a sweep, the point is named.
+  ASSERT_TRUE(SetWorkloadPath(loaded.workload, "sweep", "{ total_jobs: [2, 8] }", "--set").ok());
+  auto swept = MakePlan(loaded.workload, Agents(2));
+  ASSERT_FALSE(swept.ok());
+  EXPECT_NE(swept.status().message().find("agent node2: steps[0].io.file_size (at total_jobs=8): "), std::string::npos)
+      << swept.status().message();
+}
 
 RunPlan PlanOf(const std::string& yaml, size_t agents = 1) {
   auto loaded = LoadWorkloadText(yaml, "t.yaml");
@@ -48,20 +132,6 @@ steps:
   ASSERT_EQ(plan.steps[0].size(), 2u);
   EXPECT_EQ(plan.steps[0][0].io().queue_depth(), 32u);
   EXPECT_EQ(plan.steps[0][1].io().queue_depth(), 1u);
-}
-
-// Issue 9, item 1: total_jobs below... a job whose range holds no block never runs.
-TEST(Planner, EveryPlannedJobHasAtLeastOneBlock) {
-  auto loaded = LoadWorkloadText(R"(
-name: t
-defaults: { engine: "null", file_layout: shared, total_jobs: 2, file_size: 64KiB, block_size: 1MiB, runtime: 1s }
-steps:
-  - io: { op: randread }
-)", "t.yaml");
-  ASSERT_TRUE(loaded.errors.empty());
-  auto plan = MakePlan(loaded.workload, {{"a0", "127.0.0.1:7000"}});
-  ASSERT_FALSE(plan.ok());
-  EXPECT_NE(plan.status().message().find("block"), std::string::npos) << plan.status().message();
 }
 
 }  // namespace

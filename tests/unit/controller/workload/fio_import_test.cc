@@ -10,6 +10,7 @@
 
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
+#include "tests/support/temp_dir.h"
 #include "core/spec/defaults.h"
 
 namespace iofleet::controller {
@@ -350,6 +351,28 @@ TEST(FioImport, RecognizesJobFiles) {
   EXPECT_FALSE(IsFioJobFile((dir / "w.yaml").string()));
   EXPECT_FALSE(IsFioJobFile((dir / "missing").string()));
   std::filesystem::remove_all(dir);
+}
+
+// Issue 9 item 22: input is bounded before it is parsed.
+TEST(FioImport, RefusesAFileOverTheBoundBeforeParsing) {
+  testing::TempDir dir;
+  const std::string path = (dir / "big.fio").string();
+  {
+    std::ofstream out(path);
+    out << "[global]\nbs=4k\n";
+    while (out.tellp() < (5 << 20)) out << "; padding padding padding padding padding padding padding\n";
+    out << "[job]\nrw=read\nsize=1m\n";
+  }
+  FioImport imported = ImportFioJobFile(path, false);
+  ASSERT_EQ(imported.errors.size(), 1u) << Lines(imported.errors);
+  EXPECT_EQ(imported.errors[0].find(path + ": "), 0u) << imported.errors[0];
+  EXPECT_TRUE(Has(imported.errors, "is more than a workload file may hold (4MiB)")) << Lines(imported.errors);
+}
+
+// A value cut at a NUL byte would name another place: directory=a<NUL>b is refused, with its place.
+TEST(FioImport, RefusesANulByte) {
+  FioImport imported = ImportFioJobText(std::string("[job]\nrw=read\nsize=1m\ndirectory=a\0b\n", 36), "j.fio", false);
+  EXPECT_TRUE(Has(imported.errors, "j.fio:4:12: a NUL byte: a job file is text")) << Lines(imported.errors);
 }
 
 }  // namespace

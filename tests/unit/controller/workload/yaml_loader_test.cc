@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "controller/workload/yaml_writer.h"
+#include "tests/support/temp_dir.h"
 #include "core/spec/defaults.h"
 
 namespace iofleet::controller {
@@ -117,6 +120,47 @@ TEST(YamlLoader, BareNullGetsAQuotingHint) {
       << AllErrors(w);
   auto quoted = LoadWorkloadText("name: t\nsteps:\n  - io: { op: randread, engine: \"null\" }\n", "w.yaml");
   EXPECT_TRUE(quoted.errors.empty()) << AllErrors(quoted);
+}
+
+// Issue 9 item 22: a 21 MB workload took 16 s and 1.9 GB before it was refused.
+TEST(YamlLoader, RefusesAFileOverTheBoundBeforeParsing) {
+  testing::TempDir dir;
+  const std::string path = (dir / "big.yaml").string();
+  {
+    std::ofstream out(path);
+    out << "name: big\nsteps:\n";
+    while (out.tellp() < (5 << 20)) out << "  - io: { op: read }\n";
+  }
+  auto w = LoadWorkloadFile(path);
+  ASSERT_EQ(w.errors.size(), 1u) << AllErrors(w);
+  EXPECT_EQ(w.errors[0].find(path + ": "), 0u) << w.errors[0];
+  EXPECT_NE(w.errors[0].find("is more than a workload file may hold (4MiB)"), std::string::npos) << w.errors[0];
+  // The same bound for text handed over directly.
+  auto text = LoadWorkloadText(std::string((4 << 20) + 1, '#'), "t.yaml");
+  EXPECT_TRUE(HasError(text, "t.yaml: 4194305 bytes is more than a workload file may hold (4MiB)")) << AllErrors(text);
+  // A file that cannot be read says so.
+  EXPECT_TRUE(LoadWorkloadFile((dir / "missing.yaml").string()).errors[0].find("cannot read") != std::string::npos);
+}
+
+// Issue 9 item 22: target.dir: "a\0b" was accepted as "a".
+TEST(YamlLoader, RefusesANulByteAnywhere) {
+  auto w = LoadWorkloadText("name: t\ntarget: { dir: \"a\\0b\" }\nsteps:\n  - io: { op: read }\n", "t.yaml");
+  EXPECT_TRUE(HasError(w, "t.yaml:2:16: target.dir: holds a NUL byte")) << AllErrors(w);
+  // In a key, a list item, a map value kept as text (overrides, sweep), and as a raw byte.
+  w = LoadWorkloadText("name: t\nsteps:\n  - name: \"x\\0y\"\n    io: { op: read }\n", "t.yaml");
+  EXPECT_TRUE(HasError(w, "t.yaml:3:11: steps[0].name: holds a NUL byte")) << AllErrors(w);
+  w = LoadWorkloadText("name: t\nsteps:\n  - io: { op: read }\nsweep:\n  \"target.dir\\0\": [a, b]\n", "t.yaml");
+  EXPECT_TRUE(HasError(w, "t.yaml:5:3: sweep: holds a NUL byte")) << AllErrors(w);
+  w = LoadWorkloadText("name: t\nsteps:\n  - io: { op: read }\nsweep:\n  target.dir: [a, \"b\\0c\"]\n", "t.yaml");
+  EXPECT_TRUE(HasError(w, "t.yaml:5:19: sweep.target.dir[1]: holds a NUL byte")) << AllErrors(w);
+  w = LoadWorkloadText(std::string("name: t\nsteps:\n  - io: { op: read }\ndescription: a\0b\n", 53), "t.yaml");
+  EXPECT_TRUE(HasError(w, "t.yaml:4:15: a NUL byte")) << AllErrors(w);
+  // And through --set.
+  w = LoadWorkloadText("name: t\nsteps:\n  - io: { op: read }\n", "t.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  Status set = SetWorkloadPath(w.workload, "target.dir", "\"a\\0b\"", "--set");
+  EXPECT_FALSE(set.ok());
+  EXPECT_NE(set.message().find("--set: target.dir: the value holds a NUL byte"), std::string::npos) << set.message();
 }
 
 TEST(SetWorkloadPath, SetsFieldsByPath) {

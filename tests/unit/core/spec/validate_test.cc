@@ -157,5 +157,50 @@ TEST(Validate, IoUringTakesNoSubmitBatch) {
   EXPECT_TRUE(Validate(w).empty());
 }
 
+// Issue 9 item 1: the check used slot x jobs, and jobs is 0 under total_jobs, so a shared file
+// smaller than one block passed (and the agent's worker spun forever on it).
+TEST(Validate, TotalJobsSharedFileHoldsABlock) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_engine(v1::ENGINE_NULL);
+  w.mutable_defaults()->set_file_layout(v1::FILE_LAYOUT_SHARED);
+  w.mutable_defaults()->set_total_jobs(2);
+  w.mutable_defaults()->set_file_size(64 << 10);
+  w.mutable_defaults()->set_block_size(1 << 20);
+  w.mutable_steps(0)->mutable_io()->set_op(v1::OP_RANDREAD);
+  w.mutable_steps(0)->mutable_io()->set_runtime(1'000'000'000);
+  EXPECT_TRUE(HasViolation(Validate(w), "defaults.file_size", "smaller than the block size 1MiB"));
+  // A global file is shared by total_jobs jobs in all: each needs its block.
+  w.mutable_defaults()->set_file_layout(v1::FILE_LAYOUT_SHARED_GLOBAL);
+  w.mutable_defaults()->set_file_size(1 << 20);
+  EXPECT_TRUE(HasViolation(Validate(w), "defaults.file_size", "smaller than 2 jobs x the block size 1MiB"));
+  w.mutable_defaults()->set_file_size(2 << 20);
+  EXPECT_TRUE(Validate(w).empty());
+  // total_size is split over total_jobs jobs in all.
+  w.mutable_defaults()->clear_file_size();
+  w.mutable_defaults()->set_total_size(1 << 20);
+  EXPECT_TRUE(HasViolation(Validate(w), "defaults.total_size", "smaller than one block per job"));
+}
+
+TEST(Validate, NulInTargetDirIsRefused) {
+  v1::Workload w = Minimal();
+  w.mutable_target()->set_dir(std::string("a\0b", 3));
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "target.dir", "NUL"));
+  EXPECT_FALSE(IsConfinedRelativePath(std::string("a\0b", 3)));
+}
+
+TEST(Validate, SizesAndDurationsFitIn64Bits) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_jobs(2);
+  w.mutable_defaults()->set_file_size(8388608ull << 40);  // 2 x 8 EiB wrapped to 0 in the agent's preflight
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "defaults.file_size", "jobs x file_size: 2 x 9223372036854775808 overflows 64 bits"));
+  EXPECT_TRUE(HasViolation(vs, "defaults.file_size", "beyond the largest file offset"));
+  w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_runtime(~0ull - 10);
+  w.mutable_steps(0)->mutable_io()->set_ramp(20);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.runtime", "292 years"));
+}
+
 }  // namespace
 }  // namespace iofleet::spec
