@@ -20,9 +20,11 @@
 #include "agent/run/engine_name.h"
 #include "agent/run/files_task.h"
 #include "agent/run/host_tasks.h"
+#include "core/base/checked.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
+#include "core/spec/planned_check.h"
 
 namespace iofleet::agent {
 namespace {
@@ -147,7 +149,11 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   uint64_t need = 0;
   for (const auto& [point, files] : point_files) {
     uint64_t sum = 0;
-    for (const auto& [file, bytes] : files) sum += bytes;
+    for (const auto& [file, bytes] : files) {
+      auto next = CheckedAdd(sum, bytes, who + "sweep point " + std::to_string(point) + ": the workload's files");
+      if (!next.ok()) return next.status();
+      sum = *next;
+    }
     need = std::max(need, sum);
   }
   auto free_bytes = workspace.FreeBytes();
@@ -273,6 +279,8 @@ Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(con
 }
 
 Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& request) {
+  // What comes from the wire is checked with the controller's own rules before anything else.
+  if (Status plan = spec::CheckPrepare(request, name_); !plan.ok()) return plan;
   std::unique_lock lock(mu_);
   if (state_ != AgentState::kIdle) return Unavailable("agent " + name_ + " is busy with another run");
   state_ = AgentState::kPreparing;
