@@ -7,6 +7,16 @@ namespace {
 
 bool HadNothingToDo(const StepStats& s) { return s.window_ns == 0 && s.ops == 0 && s.bytes == 0; }
 
+// The first finisher's window: the shortest of the agents that had something to do.
+std::optional<uint64_t> FirstFinishNs(const StepReport& step) {
+  std::optional<uint64_t> first_ns;
+  for (const auto& a : step.agents) {
+    if (HadNothingToDo(a.stats)) continue;
+    first_ns = std::min(first_ns.value_or(a.stats.window_ns), a.stats.window_ns);
+  }
+  return first_ns;
+}
+
 }  // namespace
 
 double BytesAt(const std::vector<ProgressSample>& samples, uint64_t open_ns, uint64_t close_ns, uint64_t total_bytes,
@@ -35,11 +45,7 @@ double BytesAt(const std::vector<ProgressSample>& samples, uint64_t open_ns, uin
 
 std::optional<DoneFigure> FirstDone(const StepReport& step) {
   if (step.agents.size() < 2) return std::nullopt;
-  std::optional<uint64_t> first_ns;
-  for (const auto& a : step.agents) {
-    if (HadNothingToDo(a.stats)) continue;
-    first_ns = std::min(first_ns.value_or(a.stats.window_ns), a.stats.window_ns);
-  }
+  const std::optional<uint64_t> first_ns = FirstFinishNs(step);
   if (!first_ns || *first_ns == 0) return std::nullopt;
 
   DoneFigure f;
@@ -56,6 +62,29 @@ std::optional<DoneFigure> FirstDone(const StepReport& step) {
   }
   f.bytes_per_sec = f.bytes / f.seconds;
   return f;
+}
+
+void KeepSamplesAroundFirstDone(StepReport& step) {
+  const std::optional<uint64_t> first_ns = FirstFinishNs(step);
+  for (auto& a : step.agents) {
+    if (!first_ns || step.stonewalled || a.stats.window_ns <= *first_ns) {
+      a.samples.clear();  // its own result is its figure
+      continue;
+    }
+    const uint64_t at_ns = step.ramp_ns + *first_ns;
+    std::optional<ProgressSample> before, after;
+    for (const ProgressSample& s : a.samples) {
+      if (s.elapsed_ns <= at_ns) {
+        if (!before || s.elapsed_ns >= before->elapsed_ns) before = s;
+      } else if (!after || s.elapsed_ns < after->elapsed_ns) {
+        after = s;
+      }
+    }
+    a.samples.clear();
+    if (before) a.samples.push_back(*before);
+    if (after) a.samples.push_back(*after);
+    a.samples.shrink_to_fit();
+  }
 }
 
 std::optional<DoneFigure> LastDone(const StepReport& step) {

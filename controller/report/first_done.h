@@ -34,6 +34,12 @@ double BytesAt(const std::vector<ProgressSample>& samples, uint64_t open_ns, uin
 // first finisher's window is 0 (a zero-length window has no rate). An agent that had nothing to do
 // (no I/O in a zero window: no job) does not finish first.
 std::optional<DoneFigure> FirstDone(const StepReport& step);
+// Drops every progress sample FirstDone will not use: per agent, all but the last sample at or
+// before the first finish and the first after it. A fleet's samples over a long run would
+// otherwise be kept to the end (one per agent per sample interval); call it once the step's rows
+// are complete. FirstDone gives the same figure before and after.
+void KeepSamplesAroundFirstDone(StepReport& step);
+
 // Left out for fewer than two agents and when the longest window is 0.
 std::optional<DoneFigure> LastDone(const StepReport& step);
 

@@ -77,5 +77,30 @@ TEST(FirstDone, NeedsTwoAgentsAndATimeline) {
   EXPECT_FALSE(LastDone(TwoAgents(0, 0)));
 }
 
+TEST(KeepSamplesAroundFirstDone, KeepsOnlyTheBracketAndTheSameFigure) {
+  StepReport step = TwoAgents(1000, 4000);  // a finishes at 1000 ns; b runs on to 4000
+  step.ramp_ns = 100;                       // the first finish is at 1100 on the samples' clock
+  step.agents[0].samples = {{600, 500, 5}, {1000, 900, 9}};
+  step.agents[1].samples = {{1500, 700, 7}, {300, 100, 1}, {900, 400, 4}, {1100, 450, 4}, {2000, 900, 9}, {1300, 600, 6}};
+  auto before = FirstDone(step);
+  KeepSamplesAroundFirstDone(step);
+  EXPECT_TRUE(step.agents[0].samples.empty());  // a's own result is its figure
+  ASSERT_EQ(step.agents[1].samples.size(), 2u);
+  EXPECT_EQ(step.agents[1].samples[0].elapsed_ns, 1100u);
+  EXPECT_EQ(step.agents[1].samples[1].elapsed_ns, 1300u);
+  auto after = FirstDone(step);
+  ASSERT_TRUE(before && after);
+  EXPECT_DOUBLE_EQ(before->bytes, 1450);  // 1000 + b's 450 at 1100
+  EXPECT_DOUBLE_EQ(after->bytes, before->bytes);
+}
+
+TEST(KeepSamplesAroundFirstDone, DropsThemAllWhenStonewallMadeTheFigureExact) {
+  StepReport step = TwoAgents(1000, 1200);
+  step.stonewalled = true;
+  step.agents[1].samples = {{500, 10, 1}, {1100, 20, 2}};
+  KeepSamplesAroundFirstDone(step);
+  EXPECT_TRUE(step.agents[1].samples.empty());
+}
+
 }  // namespace
 }  // namespace iofleet::controller
