@@ -9,8 +9,9 @@
 
 namespace iofleet::controller {
 
-// Creates or truncates `path` (mode 0644 before umask) and writes `text` to it. The error reads
-// "<path>: <strerror> (<errno name>)".
+// Writes `text` to `path` (mode 0644 before umask), replacing what was there: through
+// "<path>.tmp" renamed into place, so `path` ends up holding all of `text` or, on an error, is
+// left as it was (a new file is not created). The error reads "<path>: <strerror> (<errno name>)".
 Status WriteTextFile(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace iofleet::controller

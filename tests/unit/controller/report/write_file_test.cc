@@ -3,7 +3,9 @@
 #include "controller/report/write_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <fstream>
 
 #include "tests/support/temp_dir.h"
@@ -32,12 +34,27 @@ TEST(WriteTextFile, FailsWhenThePathCannotBeCreated) {
   EXPECT_EQ(s.message(), (tmp / "missing" / "summary.csv").string() + ": No such file or directory (ENOENT)");
 }
 
-TEST(WriteTextFile, FailsWhenTheDataCannotBeWritten) {
-  // /dev/full opens, then refuses every write with ENOSPC, as a full file system would.
-  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
-  Status s = WriteTextFile("/dev/full", "{}\n");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(), "/dev/full: No space left on device (ENOSPC)");
+TEST(WriteTextFile, AFailedWriteLeavesNoPartialFile) {
+  // A file size limit makes the write stop part way with EFBIG, as a full disk would with ENOSPC.
+  testing::TempDir tmp;
+  ASSERT_TRUE(WriteTextFile(tmp / "summary.csv", "old\n").ok());
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto old_handler = signal(SIGXFSZ, SIG_IGN);  // else the signal ends the process
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  Status replaced = WriteTextFile(tmp / "summary.csv", std::string(10000, 'x'));
+  Status created = WriteTextFile(tmp / "report.json", std::string(10000, 'x'));
+  setrlimit(RLIMIT_FSIZE, &saved);
+  signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(replaced.ok());
+  EXPECT_EQ(replaced.message(), (tmp / "summary.csv").string() + ": File too large (EFBIG)");
+  EXPECT_EQ(testing::ReadAll(tmp / "summary.csv"), "old\n");  // left as it was
+  ASSERT_FALSE(created.ok());
+  EXPECT_FALSE(std::filesystem::exists(tmp / "report.json"));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "report.json.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "summary.csv.tmp"));
 }
 
 }  // namespace
