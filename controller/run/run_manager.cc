@@ -294,7 +294,9 @@ int RunManager::Finish(int code) {
   for (const auto& broken : CheckInvariants(report_)) std::cerr << "iofleet: report: " << broken << "\n";
   if (report_.status != "succeeded") code = kExitFailed;
   bool written = true;
-  for (const auto& [name, text] : {std::pair{"report.json", ReportJson(report_)}, std::pair{"summary.csv", SummaryCsv(report_)}}) {
+  const std::pair<const char*, std::string> files[] = {{"report.json", ReportJson(report_)},
+                                                        {"summary.csv", SummaryCsv(report_)}};
+  for (const auto& [name, text] : files) {
     if (Status s = WriteTextFile(out_dir_ / name, text); !s.ok()) {
       std::cerr << "iofleet: " << s.message() << "\n";
       written = false;
@@ -327,9 +329,9 @@ int RunManager::Run() {
     StopAll();
     return kExitRejected;
   }
-  if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml",
-                               "# " + options_.workload_file + " with every default filled in\n" + ToYaml(spec::Effective(w)));
-      !s.ok()) {
+  const std::string effective =
+      "# " + options_.workload_file + " with every default filled in\n" + ToYaml(spec::Effective(w));
+  if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml", effective); !s.ok()) {
     std::cerr << "iofleet: " << s.message() << "\n";  // the report could not be written there either
     StopAll();
     return kExitFailed;
