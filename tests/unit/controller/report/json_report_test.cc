@@ -115,6 +115,18 @@ TEST(FirstDone, AnAgentWithNothingToDoDoesNotFinishFirst) {
   EXPECT_DOUBLE_EQ(step["first_done"]["bytes_per_sec"].get<double>(), 50e6);
 }
 
+TEST(FirstDone, OnlyForStepsThatMoveBytesOverATimeline) {
+  // A files step's phases end together (lockstep) and a host step moves nothing: no figure.
+  for (const char* kind : {"files", "hook", "sync", "drop_caches", "readahead"}) {
+    json step = Render({Step(kind, {Agent("a", 100 * kMB, kSec), Agent("b", 50 * kMB, 2 * kSec)})})["steps"][0];
+    EXPECT_FALSE(step.contains("first_done")) << kind;
+    EXPECT_FALSE(step.contains("last_done")) << kind;
+  }
+  json copy = Render({Step("copy", {Agent("a", 100 * kMB, kSec), Agent("b", 50 * kMB, 2 * kSec)})})["steps"][0];
+  EXPECT_TRUE(copy.contains("first_done"));
+  EXPECT_TRUE(copy.contains("last_done"));
+}
+
 // --- summaries[]: spread over the cycles of a step --------------------------------------------
 
 TEST(Summaries, UseStudentsTForAnyNumberOfCycles) {
