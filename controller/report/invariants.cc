@@ -64,6 +64,13 @@ class Checker {
     for (const auto& [agent, n] : rows) Broken(s, "every agent has a result", agent, "a row for an agent not in the run");
   }
 
+  void RanTheirCourse(const Scope& s) {
+    for (const auto& a : s.agents) {
+      if (!a.stopped_early) continue;
+      Broken(s, "agents ran their course", a.agent, "it was stopped before finishing its share, and the step has no stonewall");
+    }
+  }
+
   void MovesBytes(const Scope& s) {
     if (s.aggregate.bytes == 0) Broken(s, "an io step moves bytes", "", "it moved none");
   }
@@ -100,12 +107,14 @@ std::vector<std::string> CheckInvariants(RunReport& report) {
     check.Sums(whole);
     check.Windows(whole);
     if (succeeded && step.kind != "sleep") check.EveryAgent(whole);
+    if (succeeded && !step.stonewall) check.RanTheirCourse(whole);
     if (succeeded && step.kind == "io" && !step.stonewalled) check.MovesBytes(whole);
     for (const auto& phase : step.phases) {
       Scope p{where + ", phase " + phase.op, phase.aggregate, phase.agents};
       check.Sums(p);
       check.Windows(p);
       if (succeeded) check.EveryAgent(p);
+      if (succeeded) check.RanTheirCourse(p);  // a files phase never has stonewall
     }
 
     if (!check.broken()) continue;

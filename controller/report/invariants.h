@@ -15,6 +15,8 @@ namespace iofleet::controller {
 //   "agent window within the step": no agent's window is longer than the step's;
 //   "every agent has a result": a succeeded step (not sleep, which is the controller's) has
 //     exactly one row per agent of the run;
+//   "agents ran their course": in a succeeded step without stonewall, no agent was stopped
+//     early (its result would be part of its share, e.g. an agent shut down mid-step);
 //   "an io step moves bytes": a succeeded io step that was not stopped early moved some.
 // A broken invariant turns a succeeded step to failed, and a succeeded run to failed with the
 // first message as its error. Returns every message ("step S: invariant "I" broken [by agent

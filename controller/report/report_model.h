@@ -80,6 +80,8 @@ struct AgentStep {
   std::string agent;
   StepStats stats;
   int64_t start_offset_ns = 0;  // its first I/O after the earliest agent's, clocks corrected
+  // Its result ends where the controller (or anything else) stopped it, not where its share did.
+  bool stopped_early = false;
   // The progress stream as received, oldest first: what the agent had done when (first_done
   // interpolates between these when the agents were not stopped together).
   std::vector<ProgressSample> samples = {};
@@ -107,6 +109,7 @@ struct StepReport {
   int64_t start_skew_ns = -1;
   uint64_t started_at_unix_ns = 0;  // the earliest agent's first I/O, on the controller's clock
   std::string slowest_agent;  // the lowest bytes_per_sec
+  bool stonewall = false;     // the step asked for stonewall: first_done (and it applied: several agents)
   bool stonewalled = false;   // stonewall: first_done stopped the others
   // The measurement window opens this long after the common start instant (io.ramp): the
   // samples' elapsed_ns count from that instant, the agents' windows from this offset.

@@ -95,6 +95,18 @@ TEST(CheckInvariants, ASucceededStepHasARowForEveryAgent) {
   EXPECT_NE(v[1].find("by agent z: a row for an agent not in the run"), std::string::npos) << v[1];
 }
 
+TEST(CheckInvariants, ASucceededStepsAgentsRanTheirCourseUnlessStonewallStoppedThem) {
+  // Issue 9 item 3: an agent shut down mid-step returns what it did so far, stopped early.
+  RunReport r = Consistent();
+  r.steps[0].agents[1].stopped_early = true;
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"agents ran their course\" broken by agent b: it was stopped");
+  r = Consistent();
+  r.steps[0].agents[1].stopped_early = true;
+  r.steps[0].stonewall = true;  // stonewall: first_done stops the others by design
+  r.steps[0].stonewalled = true;
+  EXPECT_TRUE(CheckInvariants(r).empty());
+}
+
 TEST(CheckInvariants, AFailedStepMayLackRowsButKeepsItsError) {
   RunReport r = Consistent();
   r.status = "failed";
