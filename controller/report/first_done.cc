@@ -52,8 +52,8 @@ std::optional<DoneFigure> FirstDone(const StepReport& step) {
   f.seconds = static_cast<double>(*first_ns) / 1e9;
   f.method = "exact";
   for (const auto& a : step.agents) {
-    // Stonewall stopped every other agent when the first finished: its result is what it had done.
-    if (step.stonewalled || a.stats.window_ns <= *first_ns) {
+    // Stonewall stops every other agent when the first finishes: its result is what it had done.
+    if (step.stonewall || step.stonewalled || a.stats.window_ns <= *first_ns) {
       f.bytes += static_cast<double>(a.stats.bytes);
       continue;
     }
@@ -67,7 +67,7 @@ std::optional<DoneFigure> FirstDone(const StepReport& step) {
 void KeepSamplesAroundFirstDone(StepReport& step) {
   const std::optional<uint64_t> first_ns = FirstFinishNs(step);
   for (auto& a : step.agents) {
-    if (!first_ns || step.stonewalled || a.stats.window_ns <= *first_ns) {
+    if (!first_ns || step.stonewall || step.stonewalled || a.stats.window_ns <= *first_ns) {
       a.samples.clear();  // its own result is its figure
       continue;
     }

@@ -16,9 +16,9 @@ struct DoneFigure {
   double seconds = 0;
   double bytes = 0;  // first_done: fractional when interpolated
   double bytes_per_sec = 0;
-  // first_done only: "exact" when every agent's own result is its bytes at that moment (stonewall
-  // stopped them, or each ended by then); "interpolated" when some agent's bytes at that moment
-  // come from its progress samples.
+  // first_done only: "exact" when every agent's own result is its bytes at that moment (the step
+  // has stonewall, which stops them then, or each ended by then); "interpolated" when some agent's
+  // bytes at that moment come from its progress samples.
   std::string method;
 };
 

@@ -94,6 +94,15 @@ TEST(FirstDone, IsExactWhenStonewallStoppedTheOthers) {
   EXPECT_EQ(step["first_done"]["method"], "exact");
 }
 
+TEST(FirstDone, IsExactUnderStonewallEvenWhenNoAgentNeededStopping) {
+  // b ended on its own a moment after a, before the stop reached it: its result is its figure.
+  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), Agent("b", 70 * kMB, 2 * kSec + 1000)});
+  s.stonewall = true;
+  json step = Render({s})["steps"][0];
+  EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 85e6, 1e-3);
+  EXPECT_EQ(step["first_done"]["method"], "exact");
+}
+
 TEST(FirstDone, IsExactWhenEveryAgentEndedTogether) {
   json step = Render({Step("io", {Agent("a", 100 * kMB, kSec), Agent("b", 50 * kMB, kSec)})})["steps"][0];
   EXPECT_DOUBLE_EQ(step["first_done"]["bytes_per_sec"].get<double>(), 150e6);
