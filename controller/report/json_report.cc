@@ -1,8 +1,8 @@
-#include <cmath>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "controller/report/cycle_summary.h"
+#include "controller/report/first_done.h"
 #include "controller/report/report_writers.h"
 
 namespace iofleet::controller {
@@ -35,29 +35,38 @@ nlohmann::ordered_json ParamValue(const std::string& text) {
   return text;
 }
 
-// Student's t for a two-sided 95% interval with n - 1 degrees of freedom.
-double T95(size_t n) {
-  static const double kTable[] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                  2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  size_t df = n - 1;
-  return df < std::size(kTable) ? kTable[df] : 1.96;
+nlohmann::ordered_json SummaryJson(const CycleSummary& c) {
+  nlohmann::ordered_json j = {{"mean", c.mean},         {"stddev", c.stddev},       {"min", c.min},
+                              {"max", c.max},           {"ci95_low", c.ci95_low},   {"ci95_high", c.ci95_high},
+                              {"cycles", c.cycles}};
+  if (c.gmean) {
+    j["gmean"] = *c.gmean;
+    j["gmean_ci95_low"] = *c.gmean_ci95_low;
+    j["gmean_ci95_high"] = *c.gmean_ci95_high;
+  }
+  if (c.outlier_cycles) j["outlier_cycles"] = *c.outlier_cycles;
+  return j;
 }
 
-nlohmann::ordered_json Summary(const std::vector<double>& xs) {
-  double sum = 0, low = xs.front(), high = xs.front();
-  for (double x : xs) {
-    sum += x;
-    low = std::min(low, x);
-    high = std::max(high, x);
+// `figure` of each cycle's aggregate, summarized; `rate` adds the geometric mean.
+template <typename Figure>
+nlohmann::ordered_json Summary(const std::vector<const StepReport*>& steps, Figure figure, bool rate) {
+  std::vector<double> values;
+  std::vector<int> cycles;
+  for (const StepReport* s : steps) {
+    values.push_back(figure(s->aggregate));
+    cycles.push_back(s->cycle);
   }
-  double mean = sum / static_cast<double>(xs.size());
-  double var = 0;
-  for (double x : xs) var += (x - mean) * (x - mean);
-  double stddev = xs.size() > 1 ? std::sqrt(var / static_cast<double>(xs.size() - 1)) : 0.0;
-  double half = xs.size() > 1 ? T95(xs.size()) * stddev / std::sqrt(static_cast<double>(xs.size())) : 0.0;
-  return {{"mean", mean}, {"stddev", stddev}, {"min", low}, {"max", high},
-          {"ci95_low", mean - half}, {"ci95_high", mean + half}, {"cycles", xs.size()}};
+  return SummaryJson(SummarizeCycles(values, cycles, rate));
+}
+
+nlohmann::ordered_json DoneJson(const DoneFigure& f, bool with_method) {
+  nlohmann::ordered_json j = {{"seconds", f.seconds}, {"bytes_per_sec", f.bytes_per_sec}};
+  if (with_method) {
+    j["bytes"] = f.bytes;
+    j["method"] = f.method;
+  }
+  return j;
 }
 
 nlohmann::ordered_json StatsJson(const StepStats& s) {
@@ -154,17 +163,9 @@ std::string ReportJson(const RunReport& report) {
     if (step.start_skew_ns >= 0) s["start_skew_ns"] = step.start_skew_ns;
     if (step.started_at_unix_ns) s["started_at_unix_ns"] = step.started_at_unix_ns;
     if (!step.slowest_agent.empty()) s["slowest_agent"] = step.slowest_agent;
-    if (step.agents.size() > 1) {
-      // First-done and last-done figures (IOR, elbencho): all bytes moved over the time until
-      // the first and until the last agent finished.
-      double first = 0, last = 0;
-      for (const auto& a : step.agents) {
-        first = first == 0 ? a.stats.seconds() : std::min(first, a.stats.seconds());
-        last = std::max(last, a.stats.seconds());
-      }
-      auto bw = [&](double secs) { return secs > 0 ? static_cast<double>(step.aggregate.bytes) / secs : 0.0; };
-      s["first_done"] = {{"seconds", first}, {"bytes_per_sec", bw(first)}};
-      s["last_done"] = {{"seconds", last}, {"bytes_per_sec", bw(last)}};
+    if (step.kind == "io" || step.kind == "copy") {  // the steps that move bytes over a timeline
+      if (auto first = FirstDone(step)) s["first_done"] = DoneJson(*first, true);
+      if (auto last = LastDone(step)) s["last_done"] = DoneJson(*last, false);
     }
     s["stonewalled"] = step.stonewalled;
     s["agents"] = nlohmann::ordered_json::array();
@@ -189,25 +190,18 @@ std::string ReportJson(const RunReport& report) {
     j["summaries"] = nlohmann::ordered_json::array();
     for (const auto& [key, steps] : groups) {
       if (steps.size() < 2) continue;  // a step run once per point (once: true) has no spread
-      std::vector<double> bw, iops, seconds;
-      for (const StepReport* s : steps) {
-        bw.push_back(s->aggregate.bytes_per_sec());
-        iops.push_back(s->aggregate.iops());
-        seconds.push_back(s->aggregate.seconds());
-      }
       nlohmann::ordered_json summary;
       summary["index"] = key.second;
       summary["name"] = steps.front()->name;
       summary["point"] = key.first;
       summary["params"] = nlohmann::ordered_json::object();
       for (const auto& [path, value] : steps.front()->params) summary["params"][path] = ParamValue(value);
-      summary["bytes_per_sec"] = Summary(bw);
-      summary["iops"] = Summary(iops);
-      summary["seconds"] = Summary(seconds);
+      summary["bytes_per_sec"] = Summary(steps, [](const StepStats& a) { return a.bytes_per_sec(); }, true);
+      summary["iops"] = Summary(steps, [](const StepStats& a) { return a.iops(); }, true);
+      summary["seconds"] = Summary(steps, [](const StepStats& a) { return a.seconds(); }, false);
       if (steps.front()->kind == "copy") {
-        std::vector<double> gbps;
-        for (double b : bw) gbps.push_back(b * 8 / 1e9);
-        summary["gbps"] = Summary(gbps);
+        summary["gbps"] = Summary(steps, [](const StepStats& a) { return a.bytes_per_sec() * 8 / 1e9; }, true);
+        summary["files_per_sec"] = Summary(steps, [](const StepStats& a) { return a.iops(); }, true);
       }
       j["summaries"].push_back(summary);
     }

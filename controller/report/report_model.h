@@ -68,10 +68,23 @@ struct StepStats {
   void AddPhase(const StepStats& phase, bool first);
 };
 
+// One Progress message of an agent's stream: its cumulative figures `elapsed_ns` after the
+// step's common start instant (ramp included).
+struct ProgressSample {
+  uint64_t elapsed_ns = 0;
+  uint64_t bytes = 0;
+  uint64_t ops = 0;
+};
+
 struct AgentStep {
   std::string agent;
   StepStats stats;
   int64_t start_offset_ns = 0;  // its first I/O after the earliest agent's, clocks corrected
+  // Its result ends where the controller (or anything else) stopped it, not where its share did.
+  bool stopped_early = false;
+  // The progress stream as received, oldest first: what the agent had done when (first_done
+  // interpolates between these when the agents were not stopped together).
+  std::vector<ProgressSample> samples = {};
 };
 
 // One phase of a files step (mkdir, create, ...), run in lockstep on every agent.
@@ -96,7 +109,11 @@ struct StepReport {
   int64_t start_skew_ns = -1;
   uint64_t started_at_unix_ns = 0;  // the earliest agent's first I/O, on the controller's clock
   std::string slowest_agent;  // the lowest bytes_per_sec
+  bool stonewall = false;     // the step asked for stonewall: first_done (and it applied: several agents)
   bool stonewalled = false;   // stonewall: first_done stopped the others
+  // The measurement window opens this long after the common start instant (io.ramp): the
+  // samples' elapsed_ns count from that instant, the agents' windows from this offset.
+  uint64_t ramp_ns = 0;
   std::vector<PhaseReport> phases;  // files steps
 };
 

@@ -7,7 +7,6 @@
 #include <condition_variable>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -17,7 +16,9 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
+#include "controller/report/invariants.h"
 #include "controller/report/report_writers.h"
+#include "controller/report/write_file.h"
 #include "controller/run/planner.h"
 #include "controller/run/step_executor.h"
 #include "controller/workload/sweep.h"
@@ -39,12 +40,6 @@ constexpr milliseconds kPrepareDeadline{120000};
 constexpr milliseconds kStopDeadline{60000};
 constexpr milliseconds kLostStopDeadline{2000};  // a lost agent ends its run itself at lease expiry
 constexpr milliseconds kRenewDeadline{3000};
-
-bool WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
-}
 
 // Renews every agent's lease while the run lasts, so agents outlive long steps on other
 // agents but not a dead controller.
@@ -295,10 +290,22 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
   }
 }
 
+// A report is written only once its invariants hold (a broken one fails the step and the run),
+// and a report that could not be written fails the run: a green run means the figures are there.
 int RunManager::Finish(int code) {
-  WriteFile(out_dir_ / "report.json", ReportJson(report_));
-  WriteFile(out_dir_ / "summary.csv", SummaryCsv(report_));
+  for (const auto& broken : CheckInvariants(report_)) std::cerr << "iofleet: report: " << broken << "\n";
+  if (report_.status != "succeeded") code = kExitFailed;
+  bool written = true;
+  const std::pair<const char*, std::string> files[] = {{"report.json", ReportJson(report_)},
+                                                        {"summary.csv", SummaryCsv(report_)}};
+  for (const auto& [name, text] : files) {
+    if (Status s = WriteTextFile(out_dir_ / name, text); !s.ok()) {
+      std::cerr << "iofleet: " << s.message() << "\n";
+      written = false;
+    }
+  }
   std::cout << ConsoleSummary(report_);
+  if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
   return code;
 }
@@ -329,8 +336,13 @@ int RunManager::Run() {
     StopAll();
     return kExitRejected;
   }
-  WriteFile(out_dir_ / "workload.effective.yaml",
-            "# " + options_.workload_file + " with every default filled in\n" + ToYaml(spec::Effective(w)));
+  const std::string effective =
+      "# " + options_.workload_file + " with every default filled in\n" + ToYaml(spec::Effective(w));
+  if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml", effective); !s.ok()) {
+    std::cerr << "iofleet: " << s.message() << "\n";  // the report could not be written there either
+    StopAll();
+    return kExitFailed;
+  }
   std::cerr << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
 
   {

@@ -1,0 +1,130 @@
+#include "controller/report/invariants.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace iofleet::controller {
+namespace {
+
+// One step or one phase of a files step, as checked.
+struct Scope {
+  std::string where;  // "step mix (point 0, cycle 1)" or "step tree, phase stat"
+  const StepStats& aggregate;
+  const std::vector<AgentStep>& agents;
+};
+
+class Checker {
+ public:
+  Checker(const RunReport& report, std::vector<std::string>& out) : report_(report), out_(out) {}
+
+  void Sums(const Scope& s) {
+    StepStats sum;
+    for (const auto& a : s.agents) {
+      sum.ops += a.stats.ops;
+      sum.bytes += a.stats.bytes;
+      sum.read.ops += a.stats.read.ops;
+      sum.read.bytes += a.stats.read.bytes;
+      sum.write.ops += a.stats.write.ops;
+      sum.write.bytes += a.stats.write.bytes;
+    }
+    const std::pair<const char*, std::pair<uint64_t, uint64_t>> figures[] = {
+        {"ops", {s.aggregate.ops, sum.ops}},
+        {"bytes", {s.aggregate.bytes, sum.bytes}},
+        {"read ops", {s.aggregate.read.ops, sum.read.ops}},
+        {"read bytes", {s.aggregate.read.bytes, sum.read.bytes}},
+        {"write ops", {s.aggregate.write.ops, sum.write.ops}},
+        {"write bytes", {s.aggregate.write.bytes, sum.write.bytes}},
+    };
+    for (const auto& [name, values] : figures) {
+      if (values.first == values.second) continue;
+      Broken(s, "aggregate = sum of agents", "",
+             fmt::format("{} {} in the aggregate, {} summed over agents", name, values.first, values.second));
+    }
+  }
+
+  void Windows(const Scope& s) {
+    for (const auto& a : s.agents) {
+      if (a.stats.window_ns <= s.aggregate.window_ns) continue;
+      Broken(s, "agent window within the step", a.agent,
+             fmt::format("its window is {} ns, the step's {} ns", a.stats.window_ns, s.aggregate.window_ns));
+    }
+  }
+
+  void EveryAgent(const Scope& s) {
+    std::map<std::string, int> rows;
+    for (const auto& a : s.agents) ++rows[a.agent];
+    for (const auto& agent : report_.agents) {
+      auto it = rows.find(agent.name);
+      const int n = it == rows.end() ? 0 : it->second;
+      if (it != rows.end()) rows.erase(it);
+      if (n == 1) continue;
+      Broken(s, "every agent has a result", agent.name, n == 0 ? "no row" : fmt::format("{} rows", n));
+    }
+    for (const auto& [agent, n] : rows) Broken(s, "every agent has a result", agent, "a row for an agent not in the run");
+  }
+
+  void RanTheirCourse(const Scope& s) {
+    for (const auto& a : s.agents) {
+      if (!a.stopped_early) continue;
+      Broken(s, "agents ran their course", a.agent, "it was stopped before finishing its share, and the step has no stonewall");
+    }
+  }
+
+  void MovesBytes(const Scope& s) {
+    if (s.aggregate.bytes == 0) Broken(s, "an io step moves bytes", "", "it moved none");
+  }
+
+  bool broken() const { return broken_; }
+
+ private:
+  void Broken(const Scope& s, const char* invariant, const std::string& agent, const std::string& found) {
+    broken_ = true;
+    out_.push_back(fmt::format("{}: invariant \"{}\" broken{}: {}", s.where, invariant,
+                               agent.empty() ? "" : " by agent " + agent, found));
+  }
+
+  const RunReport& report_;
+  std::vector<std::string>& out_;
+  bool broken_ = false;
+};
+
+}  // namespace
+
+std::vector<std::string> CheckInvariants(RunReport& report) {
+  std::vector<std::string> out;
+  bool several = false;  // name point and cycle only when they tell steps apart
+  for (const auto& step : report.steps) several = several || step.point > 0 || step.cycle > 0;
+
+  for (auto& step : report.steps) {
+    std::string where = "step " + step.name;
+    if (several) where += fmt::format(" (point {}, cycle {})", step.point, step.cycle);
+    const bool succeeded = step.status == "succeeded";
+    const size_t first = out.size();
+    Checker check(report, out);
+
+    Scope whole{where, step.aggregate, step.agents};
+    check.Sums(whole);
+    check.Windows(whole);
+    if (succeeded && step.kind != "sleep") check.EveryAgent(whole);
+    if (succeeded && !step.stonewall) check.RanTheirCourse(whole);
+    if (succeeded && step.kind == "io" && !step.stonewalled) check.MovesBytes(whole);
+    for (const auto& phase : step.phases) {
+      Scope p{where + ", phase " + phase.op, phase.aggregate, phase.agents};
+      check.Sums(p);
+      check.Windows(p);
+      if (succeeded) check.EveryAgent(p);
+      if (succeeded) check.RanTheirCourse(p);  // a files phase never has stonewall
+    }
+
+    if (!check.broken()) continue;
+    if (succeeded) step.status = "failed";
+    if (report.status == "succeeded") {
+      report.status = "failed";
+      report.error = out[first];
+    }
+  }
+  return out;
+}
+
+}  // namespace iofleet::controller

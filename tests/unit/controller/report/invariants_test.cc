@@ -1,0 +1,203 @@
+// Each report invariant: holds on a consistent report, and a report breaking it fails the step
+// and the run with a message naming the invariant, the step and the agent.
+#include "controller/report/invariants.h"
+
+#include <gtest/gtest.h>
+
+namespace iofleet::controller {
+namespace {
+
+constexpr uint64_t kSec = 1'000'000'000;
+
+AgentStep Row(const std::string& agent, uint64_t reads, uint64_t writes, uint64_t window_ns) {
+  AgentStep a;
+  a.agent = agent;
+  a.stats.read.ops = reads;
+  a.stats.read.bytes = reads * 4096;
+  a.stats.write.ops = writes;
+  a.stats.write.bytes = writes * 4096;
+  a.stats.ops = reads + writes;
+  a.stats.bytes = (reads + writes) * 4096;
+  a.stats.window_ns = window_ns;
+  return a;
+}
+
+// Two agents, a and b, one io step "mix" whose aggregate adds them up.
+RunReport Consistent() {
+  RunReport r;
+  r.status = "succeeded";
+  r.agents = {{"a", "", ""}, {"b", "", ""}};
+  StepReport s;
+  s.name = "mix";
+  s.kind = "io";
+  s.status = "succeeded";
+  s.agents = {Row("a", 10, 5, kSec), Row("b", 20, 7, 2 * kSec)};
+  for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
+  r.steps.push_back(std::move(s));
+  return r;
+}
+
+void ExpectFailedWith(RunReport& r, const std::vector<std::string>& violations, const std::string& part) {
+  ASSERT_EQ(violations.size(), 1u);
+  EXPECT_NE(violations[0].find(part), std::string::npos) << violations[0];
+  EXPECT_NE(violations[0].find("step mix"), std::string::npos) << violations[0];
+  EXPECT_EQ(r.steps[0].status, "failed");
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.error, violations[0]);
+}
+
+TEST(CheckInvariants, AConsistentReportPasses) {
+  RunReport r = Consistent();
+  EXPECT_TRUE(CheckInvariants(r).empty());
+  EXPECT_EQ(r.status, "succeeded");
+  EXPECT_EQ(r.steps[0].status, "succeeded");
+}
+
+TEST(CheckInvariants, AggregateOpsAndBytesAreTheAgentsSum) {
+  RunReport r = Consistent();
+  r.steps[0].aggregate.bytes += 4096;
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"aggregate = sum of agents\" broken: bytes");
+  r = Consistent();
+  r.steps[0].aggregate.ops -= 1;
+  ExpectFailedWith(r, CheckInvariants(r), "ops 41 in the aggregate, 42 summed over agents");
+}
+
+TEST(CheckInvariants, EachDirectionIsTheAgentsSum) {
+  RunReport r = Consistent();
+  r.steps[0].aggregate.read.ops += 1;
+  ExpectFailedWith(r, CheckInvariants(r), "read ops 31 in the aggregate, 30 summed over agents");
+  r = Consistent();
+  r.steps[0].aggregate.write.bytes = 0;
+  ExpectFailedWith(r, CheckInvariants(r), "write bytes 0 in the aggregate");
+}
+
+TEST(CheckInvariants, EveryAgentsWindowLiesWithinTheSteps) {
+  RunReport r = Consistent();
+  r.steps[0].agents[0].stats.window_ns = 3 * kSec;
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"agent window within the step\" broken by agent a");
+}
+
+TEST(CheckInvariants, ASucceededStepHasARowForEveryAgent) {
+  RunReport r = Consistent();
+  r.agents.push_back({"c", "", ""});
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"every agent has a result\" broken by agent c: no row");
+  r = Consistent();
+  r.steps[0].agents[1].agent = "a";  // a twice, b missing
+  auto v = CheckInvariants(r);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_NE(v[0].find("by agent a: 2 rows"), std::string::npos) << v[0];
+  EXPECT_NE(v[1].find("by agent b: no row"), std::string::npos) << v[1];
+  r = Consistent();
+  r.steps[0].agents[1].agent = "z";  // not an agent of this run
+  v = CheckInvariants(r);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_NE(v[0].find("by agent b: no row"), std::string::npos) << v[0];
+  EXPECT_NE(v[1].find("by agent z: a row for an agent not in the run"), std::string::npos) << v[1];
+}
+
+TEST(CheckInvariants, ASucceededStepsAgentsRanTheirCourseUnlessStonewallStoppedThem) {
+  // Issue 9 item 3: an agent shut down mid-step returns what it did so far, stopped early.
+  RunReport r = Consistent();
+  r.steps[0].agents[1].stopped_early = true;
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"agents ran their course\" broken by agent b: it was stopped");
+  r = Consistent();
+  r.steps[0].agents[1].stopped_early = true;
+  r.steps[0].stonewall = true;  // stonewall: first_done stops the others by design
+  r.steps[0].stonewalled = true;
+  EXPECT_TRUE(CheckInvariants(r).empty());
+}
+
+TEST(CheckInvariants, AFailedStepMayLackRowsButKeepsItsError) {
+  RunReport r = Consistent();
+  r.status = "failed";
+  r.error = "step mix: agent b was lost";
+  r.steps[0].status = "failed";
+  r.steps[0].agents.pop_back();  // the lost agent's row: the aggregate no longer adds up
+  r.steps[0].aggregate = StepStats();
+  r.steps[0].aggregate.Add(r.steps[0].agents[0].stats, true);
+  EXPECT_TRUE(CheckInvariants(r).empty());
+  r.steps[0].aggregate.ops += 1;
+  EXPECT_EQ(CheckInvariants(r).size(), 1u);  // still reported, but the first error stays
+  EXPECT_EQ(r.error, "step mix: agent b was lost");
+  EXPECT_EQ(r.steps[0].status, "failed");
+}
+
+TEST(CheckInvariants, ASucceededIoStepMovesBytes) {
+  RunReport r = Consistent();
+  StepReport& s = r.steps[0];
+  s.agents = {Row("a", 0, 0, kSec), Row("b", 0, 0, kSec)};
+  s.aggregate = StepStats();
+  for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"an io step moves bytes\" broken: it moved none");
+}
+
+TEST(CheckInvariants, StepsThatMoveNoBytesByDesignPass) {
+  RunReport r = Consistent();
+  for (const char* kind : {"sync", "drop_caches", "hook", "readahead"}) {
+    StepReport s;
+    s.name = kind;
+    s.kind = kind;
+    s.status = "succeeded";
+    s.agents = {Row("a", 0, 0, 1000), Row("b", 0, 0, 2000)};
+    for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
+    r.steps.push_back(s);
+  }
+  StepReport sleep;  // the controller's: no agent rows
+  sleep.name = "pause";
+  sleep.kind = "sleep";
+  sleep.status = "succeeded";
+  sleep.aggregate.window_ns = kSec;
+  r.steps.push_back(sleep);
+  EXPECT_TRUE(CheckInvariants(r).empty());
+  EXPECT_EQ(r.status, "succeeded");
+}
+
+TEST(CheckInvariants, AnIoStepStoppedEarlyMayMoveNoBytes) {
+  // Only a step that ran its course is held to moving bytes: one stopped early ends when the
+  // controller says so.
+  RunReport r = Consistent();
+  StepReport& s = r.steps[0];
+  s.agents = {Row("a", 0, 0, 0), Row("b", 0, 0, 0)};
+  s.aggregate = StepStats();
+  for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
+  s.stonewalled = true;
+  EXPECT_TRUE(CheckInvariants(r).empty());
+}
+
+TEST(CheckInvariants, AFilesStepsPhasesHoldThemToo) {
+  RunReport r = Consistent();
+  StepReport s;
+  s.name = "tree";
+  s.kind = "files";
+  s.status = "succeeded";
+  PhaseReport create{"create", {}, {Row("a", 0, 3, kSec), Row("b", 0, 4, kSec)}, 0};
+  for (size_t i = 0; i < create.agents.size(); ++i) create.aggregate.Add(create.agents[i].stats, i == 0);
+  PhaseReport stat{"stat", {}, {Row("a", 3, 0, kSec)}, 0};  // b's row lost
+  stat.aggregate.Add(stat.agents[0].stats, true);
+  s.phases = {create, stat};
+  s.agents = create.agents;
+  s.aggregate.AddPhase(create.aggregate, true);
+  s.aggregate.AddPhase(stat.aggregate, false);
+  s.agents[0].stats.AddPhase(stat.agents[0].stats, false);
+  r.steps.push_back(s);
+  auto v = CheckInvariants(r);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("step tree, phase stat: invariant \"every agent has a result\" broken by agent b"), std::string::npos) << v[0];
+  EXPECT_EQ(r.steps[1].status, "failed");
+}
+
+TEST(CheckInvariants, NamesThePointAndCycleWhenThereAreSeveral) {
+  RunReport r = Consistent();
+  StepReport again = r.steps[0];
+  again.cycle = 1;
+  again.aggregate.bytes += 1;
+  r.steps.push_back(again);
+  auto v = CheckInvariants(r);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rfind("step mix (point 0, cycle 1): ", 0), 0u) << v[0];
+  EXPECT_EQ(r.steps[0].status, "succeeded");
+  EXPECT_EQ(r.steps[1].status, "failed");
+}
+
+}  // namespace
+}  // namespace iofleet::controller

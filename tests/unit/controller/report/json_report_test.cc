@@ -1,0 +1,198 @@
+// report.json's figures across agents (first_done, last_done) and across cycles (summaries[]),
+// each checked against numbers worked out here independently of the code under test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "controller/report/report_writers.h"
+
+namespace iofleet::controller {
+namespace {
+
+using nlohmann::json;
+constexpr uint64_t kSec = 1'000'000'000;
+constexpr uint64_t kMB = 1'000'000;
+
+AgentStep Agent(const std::string& name, uint64_t bytes, uint64_t window_ns) {
+  AgentStep a;
+  a.agent = name;
+  a.stats.ops = bytes / 4096 + (bytes % 4096 ? 1 : 0);
+  a.stats.bytes = bytes;
+  a.stats.window_ns = window_ns;
+  a.stats.write.ops = a.stats.ops;
+  a.stats.write.bytes = bytes;
+  return a;
+}
+
+StepReport Step(const std::string& kind, std::vector<AgentStep> agents, int cycle = 0) {
+  StepReport step;
+  step.name = "write";
+  step.kind = kind;
+  step.cycle = cycle;
+  step.status = "succeeded";
+  for (size_t i = 0; i < agents.size(); ++i) step.aggregate.Add(agents[i].stats, i == 0);
+  step.agents = std::move(agents);
+  return step;
+}
+
+json Render(std::vector<StepReport> steps) {
+  RunReport report;
+  report.run_id = "r";
+  report.workload = "w";
+  report.status = "succeeded";
+  for (const auto& a : steps.front().agents) report.agents.push_back({a.agent, "", ""});
+  report.steps = std::move(steps);
+  return json::parse(ReportJson(report));
+}
+
+// One agent per cycle moving `bytes` in `seconds[c]`: a step at point 0 over those cycles.
+json RenderCycles(const std::string& kind, uint64_t bytes, const std::vector<double>& seconds) {
+  std::vector<StepReport> steps;
+  for (size_t c = 0; c < seconds.size(); ++c) {
+    steps.push_back(Step(kind, {Agent("a", bytes, static_cast<uint64_t>(std::llround(seconds[c] * 1e9)))}, static_cast<int>(c)));
+  }
+  return Render(std::move(steps));
+}
+
+// --- first_done: the bytes every agent had done when the first finished, over that time ------
+
+TEST(FirstDone, InterpolatesEachAgentsBytesAtTheFirstFinish) {
+  // a finishes 100 MB at 1 s. b goes on to 2 s; its stream says 40 MB at 0.5 s, 80 MB at
+  // 0.9 s and 150 MB at 1.4 s: at 1 s it had 80 + (150 - 80) * 0.1 / 0.5 = 94 MB.
+  AgentStep b = Agent("b", 200 * kMB, 2 * kSec);
+  b.samples = {{kSec / 2, 40 * kMB, 0}, {9 * kSec / 10, 80 * kMB, 0}, {14 * kSec / 10, 150 * kMB, 0}};
+  json step = Render({Step("io", {Agent("a", 100 * kMB, kSec), b})})["steps"][0];
+  ASSERT_TRUE(step.contains("first_done"));
+  EXPECT_DOUBLE_EQ(step["first_done"]["seconds"].get<double>(), 1.0);
+  EXPECT_NEAR(step["first_done"]["bytes"].get<double>(), 194e6, 1);
+  EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 194e6, 1);
+  EXPECT_EQ(step["first_done"]["method"], "interpolated");
+  // The last finisher's figure is all bytes over its time.
+  EXPECT_DOUBLE_EQ(step["last_done"]["seconds"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(step["last_done"]["bytes_per_sec"].get<double>(), 150e6);
+}
+
+TEST(FirstDone, CountsFromTheWindowOpeningAfterRamp) {
+  // Samples count from the common start; the window opens 1 s later (ramp). b: 30 MB at 1.5 s,
+  // 90 MB at 2.5 s. a finished its window at 1 s into it (2 s after the start): b had 60 MB.
+  AgentStep b = Agent("b", 120 * kMB, 3 * kSec);
+  b.samples = {{kSec / 2, 0, 0}, {15 * kSec / 10, 30 * kMB, 0}, {25 * kSec / 10, 90 * kMB, 0}};
+  StepReport s = Step("io", {Agent("a", 100 * kMB, kSec), b});
+  s.ramp_ns = kSec;
+  json step = Render({s})["steps"][0];
+  EXPECT_NEAR(step["first_done"]["bytes"].get<double>(), 160e6, 1);
+}
+
+TEST(FirstDone, IsExactWhenStonewallStoppedTheOthers) {
+  // Each stopped agent's own result is what it had done when the first finished.
+  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), Agent("b", 70 * kMB, 2 * kSec + 1000)});
+  s.stonewalled = true;
+  json step = Render({s})["steps"][0];
+  EXPECT_DOUBLE_EQ(step["first_done"]["seconds"].get<double>(), 2.0);
+  EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 85e6, 1e-3);
+  EXPECT_EQ(step["first_done"]["method"], "exact");
+}
+
+TEST(FirstDone, IsExactUnderStonewallEvenWhenNoAgentNeededStopping) {
+  // b ended on its own a moment after a, before the stop reached it: its result is its figure.
+  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), Agent("b", 70 * kMB, 2 * kSec + 1000)});
+  s.stonewall = true;
+  json step = Render({s})["steps"][0];
+  EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 85e6, 1e-3);
+  EXPECT_EQ(step["first_done"]["method"], "exact");
+}
+
+TEST(FirstDone, IsExactWhenEveryAgentEndedTogether) {
+  json step = Render({Step("io", {Agent("a", 100 * kMB, kSec), Agent("b", 50 * kMB, kSec)})})["steps"][0];
+  EXPECT_DOUBLE_EQ(step["first_done"]["bytes_per_sec"].get<double>(), 150e6);
+  EXPECT_EQ(step["first_done"]["method"], "exact");
+}
+
+TEST(FirstDone, IsLeftOutWhenTheFirstFinishersWindowIsZero) {
+  // A zero window is a figure, not "unset": dividing by it has no meaning.
+  json step = Render({Step("io", {Agent("a", 4096, 0), Agent("b", 50 * kMB, kSec)})})["steps"][0];
+  EXPECT_FALSE(step.contains("first_done")) << step.dump();
+  EXPECT_TRUE(step.contains("last_done"));
+}
+
+TEST(FirstDone, AnAgentWithNothingToDoDoesNotFinishFirst) {
+  // total_jobs below the agent count: a has no job, no I/O and a zero window.
+  json step = Render({Step("io", {Agent("a", 0, 0), Agent("b", 50 * kMB, kSec)})})["steps"][0];
+  ASSERT_TRUE(step.contains("first_done")) << step.dump();
+  EXPECT_DOUBLE_EQ(step["first_done"]["seconds"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(step["first_done"]["bytes_per_sec"].get<double>(), 50e6);
+}
+
+TEST(FirstDone, OnlyForStepsThatMoveBytesOverATimeline) {
+  // A files step's phases end together (lockstep) and a host step moves nothing: no figure.
+  for (const char* kind : {"files", "hook", "sync", "drop_caches", "readahead"}) {
+    json step = Render({Step(kind, {Agent("a", 100 * kMB, kSec), Agent("b", 50 * kMB, 2 * kSec)})})["steps"][0];
+    EXPECT_FALSE(step.contains("first_done")) << kind;
+    EXPECT_FALSE(step.contains("last_done")) << kind;
+  }
+  json copy = Render({Step("copy", {Agent("a", 100 * kMB, kSec), Agent("b", 50 * kMB, 2 * kSec)})})["steps"][0];
+  EXPECT_TRUE(copy.contains("first_done"));
+  EXPECT_TRUE(copy.contains("last_done"));
+}
+
+// --- summaries[]: spread over the cycles of a step --------------------------------------------
+
+TEST(Summaries, UseStudentsTForAnyNumberOfCycles) {
+  // 41 cycles alternating 90 and 110 MB/s (the last 90): t(0.975, 40) = 2.021075 (tables), where
+  // the normal quantile 1.96 would be too narrow.
+  std::vector<double> seconds, rates;
+  for (int c = 0; c < 41; ++c) {
+    double rate = c % 2 ? 110e6 : 90e6;
+    rates.push_back(rate);
+    seconds.push_back(100e6 / rate);
+  }
+  json s = RenderCycles("io", 100 * kMB, seconds)["summaries"][0]["bytes_per_sec"];
+  double got_mean = s["mean"].get<double>(), mean = 0, var = 0;
+  for (double r : rates) mean += r / 41;
+  for (double r : rates) var += (r - mean) * (r - mean) / 40;
+  const double half = 2.021075 * std::sqrt(var) / std::sqrt(41.0);
+  EXPECT_NEAR(got_mean, mean, 1);
+  EXPECT_NEAR(s["ci95_high"].get<double>() - got_mean, half, half * 1e-6);
+  EXPECT_NEAR(got_mean - s["ci95_low"].get<double>(), half, half * 1e-6);
+}
+
+TEST(Summaries, RatesGetAGeometricMeanWithAPositiveInterval) {
+  // The copy-in of the issue: 3 cycles, the first far slower. The arithmetic interval of gbps
+  // reaches below zero; the one on the logarithm cannot.
+  const std::vector<double> seconds = {3.5, 0.25, 0.22};
+  json summary = RenderCycles("copy", 1000 * kMB, seconds)["summaries"][0];
+  json g = summary["gbps"];
+  EXPECT_LT(g["ci95_low"].get<double>(), 0);  // mean and its interval keep their meaning
+  double logs[3], mean_log = 0, var_log = 0;
+  for (int i = 0; i < 3; ++i) {
+    logs[i] = std::log(8.0 / seconds[i]);  // 1000 MB in s seconds = 8/s Gbps
+    mean_log += logs[i] / 3;
+  }
+  for (double l : logs) var_log += (l - mean_log) * (l - mean_log) / 2;
+  const double half = 4.302653 * std::sqrt(var_log) / std::sqrt(3.0);  // t(0.975, 2)
+  EXPECT_NEAR(g["gmean"].get<double>(), std::exp(mean_log), 1e-9);
+  EXPECT_NEAR(g["gmean_ci95_low"].get<double>(), std::exp(mean_log - half), std::exp(mean_log - half) * 1e-6);
+  EXPECT_NEAR(g["gmean_ci95_high"].get<double>(), std::exp(mean_log + half), std::exp(mean_log + half) * 1e-6);
+  EXPECT_GT(g["gmean_ci95_low"].get<double>(), 0);
+  for (const char* rate : {"bytes_per_sec", "iops", "files_per_sec"}) {
+    ASSERT_TRUE(summary.contains(rate)) << rate;
+    EXPECT_GT(summary[rate]["gmean_ci95_low"].get<double>(), 0) << rate;
+  }
+  EXPECT_FALSE(summary["seconds"].contains("gmean"));  // a duration is not a rate
+  EXPECT_FALSE(g.contains("outlier_cycles"));           // under 5 cycles: too few to tell
+}
+
+TEST(Summaries, FlagOutlierCyclesByTheMedianAbsoluteDeviation) {
+  // seconds 3.5, 0.25, 0.22, 0.28, 0.24: median 0.25, MAD 0.03; cycle 0 scores
+  // 3.25 / (1.4826 * 0.03) = 73 > 3.5, cycle 2 scores 0.03 / 0.0445 = 0.67.
+  json summary = RenderCycles("copy", 1000 * kMB, {3.5, 0.25, 0.22, 0.28, 0.24})["summaries"][0];
+  EXPECT_EQ(summary["seconds"]["outlier_cycles"], json::array({0}));
+  EXPECT_EQ(summary["gbps"]["outlier_cycles"], json::array({0}));
+  // Five cycles alike: the key is there, and empty.
+  json even = RenderCycles("io", 100 * kMB, {1.0, 1.01, 0.99, 1.02, 0.98})["summaries"][0];
+  EXPECT_EQ(even["bytes_per_sec"]["outlier_cycles"], json::array());
+}
+
+}  // namespace
+}  // namespace iofleet::controller
