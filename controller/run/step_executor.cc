@@ -1,5 +1,7 @@
 #include "controller/run/step_executor.h"
 
+#include "controller/report/first_done.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -99,6 +101,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   };
   std::atomic<size_t> running{fleet_.size()};
   std::atomic<bool> failed{false}, first_done{false};
+  std::vector<std::vector<ProgressSample>> samples(fleet_.size());  // each written by its agent's thread
   std::vector<std::thread> threads;
   for (size_t i = 0; i < fleet_.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -114,6 +117,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
         a.live_bytes = p.bytes();
         a.live_elapsed_ns = p.elapsed_ns();
         a.live_at_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+        samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
       });
       a.streaming = false;
       // An agent given no job has nothing to finish first.
@@ -203,8 +207,13 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     step.aggregate.Add(stats, step.agents.empty());
     AgentStep row{fleet_[i]->name, std::move(stats)};
     if (earliest != INT64_MAX && results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
+    row.stopped_early = results[i]->stopped_early();
+    row.samples = std::move(samples[i]);
     step.agents.push_back(std::move(row));
   }
+  step.stonewall = stonewall;
+  step.ramp_ns = io.ramp();
+  KeepSamplesAroundFirstDone(step);
   if (earliest != INT64_MAX) {
     step.start_skew_ns = latest - earliest;
     step.started_at_unix_ns = static_cast<uint64_t>(earliest);
