@@ -63,7 +63,10 @@ class CopyTask : public StepTask {
     std::vector<Status> results(counters_.size());
     for (size_t j = 0; j < counters_.size(); ++j) {
       try {
-        threads.emplace_back([&, j] { results[j] = RunJob(*counters_[j], to_fd, stop); });
+        threads.emplace_back([&, j] {
+          ThreadCpuRecorder cpu(*counters_[j]);
+          results[j] = RunJob(*counters_[j], to_fd, stop);
+        });
       } catch (const std::system_error& e) {
         results[j] = Failed(plan_.to_workspace->PathOf(plan_.to), "starting a copy thread", e.code().value());
         break;
@@ -82,6 +85,7 @@ class CopyTask : public StepTask {
   }
   uint64_t ops() const override { return SumOps(counters_); }
   uint64_t bytes() const override { return SumBytes(counters_); }
+  std::optional<JobsCpuTime> JobsCpu() const override { return SumCpu(counters_); }
 
  private:
   Status Failed(const std::string& path, const char* what, int err) {

@@ -63,6 +63,7 @@ class FilesTask : public StepTask {
   void Report(v1::StepResult& result) const override { ReportCounters(counters_, result); }
   uint64_t ops() const override { return SumOps(counters_); }
   uint64_t bytes() const override { return SumBytes(counters_); }
+  std::optional<JobsCpuTime> JobsCpu() const override { return SumCpu(counters_); }
 
  private:
   std::string PathOf(uint32_t d, const char* file) const {
@@ -72,6 +73,7 @@ class FilesTask : public StepTask {
 
   void RunJob(uint32_t j, uint64_t begin, uint64_t end, const std::atomic<bool>& stop) {
     TaskCounters& c = *counters_[j];
+    ThreadCpuRecorder cpu(c);
     JobFailure& failure = failures_[j];
     auto fail = [&](int err, std::string path) {
       failure = {err, std::move(path)};

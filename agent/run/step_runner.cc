@@ -222,6 +222,12 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
   if (runner->ctx_.task) return runner;
   IOFLEET_RETURN_IF_ERROR(runner->OpenJobs());
   IOFLEET_RETURN_IF_ERROR(runner->FillHoles());
+  const v1::IoSpec& io = runner->ctx_.io;
+  if (!io.direct() && spec::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {  // reads the page cache can serve
+    std::vector<FileRange> ranges;
+    for (const auto& job : runner->jobs_) ranges.push_back(SequenceRange(job->fd, job->plan.sequence));
+    runner->cache_ = MeasureResidency(ranges);
+  }
   return runner;
 }
 
@@ -370,6 +376,7 @@ Result<v1::StepResult> StepRunner::Finish() {
     result.set_window_ns(task_end_ns_ > start_ns_ ? task_end_ns_ - start_ns_ : 0);
     result.set_started_at_unix_ns(go_unix_ns_);
     result.set_stopped_early(stop_.load());
+    if (auto jobs_cpu = ctx_.task->JobsCpu()) ReportTaskCpu(*jobs_cpu, cpu_at_start_, cpu_at_end_, result.window_ns(), *result.mutable_cpu());
     return result;
   }
   RecordCoverage();
@@ -448,10 +455,7 @@ Result<v1::StepResult> StepRunner::Finish() {
   cpu->set_host_busy_ticks(cpu_at_end_.host_busy_ticks - cpu_at_start_.host_busy_ticks);
   cpu->set_host_total_ticks(cpu_at_end_.host_total_ticks - cpu_at_start_.host_total_ticks);
   cpu->set_max_worker_busy_permille(window ? static_cast<uint32_t>(std::min<uint64_t>(max_job_cpu * 1000 / window, 1000)) : 0);
-  if (!io.direct() && spec::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {
-    uint64_t data_set = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.file_size() * io.jobs() : io.file_size();
-    result.set_cache_resident(data_set < 2 * PhysicalMemoryBytes());
-  }
+  if (cache_) ReportResidency(*cache_, result);
   return result;
 }
 

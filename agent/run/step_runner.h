@@ -19,6 +19,7 @@
 #include "agent/engine/io_engine.h"
 #include "agent/run/coverage.h"
 #include "agent/run/host_stats.h"
+#include "agent/run/page_cache.h"
 #include "agent/run/step_task.h"
 #include "agent/run/workspace.h"
 #include "agent/stats/job_stats.h"
@@ -112,6 +113,7 @@ class StepRunner {
   uint32_t jobs_done_ = 0;
   Status task_status_;
   uint64_t task_end_ns_ = 0;
+  std::optional<CacheResidency> cache_;  // measured at the end of setup (buffered reads)
 };
 
 }  // namespace iofleet::agent

@@ -1,5 +1,10 @@
 #include "agent/run/step_task.h"
 
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+
 #include "core/spec/proto_convert.h"
 
 namespace iofleet::agent {
@@ -14,6 +19,49 @@ uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
   uint64_t n = 0;
   for (const auto& j : jobs) n += j->bytes.load(std::memory_order_relaxed);
   return n;
+}
+
+// getrusage(RUSAGE_THREAD) alone reads the running thread's runtime as of its last tick or
+// switch: a short job (a mkdir phase of a few directories) reads 0. The thread's CPU clock is
+// exact; getrusage gives the user/system split, which the kernel itself keeps by tick samples.
+// Before the first sample the split is not known: a files or copy job spends its time in
+// system calls, so the time counts as system time then.
+ThreadCpuRecorder::~ThreadCpuRecorder() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return;
+  const uint64_t total = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+  rusage ru{};
+  uint64_t user = 0, sys = 0;
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+    user = static_cast<uint64_t>(ru.ru_utime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_utime.tv_usec) * 1000;
+    sys = static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000;
+  }
+  counters_.cpu_user_ns = user + sys ? static_cast<uint64_t>(static_cast<double>(total) * static_cast<double>(user) /
+                                                             static_cast<double>(user + sys))
+                                     : 0;
+  counters_.cpu_sys_ns = total - counters_.cpu_user_ns;
+}
+
+JobsCpuTime SumCpu(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
+  JobsCpuTime t;
+  for (const auto& j : jobs) {
+    t.user_ns += j->cpu_user_ns;
+    t.sys_ns += j->cpu_sys_ns;
+    t.busiest_ns = std::max(t.busiest_ns, j->cpu_user_ns + j->cpu_sys_ns);
+  }
+  return t;
+}
+
+void ReportTaskCpu(const JobsCpuTime& jobs, const CpuSample& start, const CpuSample& end, uint64_t window_ns,
+                   v1::CpuStats& out) {
+  out.set_worker_user_ns(jobs.user_ns);
+  out.set_worker_sys_ns(jobs.sys_ns);
+  out.set_process_user_ns(end.process_user_ns - start.process_user_ns);
+  out.set_process_sys_ns(end.process_sys_ns - start.process_sys_ns);
+  out.set_host_busy_ticks(end.host_busy_ticks - start.host_busy_ticks);
+  out.set_host_total_ticks(end.host_total_ticks - start.host_total_ticks);
+  out.set_max_worker_busy_permille(
+      window_ns ? static_cast<uint32_t>(std::min<uint64_t>(jobs.busiest_ns * 1000 / window_ns, 1000)) : 0);
 }
 
 void ReportCounters(const std::vector<std::unique_ptr<TaskCounters>>& jobs, v1::StepResult& result) {

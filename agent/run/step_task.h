@@ -6,8 +6,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "agent/run/host_stats.h"
 #include "core/base/histogram.h"
 #include "core/base/status.h"
 #include "iofleet/v1/result.pb.h"
@@ -19,6 +21,30 @@ struct TaskCounters {
   std::atomic<uint64_t> ops{0};
   std::atomic<uint64_t> bytes{0};
   LatencyHistogram latency;
+  // The job thread's CPU time, written once by that thread as it returns (ThreadCpuRecorder)
+  // and read after it is joined.
+  uint64_t cpu_user_ns = 0;
+  uint64_t cpu_sys_ns = 0;
+};
+
+// Placed first in a job thread: records the thread's CPU time into its counters when the job
+// returns, however it returns.
+class ThreadCpuRecorder {
+ public:
+  explicit ThreadCpuRecorder(TaskCounters& counters) : counters_(counters) {}
+  ~ThreadCpuRecorder();
+  ThreadCpuRecorder(const ThreadCpuRecorder&) = delete;
+  ThreadCpuRecorder& operator=(const ThreadCpuRecorder&) = delete;
+
+ private:
+  TaskCounters& counters_;
+};
+
+// The job threads' CPU time together, and the busiest one's.
+struct JobsCpuTime {
+  uint64_t user_ns = 0;
+  uint64_t sys_ns = 0;
+  uint64_t busiest_ns = 0;
 };
 
 class StepTask {
@@ -31,11 +57,20 @@ class StepTask {
   // Cumulative, from any thread.
   virtual uint64_t ops() const { return 0; }
   virtual uint64_t bytes() const { return 0; }
+  // Tasks that run jobs (files, copy): their threads' CPU time, after Run. None for a host
+  // action (sync, drop_caches, readahead, hook): its step then reports no CPU at all.
+  virtual std::optional<JobsCpuTime> JobsCpu() const { return std::nullopt; }
 };
 
 // Sums counters and merges histograms of the jobs into `result`.
 void ReportCounters(const std::vector<std::unique_ptr<TaskCounters>>& jobs, v1::StepResult& result);
 uint64_t SumOps(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
 uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
+JobsCpuTime SumCpu(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
+
+// A task step's CPU inside its window: its jobs', the agent process's and the host's, the
+// latter two from samples at the window's edges (as io steps have them).
+void ReportTaskCpu(const JobsCpuTime& jobs, const CpuSample& start, const CpuSample& end, uint64_t window_ns,
+                   v1::CpuStats& out);
 
 }  // namespace iofleet::agent

@@ -20,6 +20,7 @@
 #include "agent/run/engine_name.h"
 #include "agent/run/files_task.h"
 #include "agent/run/host_tasks.h"
+#include "agent/run/host_info.h"
 #include "core/base/checked.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
@@ -324,6 +325,7 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   run_token_ = RunToken(request.run_id());
   v1::PrepareResponse response;
   response.set_run_dir(workspace_->run_dir());
+  *response.mutable_host() = GatherHostInfo(workspace_->run_dir());
   response.set_session_token(session_token_);
   return response;
 }

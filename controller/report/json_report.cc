@@ -90,20 +90,47 @@ nlohmann::ordered_json StatsJson(const StepStats& s) {
   if (s.fsyncs) j["fsync_latency_ns"] = LatencyJson(*s.fsync_latency);
   j["errors"] = nlohmann::ordered_json::object();
   for (const auto& [kind, n] : s.errors) j["errors"][kind] = n;
-  const CpuFigures& c = s.cpu;
-  uint64_t worker_ns = c.worker_user_ns + c.worker_sys_ns;
-  j["cpu"] = {
-      {"worker_user_sec", static_cast<double>(c.worker_user_ns) / 1e9},
-      {"worker_sys_sec", static_cast<double>(c.worker_sys_ns) / 1e9},
-      {"process_user_sec", static_cast<double>(c.process_user_ns) / 1e9},
-      {"process_sys_sec", static_cast<double>(c.process_sys_ns) / 1e9},
-      {"cpu_ns_per_io", s.ops ? static_cast<double>(worker_ns) / static_cast<double>(s.ops) : 0.0},
-      {"host_busy_pct", c.host_busy_pct()},
-      {"busiest_worker_pct", c.max_worker_busy_permille / 10.0},
-  };
-  j["client_cpu_bound"] = s.cpu_bound;
-  j["cache_resident"] = s.cache_resident;
+  // Measurements only: a step that measured no CPU (host steps) or no residency has no such keys.
+  if (s.cpu) {
+    const CpuFigures& c = *s.cpu;
+    uint64_t worker_ns = c.worker_user_ns + c.worker_sys_ns;
+    nlohmann::ordered_json cpu = {
+        {"worker_user_sec", static_cast<double>(c.worker_user_ns) / 1e9},
+        {"worker_sys_sec", static_cast<double>(c.worker_sys_ns) / 1e9},
+        {"process_user_sec", static_cast<double>(c.process_user_ns) / 1e9},
+        {"process_sys_sec", static_cast<double>(c.process_sys_ns) / 1e9},
+        {"cpu_ns_per_io", s.ops ? static_cast<double>(worker_ns) / static_cast<double>(s.ops) : 0.0},
+    };
+    if (c.host_measured()) cpu["host_busy_pct"] = c.host_busy_pct();
+    cpu["busiest_worker_pct"] = c.max_worker_busy_permille / 10.0;
+    j["cpu"] = cpu;
+    j["client_cpu_bound"] = s.cpu_bound;
+  }
+  if (s.cache) {
+    j["cache_resident"] = s.cache->resident();
+    j["cache_resident_pct"] = s.cache->pct();
+  }
   if (!s.notes.empty()) j["notes"] = s.notes;
+  return j;
+}
+
+// Where an agent ran: only the facts it could read.
+nlohmann::ordered_json HostJson(const HostFacts& h) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  auto text = [&](const char* key, const std::string& value) {
+    if (!value.empty()) j[key] = value;
+  };
+  text("hostname", h.hostname);
+  text("kernel", h.kernel);
+  if (h.cpus) j["cpus"] = h.cpus;
+  if (h.memory_bytes) j["memory_bytes"] = h.memory_bytes;
+  text("mount_point", h.mount_point);
+  text("fs_type", h.fs_type);
+  text("mount_options", h.mount_options);
+  text("device", h.device);
+  text("block_device", h.block_device);
+  text("scheduler", h.scheduler);
+  if (h.read_ahead_kb) j["read_ahead_kb"] = *h.read_ahead_kb;
   return j;
 }
 
@@ -128,7 +155,9 @@ std::string ReportJson(const RunReport& report) {
   if (!report.error.empty()) j["error"] = report.error;
   j["agents"] = nlohmann::ordered_json::array();
   for (const auto& a : report.agents) {
-    j["agents"].push_back({{"name", a.name}, {"address", a.address}, {"version", a.version}});
+    nlohmann::ordered_json agent = {{"name", a.name}, {"address", a.address}, {"version", a.version}};
+    if (a.host) agent["host"] = HostJson(*a.host);
+    j["agents"].push_back(agent);
   }
   j["steps"] = nlohmann::ordered_json::array();
   for (const auto& step : report.steps) {

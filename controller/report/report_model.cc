@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/spec/proto_convert.h"
+#include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::controller {
 namespace {
@@ -20,6 +21,22 @@ OpFigures OpFromProto(const v1::OpStats& in) {
 }
 
 }  // namespace
+
+HostFacts HostFacts::FromProto(const v1::HostInfo& info) {
+  HostFacts h;
+  h.hostname = info.hostname();
+  h.kernel = info.kernel();
+  h.cpus = info.cpus();
+  h.memory_bytes = info.memory_bytes();
+  h.mount_point = info.mount_point();
+  h.fs_type = info.fs_type();
+  h.mount_options = info.mount_options();
+  h.device = info.device();
+  h.block_device = info.block_device();
+  h.scheduler = info.scheduler();
+  if (info.has_read_ahead_kb()) h.read_ahead_kb = info.read_ahead_kb();
+  return h;
+}
 
 void OpFigures::Add(const OpFigures& other) {
   ops += other.ops;
@@ -41,15 +58,28 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
   s.read = OpFromProto(result.read());
   s.write = OpFromProto(result.write());
   for (const auto& e : result.errors()) s.errors[e.kind()] += e.count();
-  const v1::CpuStats& c = result.cpu();
-  s.cpu = {c.worker_user_ns(), c.worker_sys_ns(), c.process_user_ns(), c.process_sys_ns(),
-           c.host_busy_ticks(), c.host_total_ticks(), c.max_worker_busy_permille()};
-  s.cache_resident = result.cache_resident();
+  if (result.has_cpu()) {
+    const v1::CpuStats& c = result.cpu();
+    s.cpu = CpuFigures{c.worker_user_ns(), c.worker_sys_ns(), c.process_user_ns(), c.process_sys_ns(),
+                       c.host_busy_ticks(), c.host_total_ticks(), c.max_worker_busy_permille()};
+    s.cpu_bound = s.cpu->host_busy_pct() > kCpuBoundPct || s.cpu->max_worker_busy_permille > kCpuBoundPct * 10;
+  }
+  // cache_resident (field 13) was a size rule and is ignored: only the measurement counts.
+  if (result.has_cache() && result.cache().pages() > 0) s.cache = CacheFigures{result.cache().resident_pages(), result.cache().pages()};
   s.rate_limited = result.rate_limited();
   s.dirs = result.dirs();
   if (!result.note().empty()) s.notes.push_back(result.note());
-  s.cpu_bound = s.cpu.host_busy_pct() > kCpuBoundPct || s.cpu.max_worker_busy_permille > kCpuBoundPct * 10;
   return s;
+}
+
+void CpuFigures::Add(const CpuFigures& other) {
+  worker_user_ns += other.worker_user_ns;
+  worker_sys_ns += other.worker_sys_ns;
+  process_user_ns += other.process_user_ns;
+  process_sys_ns += other.process_sys_ns;
+  host_busy_ticks += other.host_busy_ticks;
+  host_total_ticks += other.host_total_ticks;
+  max_worker_busy_permille = std::max(max_worker_busy_permille, other.max_worker_busy_permille);
 }
 
 void StepStats::Add(const StepStats& other, bool first) {
@@ -64,14 +94,15 @@ void StepStats::Add(const StepStats& other, bool first) {
   read.Add(other.read);
   write.Add(other.write);
   for (const auto& [kind, n] : other.errors) errors[kind] += n;
-  cpu.worker_user_ns += other.cpu.worker_user_ns;
-  cpu.worker_sys_ns += other.cpu.worker_sys_ns;
-  cpu.process_user_ns += other.cpu.process_user_ns;
-  cpu.process_sys_ns += other.cpu.process_sys_ns;
-  cpu.host_busy_ticks += other.cpu.host_busy_ticks;
-  cpu.host_total_ticks += other.cpu.host_total_ticks;
-  cpu.max_worker_busy_permille = std::max(cpu.max_worker_busy_permille, other.cpu.max_worker_busy_permille);
-  cache_resident = cache_resident || other.cache_resident;
+  if (other.cpu) {
+    if (!cpu) cpu = CpuFigures();
+    cpu->Add(*other.cpu);
+  }
+  if (other.cache) {
+    if (!cache) cache = CacheFigures();
+    cache->resident_pages += other.cache->resident_pages;
+    cache->pages += other.cache->pages;
+  }
   rate_limited = rate_limited || other.rate_limited;
   cpu_bound = cpu_bound || other.cpu_bound;
   dirs += other.dirs;

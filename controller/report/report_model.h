@@ -5,11 +5,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/histogram.h"
 #include "iofleet/v1/result.pb.h"
+
+namespace iofleet::v1 {
+class HostInfo;
+}
 
 namespace iofleet::controller {
 
@@ -23,6 +28,7 @@ struct OpFigures {
   void Add(const OpFigures& other);
 };
 
+// CPU inside a step's window, as measured (io, files and copy steps; not host steps).
 struct CpuFigures {
   uint64_t worker_user_ns = 0;
   uint64_t worker_sys_ns = 0;
@@ -32,9 +38,23 @@ struct CpuFigures {
   uint64_t host_total_ticks = 0;
   uint32_t max_worker_busy_permille = 0;
 
+  // /proc/stat counts in ticks (10 ms): a window shorter than one may have none to divide.
+  bool host_measured() const { return host_total_ticks > 0; }
   double host_busy_pct() const {
     return host_total_ticks ? 100.0 * static_cast<double>(host_busy_ticks) / static_cast<double>(host_total_ticks) : 0.0;
   }
+  void Add(const CpuFigures& other);
+};
+
+// Page-cache residency of a read step's data when its setup ended, as agents measured it.
+struct CacheFigures {
+  // At or above this share resident, the reads were likely served from memory, not storage.
+  static constexpr double kResidentPct = 50.0;
+  uint64_t resident_pages = 0;
+  uint64_t pages = 0;
+
+  double pct() const { return pages ? 100.0 * static_cast<double>(resident_pages) / static_cast<double>(pages) : 0.0; }
+  bool resident() const { return pct() >= kResidentPct; }
 };
 
 struct StepStats {
@@ -49,10 +69,10 @@ struct StepStats {
   OpFigures read;
   OpFigures write;
   std::map<std::string, uint64_t> errors;  // by kind (errno name, "verify")
-  CpuFigures cpu;
-  bool cache_resident = false;
+  std::optional<CpuFigures> cpu;      // absent: not measured (host steps)
+  std::optional<CacheFigures> cache;  // absent: not measured; an aggregate sums the agents that did
   bool rate_limited = false;
-  bool cpu_bound = false;  // this agent, or for an aggregate any agent, was CPU-bound
+  bool cpu_bound = false;  // this agent, or for an aggregate any agent, was CPU-bound (measured)
   uint64_t dirs = 0;       // copy: directories made
   std::vector<std::string> notes;  // what host steps did (read-ahead changed, hook exit)
 
@@ -117,10 +137,29 @@ struct StepReport {
   std::vector<PhaseReport> phases;  // files steps
 };
 
+// Where an agent ran the workload, as it reported at Prepare (v1::HostInfo): empty strings and
+// zeros are facts it could not read, and the report leaves them out.
+struct HostFacts {
+  std::string hostname;
+  std::string kernel;
+  uint32_t cpus = 0;
+  uint64_t memory_bytes = 0;
+  std::string mount_point;
+  std::string fs_type;
+  std::string mount_options;
+  std::string device;
+  std::string block_device;
+  std::string scheduler;
+  std::optional<uint32_t> read_ahead_kb;
+
+  static HostFacts FromProto(const v1::HostInfo& info);
+};
+
 struct AgentInfo {
   std::string name;
   std::string address;
   std::string version;
+  std::optional<HostFacts> host = std::nullopt;  // from its PrepareResponse; absent when it never prepared
 };
 
 struct RunReport {

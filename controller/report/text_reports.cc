@@ -88,7 +88,16 @@ std::string ConsoleSummary(const RunReport& report) {
     if (step.status != "succeeded") out += fmt::format("{:<14} status: {}\n", "", step.status);
     if (agg.filled_bytes) out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", agg.filled_bytes >> 20);
     if (agg.cpu_bound) out += fmt::format("{:<14} warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's\n", "");
-    if (agg.cache_resident) out += fmt::format("{:<14} warning: buffered reads of a data set smaller than twice the agent's RAM: likely served from page cache\n", "");
+    if (agg.cache && agg.cache->resident()) {
+      out += fmt::format("{:<14} warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage\n",
+                         "", agg.cache->pct());
+    }
+    for (const auto& a : step.agents) {  // one agent's cached data may hide in a large fleet's total
+      if (step.agents.size() > 1 && a.stats.cache && a.stats.cache->resident() && !(agg.cache && agg.cache->resident())) {
+        out += fmt::format("{:<14} warning: agent {}: {:.0f}% of its data was in the page cache when the step started\n", "",
+                           a.agent, a.stats.cache->pct());
+      }
+    }
     for (const auto& [kind, n] : agg.errors) out += fmt::format("{:<14} errors: {} x {}\n", "", n, kind);
     for (const auto& phase : step.phases) {
       out += fmt::format("{:<14} {:<12} {:>10.1f} {:>10.1f} {:>10.0f} {:>10} {:>10} {:>10} {:>10}\n", "", "  " + phase.op,

@@ -337,6 +337,67 @@ TEST(ReadaheadStep, AKilledAgentRestoresTheOriginalWhenItStartsAgain) {
 
 // The shipped workloads of seeds 000 and 004, scaled down with --set.
 
+// Issue 9 items 13 and 15, and where a run ran: page-cache residency measured before each read
+// step (so none right after drop_caches), CPU for files steps and none for host steps, and each
+// agent's kernel, file system and device in report.json.
+TEST(Measurements, CacheResidencyCpuAndHostAreMeasuredOrLeftOut) {
+  if (geteuid() != 0) GTEST_SKIP() << "drop_caches needs root";
+  TempDir tmp;
+  WriteText(tmp / "agent.yaml", "allow_drop_caches: true\n");
+  WriteText(tmp / "w.yaml", R"(name: measured
+defaults: { engine: psync, block_size: 1MiB, file_size: 16MiB, direct: false }
+steps:
+  - io: { op: write, fsync: { at_end: true } }
+  - drop_caches: {}
+  - name: cold
+    io: { op: read }
+  - name: warm
+    io: { op: read }
+  - sync: {}
+  - sleep: { duration: 100ms }
+  - files: { dirs: 4, files_per_dir: 500, file_size: 4KiB, jobs: 2, ops: [mkdir, create] }
+)");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string()}, (tmp / "agent.yaml").string(), {}});
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  json report = ReadReport(tmp / "out");
+  const json& steps = report["steps"];
+  ASSERT_EQ(steps.size(), 7u);
+  const json& cold = steps[2]["aggregate"];
+  ASSERT_TRUE(cold.contains("cache_resident_pct")) << cold;
+  EXPECT_LT(cold["cache_resident_pct"].get<double>(), 10.0);
+  EXPECT_EQ(cold["cache_resident"], false);
+  const json& warm = steps[3]["aggregate"];
+  ASSERT_TRUE(warm.contains("cache_resident_pct")) << warm;
+  EXPECT_GT(warm["cache_resident_pct"].get<double>(), 90.0);
+  EXPECT_EQ(warm["cache_resident"], true);
+  EXPECT_NE(r.out.find("in the page cache when the step started"), std::string::npos) << r.out;
+  EXPECT_FALSE(steps[0]["aggregate"].contains("cache_resident")) << "a write step reads nothing";
+  for (int host_step : {1, 4, 5}) {  // drop_caches, sync, sleep (the controller's: no agent rows)
+    std::vector<json> entries = {steps[host_step]["aggregate"]};
+    for (const auto& row : steps[host_step]["agents"]) entries.push_back(row);
+    for (const json& entry : entries) {
+      EXPECT_FALSE(entry.contains("cpu")) << steps[host_step]["kind"] << entry;
+      EXPECT_FALSE(entry.contains("client_cpu_bound")) << steps[host_step]["kind"];
+    }
+  }
+  const json& files = steps[6];
+  ASSERT_TRUE(files["aggregate"].contains("cpu")) << files["aggregate"];
+  const json& cpu = files["aggregate"]["cpu"];
+  EXPECT_GT(cpu["process_user_sec"].get<double>() + cpu["process_sys_sec"].get<double>(), 0.0);
+  EXPECT_GT(cpu["worker_user_sec"].get<double>() + cpu["worker_sys_sec"].get<double>(), 0.0);
+  for (const auto& phase : files["phases"]) EXPECT_TRUE(phase.contains("cpu")) << phase["op"];
+
+  const json& agent = report["agents"][0];
+  ASSERT_TRUE(agent.contains("host")) << agent.dump();
+  const json& host = agent["host"];
+  EXPECT_FALSE(host["kernel"].get<std::string>().empty());
+  EXPECT_GE(host["cpus"].get<int>(), 1);
+  EXPECT_GT(host["memory_bytes"].get<uint64_t>(), 0u);
+  EXPECT_FALSE(host["fs_type"].get<std::string>().empty());
+  EXPECT_NE(host["fs_type"], "tmpfs");  // the build tree's file system
+  EXPECT_TRUE(host.contains("mount_options"));
+}
+
 TEST(ShippedWorkloads, CunoLargeFiles) {
   TempDir tmp;
   CommandResult r = RunLocal(tmp, {"workloads/cuno-large-files.yaml",
