@@ -225,7 +225,7 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
   const v1::IoSpec& io = runner->ctx_.io;
   if (!io.direct() && spec::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {  // reads the page cache can serve
     std::vector<FileRange> ranges;
-    for (const auto& job : runner->jobs_) ranges.push_back(SequenceRange(job->fd, job->plan.sequence));
+    for (const auto& job : runner->jobs_) ranges.push_back(SequenceRange(job->fd.get(), job->plan.sequence));
     runner->cache_ = MeasureResidency(ranges);
   }
   return runner;
