@@ -1,5 +1,6 @@
 #include "agent/service/agent_service.h"
 
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <algorithm>
@@ -14,21 +15,21 @@ uint64_t UnixNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Sleeps until `unix_ns` on the wall clock: most of the way in the kernel, the last 100 us
-// spinning, so every agent's jobs are released within microseconds of the instant.
-// False when the caller gave up (the stream was cancelled) first.
+// Sleeps until `unix_ns` on the wall clock with an absolute-time timer (slack 1 ns), so every
+// agent's jobs are released within the kernel's wake-up latency of the instant. It does not
+// spin: on a host running many agents (or a busy client), spinners would take the cores the
+// others need to wake up, and the start skew would measure the scheduler. False when the caller
+// gave up (the stream was cancelled) first.
 bool WaitUntil(uint64_t unix_ns, grpc::ServerContext* context) {
-  constexpr uint64_t kSpinNs = 100'000;
+  constexpr uint64_t kCheckEveryNs = 100'000'000;  // re-check cancellation
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   while (true) {
     uint64_t now = UnixNs();
     if (now >= unix_ns) return true;
     if (context->IsCancelled()) return false;
-    uint64_t left = unix_ns - now;
-    if (left > kSpinNs) {
-      uint64_t nap = std::min<uint64_t>(left - kSpinNs, 100'000'000);  // re-check cancellation
-      timespec ts{static_cast<time_t>(nap / 1'000'000'000), static_cast<long>(nap % 1'000'000'000)};
-      nanosleep(&ts, nullptr);
-    }
+    uint64_t until = std::min(unix_ns, now + kCheckEveryNs);
+    timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
+    clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr);
   }
 }
 
