@@ -39,6 +39,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   // cancels it (the run's Stop then ends the agents' fills between two writes).
   std::vector<Status> setup(fleet_.size());
   std::atomic<size_t> setting_up{fleet_.size()};
+  std::atomic<bool> setup_failed{false};
   std::thread setups([&] {
     ForEachAgent(fleet_, [&](size_t i) {
       v1::SetupStepRequest request;
@@ -46,13 +47,16 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       request.set_step_index(static_cast<uint32_t>(index));
       request.set_phase(phase);
       setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
+      if (!setup[i].ok()) setup_failed = true;
       --setting_up;
     });
   });
+  // One agent's failed setup fails the step: the others' setups (a fill may take minutes) are
+  // cancelled rather than waited for; the run's Stop then ends them on the agents.
   bool cancelled_setup = false;
   while (setting_up > 0) {
     std::this_thread::sleep_for(milliseconds(20));
-    if (interrupted_ && !cancelled_setup) {
+    if ((interrupted_ || setup_failed) && !cancelled_setup) {
       cancelled_setup = true;
       for (auto& a : fleet_) a->client->CancelStep();
     }
@@ -63,7 +67,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     return {"aborted", "interrupted (Ctrl-C) " + std::string(cancelled_setup ? "while setting up" : "before") + " step " + step.name};
   }
   for (size_t i = 0; i < fleet_.size(); ++i) {
-    if (setup[i].ok()) continue;
+    if (setup[i].ok() || (setup[i].code() == Code::kCancelled && cancelled_setup)) continue;
     std::string message = WithAgent(*fleet_[i], setup[i].message());
     std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
     fail("failed", "step " + step.name + ": " + message);
