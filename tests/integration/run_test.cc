@@ -134,6 +134,36 @@ TEST(Run, LocalAgentRunsTheQuickstart) {
   EXPECT_EQ(CountEntries(tmp / "data"), 0u);
 }
 
+// Issue 9, item 2: a ramp in defaults reaches only the time-based step. Given to the
+// size-based write as well, it opened that step's window after the write was done: 0 bytes,
+// status succeeded. What ran, the effective YAML and the report agree.
+TEST(Run, ARampFromDefaultsReachesOnlyTimeBasedSteps) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", R"(name: ramp
+defaults: { engine: psync, block_size: 64KiB, file_size: 16MiB, ramp: 1s }
+steps:
+  - name: write
+    io: { op: write }
+  - name: randread
+    io: { op: randread, runtime: 2s }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+                                (tmp / "data").string(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  fs::path run = OnlyRunDir(tmp / "out");
+  json report = ReadJson(run / "report.json");
+  EXPECT_EQ(report["steps"][0]["aggregate"]["bytes"].get<uint64_t>(), 16u << 20);
+  EXPECT_GT(report["steps"][1]["aggregate"]["ops"].get<uint64_t>(), 0u);
+  std::ifstream in(run / "workload.effective.yaml");
+  std::string yaml((std::istreambuf_iterator<char>(in)), {});
+  size_t write_at = yaml.find("name: \"write\""), read_at = yaml.find("name: \"randread\"");
+  ASSERT_NE(write_at, std::string::npos);
+  ASSERT_NE(read_at, std::string::npos);
+  EXPECT_EQ(yaml.substr(write_at, read_at - write_at).find("ramp"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.substr(read_at).find("ramp: 1s"), std::string::npos) << yaml;
+}
+
 TEST(Run, ReadStepFillsWhatWasNeverWritten) {
   TempDir tmp;
   WriteText(tmp / "w.yaml", "name: fill\ndefaults: { block_size: 64KiB, file_size: 4MiB }\nsteps:\n  - io: { op: read }\n");
