@@ -246,6 +246,72 @@ steps:
   }
 }
 
+// ENOSPC after preflight: the file system fills up (someone else's file) while the run pauses;
+// the next write step fails naming the agent, the file and ENOSPC, and the run is failed.
+TEST(Fault, FileSystemFullMidRunFailsTheStep) {
+  TempDir tmp;
+  Canary canary(tmp / "outside");
+  fs::create_directories(tmp / "small");
+  if (RunCommand({"/bin/mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", (tmp / "small").string()}, tmp / "logs").code != 0) {
+    GTEST_SKIP() << "cannot mount a size-limited tmpfs here";
+  }
+  fs::create_directories(tmp / "small/root");
+  int code = -1;
+  {
+    AgentProcess agent(tmp / "small/root", "node01", tmp / "logs");
+    Process run = StartRun(tmp, agent.address(), R"(name: fault
+defaults: { engine: psync, direct: false, block_size: 64KiB, file_size: 8MiB }
+steps:
+  - name: first
+    io: { op: write }
+  - name: pause
+    sleep: { duration: 3s }
+  - name: second
+    io: { op: write, jobs: 2 }
+)");
+    ASSERT_TRUE(WaitFor([&] { return fs::exists(tmp / "small/root/iofleet"); }, 15s));
+    std::this_thread::sleep_for(1500ms);  // inside the pause: fill what is left
+    std::ofstream junk(tmp / "small/junk");
+    std::string mib(1 << 20, 'x');
+    for (int i = 0; i < 24 && junk; ++i) junk << mib;
+    junk.close();
+    code = run.Wait(30s);
+    std::printf("file system full between two write steps: exit %d\n", code);
+    EXPECT_EQ(code, 1) << run.Stderr();
+    EXPECT_NE(run.Stderr().find("(ENOSPC)"), std::string::npos) << run.Stderr();
+    EXPECT_EQ(ReadReport(tmp / "out")["status"], "failed");
+    fs::remove(tmp / "small/junk");
+    EXPECT_TRUE(WaitFor([&] { return CountEntries(tmp / "small/root") == 0; }, 10s));
+  }
+  RunCommand({"/bin/umount", (tmp / "small").string()}, tmp / "logs");
+  canary.ExpectUntouched();
+}
+
+// SIGTERM while an agent fills files for a step: the run fails at once.
+TEST(Fault, AgentTerminatedDuringSetupFailsTheRun) {
+  TempDir tmp;
+  Canary canary(tmp / "outside");
+  Fleet2 fleet(tmp);
+  Process run = StartRun(tmp, fleet.agents(), R"(name: fault
+defaults: { engine: libaio, block_size: 1MiB, file_size: 2GiB }
+steps:
+  - name: read
+    io: { op: read }
+)");
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(tmp / "node02/iofleet"); }, 15s));
+  std::this_thread::sleep_for(300ms);
+  fleet.b.process().Signal(SIGTERM);
+  auto signalled = std::chrono::steady_clock::now();
+  int code = run.Wait(30s);
+  double took = SecondsSince(signalled);
+  std::printf("SIGTERM to an agent during setup: exit %d after %.2f s\n", code, took);
+  EXPECT_EQ(code, 1) << run.Stderr();
+  EXPECT_LT(took, 5.0) << run.Stderr();
+  EXPECT_EQ(ReadReport(tmp / "out")["status"], "failed");
+  EXPECT_TRUE(WaitFor([&] { return CountEntries(tmp / "node01") == 0 && CountEntries(tmp / "node02") == 0; }, 15s));
+  canary.ExpectUntouched();
+}
+
 // I/O errors from the storage (injected EIO) fail the step, naming agent, file, offset, errno.
 TEST(Fault, InjectedEioFailsTheRun) {
   TempDir tmp;

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -209,6 +210,35 @@ TEST_F(NetnsHosts, SilentLinkCutFailsTheRunAndTheAgentCleansUp) {
   while (CountEntries(tmp_ / "root1") > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(100ms);
   EXPECT_EQ(CountEntries(tmp_ / "root1"), 0u) << agents_[1]->Stderr();
   EXPECT_EQ(CountEntries(tmp_ / "root0"), 0u);
+}
+
+// Fault suite: a link down, and back up 15 s later. The run failed when the link went; the
+// cut-off agent stopped and cleaned up on its own, and once the link is back it takes the next
+// run as if nothing had happened.
+TEST_F(NetnsHosts, LinkDownThenUpAfter15sLeavesTheAgentReady) {
+  std::ofstream(tmp_ / "w.yaml") << "name: cut\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n";
+  Process run({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(), "--tls-dir",
+               (tmp_ / "tls").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
+  auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (!fs::exists(tmp_ / "root1" / "iofleet") && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "down"}));
+  auto cut = std::chrono::steady_clock::now();
+  EXPECT_EQ(run.Wait(30s), 1) << run.Stderr();
+  EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "failed");
+  std::this_thread::sleep_until(cut + 15s);
+  ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "up"}));
+  // The agent noticed the cut by keepalive (about 8 s), stopped its I/O, and ends the run when
+  // its lease (10 s from then) runs out: with the link back or not.
+  auto clean = std::chrono::steady_clock::now() + 20s;
+  while (CountEntries(tmp_ / "root1") > 0 && std::chrono::steady_clock::now() < clean) std::this_thread::sleep_for(100ms);
+  double cleaned = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  std::printf("link down for 15 s: the run failed; the cut-off agent's files were gone %.1f s after the cut\n", cleaned);
+  EXPECT_EQ(CountEntries(tmp_ / "root1"), 0u) << agents_[1]->Stderr();
+  std::ofstream(tmp_ / "short.yaml") << "name: next\ndefaults: { block_size: 64KiB, file_size: 1MiB }\nsteps:\n  - io: { op: write }\n";
+  CommandResult next = RunCommand({BinPath("iofleet"), "run", (tmp_ / "short.yaml").string(), "--agents", Agents(),
+                                   "--tls-dir", (tmp_ / "tls").string(), "--out", (tmp_ / "out2").string()}, tmp_ / "logs", 60s);
+  EXPECT_EQ(next.code, 0) << next.err;
 }
 
 }  // namespace
