@@ -84,12 +84,8 @@ Result<CacheResidency> ByMincore(int fd, const PageSpan& span) {
 }  // namespace
 
 FileRange SequenceRange(int fd, const SequenceSpec& s) {
-  if (s.stride > 1) {
-    // File slots first, first + stride, ...: the span they lie in.
-    const uint64_t last = s.slots ? s.first + (s.slots - 1) * s.stride : s.first;
-    return {fd, s.first * s.slot_size, s.slots ? (last - s.first + 1) * s.slot_size : 0};
-  }
-  return {fd, s.base, s.slots * s.slot_size};
+  const ByteSpan span = JobSpan(s);
+  return {fd, span.begin, span.end - span.begin};
 }
 
 Result<CacheResidency> MeasureResidencyByMincore(const FileRange& range) {

@@ -164,19 +164,17 @@ Status StepRunner::FillHoles() {
   if (!spec::Reads(io.op()) || io.engine() == v1::ENGINE_NULL || !ctx_.read_from_agent.empty()) return Status::Ok();
   for (auto& job : jobs_) {
     const SequenceSpec& seq = job->plan.sequence;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
-    if (seq.stride > 1) {
-      for (uint64_t i = 0; i < seq.slots; ++i) {
-        uint64_t at = (seq.first + i * seq.stride) * seq.slot_size;
-        ranges.emplace_back(at, at + seq.slot_size);
-      }
-    } else {
-      ranges.emplace_back(seq.base, seq.base + seq.slots * seq.slot_size);
-    }
+    // A strided job's slots lie between other jobs' slots: each is its own range. Ranges are
+    // visited one at a time (a strided file of a TiB has a billion slots: no list of them).
+    const bool strided = seq.stride > 1;
+    const uint64_t range_count = strided ? seq.slots : (seq.slots ? 1 : 0);
+    auto range_at = [&](uint64_t r) -> ByteSpan {
+      if (!strided) return JobSpan(seq);
+      return {SlotOffset(seq, r), SlotOffset(seq, r) + seq.slot_size};
+    };
     const size_t slots = std::max<size_t>(job->buffers.size(), (kFillChunk + slot_size_ - 1) / slot_size_);
     const size_t chunk = slots * slot_size_;
-    std::unique_ptr<std::byte, decltype(&std::free)> fill_buffer(
-        static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, chunk)), &std::free);
+    AlignedBuffer fill_buffer = AllocateAligned(kBufferAlign, chunk);
     if (!fill_buffer) return Status(Code::kResourceExhausted, "agent " + ctx_.agent_name + ": cannot allocate a fill buffer");
     std::byte* buffer = fill_buffer.get();
     // Its own data stream (stamps stay unique in the run), with the step's data options.
@@ -184,7 +182,11 @@ Status StepRunner::FillHoles() {
     options.stream = Mix(options.stream, 0xF111);
     DataGenerator data;
     data.Prepare(options, buffer, slot_size_, slots);
-    for (const auto& [begin, end] : ranges) {
+    for (uint64_t r = 0; r < range_count; ++r) {
+      if ((r & 4095) == 0 && ctx_.cancel && ctx_.cancel->load(std::memory_order_relaxed)) {
+        return Aborted("agent " + ctx_.agent_name + ": " + job->path + ": setup stopped while filling");
+      }
+      const auto [begin, end] = range_at(r);
       for (const auto& [hole_begin, hole_end] : ctx_.coverage->Holes(job->file, begin, end)) {
         // Holes start and end on slot boundaries: coverage only ever holds whole transfers
         // of this step's layout or of earlier steps, rounded outward here to whole slots.

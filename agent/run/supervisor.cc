@@ -1,6 +1,7 @@
 #include "agent/run/supervisor.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/random.h>
@@ -22,6 +23,7 @@
 #include "agent/run/host_tasks.h"
 #include "agent/run/host_info.h"
 #include "core/base/checked.h"
+#include "core/base/unique_fd.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
@@ -35,6 +37,7 @@ constexpr uint64_t kDefaultLeaseNs = 10'000'000'000;
 constexpr uint64_t kMinLeaseNs = 1'000'000'000;
 constexpr uint64_t kMaxLeaseNs = 3'600'000'000'000;
 constexpr size_t kProbeSize = 4096;
+constexpr uint64_t kMaxStartLeadNs = 60'000'000'000;
 
 // FNV-1a: a stable token per run for data seeds and verify headers.
 uint64_t RunToken(const std::string& run_id) {
@@ -170,11 +173,14 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   if (!fd.ok()) {
     return Status(Code::kFailedPrecondition, who + "O_DIRECT is not supported here: " + fd.status().message());
   }
-  void* buffer = std::aligned_alloc(kProbeSize, kProbeSize);
-  std::memset(buffer, 0xA5, kProbeSize);
-  ssize_t n = pwrite(*fd, buffer, kProbeSize, 0);
+  AlignedBuffer buffer = AllocateAligned(kProbeSize, kProbeSize);
+  if (!buffer) {
+    close(*fd);
+    return Status(Code::kResourceExhausted, who + "cannot allocate the O_DIRECT probe's buffer");
+  }
+  std::memset(buffer.get(), 0xA5, kProbeSize);
+  ssize_t n = pwrite(*fd, buffer.get(), kProbeSize, 0);
   int err = errno;
-  std::free(buffer);
   uint32_t dio_align = 0;
 #ifdef STATX_DIOALIGN
   struct statx stx{};
@@ -389,14 +395,20 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   // ending waits for this to return before it removes anything.
   RunPlaces places{run_id_, run_agent_name_, run_token_, target_root_, readahead_file_, workspace_, places_};
   lock.unlock();
-  Status task_status;
-  if (!planned.has_io()) {
-    auto task = MakeTask(planned, request.phase(), request.step_index(), places);
-    if (task.ok()) context.task = std::move(*task);
-    else task_status = task.status();
+  // Whatever happens in here (an exception included) ends as a Status: ending waits for
+  // setup_in_flight_ to clear, so it must clear on every way out.
+  Result<std::unique_ptr<StepRunner>> runner = Status(Code::kInternal, "");
+  try {
+    Status task_status;
+    if (!planned.has_io()) {
+      auto task = MakeTask(planned, request.phase(), request.step_index(), places);
+      if (task.ok()) context.task = std::move(*task);
+      else task_status = task.status();
+    }
+    runner = task_status.ok() ? StepRunner::Prepare(std::move(context)) : Result<std::unique_ptr<StepRunner>>(task_status);
+  } catch (const std::exception& e) {
+    runner = Status(Code::kInternal, "agent " + name_ + ": setting up step " + planned.name() + ": " + e.what());
   }
-  Result<std::unique_ptr<StepRunner>> runner =
-      task_status.ok() ? StepRunner::Prepare(std::move(context)) : Result<std::unique_ptr<StepRunner>>(task_status);
   lock.lock();
   setup_in_flight_ = false;
   changed_.notify_all();
@@ -451,6 +463,15 @@ Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& pl
 Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest& request) {
   std::lock_guard lock(mu_);
   IOFLEET_RETURN_IF_ERROR(CheckStep(request.run_id(), request.session_token(), request.step_index()));
+  // A start instant far ahead (a bad clock offset, a wall clock stepped) would hold the run,
+  // its lease and a Stop until then: refused.
+  timespec wall;
+  clock_gettime(CLOCK_REALTIME, &wall);
+  const uint64_t now = static_cast<uint64_t>(wall.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(wall.tv_nsec);
+  if (request.start_at_unix_ns() > now + kMaxStartLeadNs) {
+    return InvalidArgument("agent " + name_ + ": start instant " + std::to_string((request.start_at_unix_ns() - now) / 1'000'000) +
+                           " ms ahead (at most " + std::to_string(kMaxStartLeadNs / 1'000'000'000) + " s; are the clocks right?)");
+  }
   if (state_ != AgentState::kSettingUp || !step_ready_ || step_index_ != request.step_index()) {
     return Status(Code::kFailedPrecondition, "agent " + name_ + ": step " + std::to_string(request.step_index()) +
                                                  " of run " + run_id_ + " is not set up (or already started)");
@@ -537,10 +558,15 @@ uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
   coverage_.reset();
   setup_cancel_.reset();
   lock.unlock();
-  runner.reset();  // joins its (returned) job threads
-  readahead_.RestoreAll();
-  uint64_t removed = workspace ? workspace->Cleanup() : 0;
-  for (auto& [name, place] : places) removed += place->Cleanup();
+  uint64_t removed = 0;
+  try {  // the agent must reach idle whatever happens here
+    runner.reset();  // joins its (returned) job threads
+    readahead_.RestoreAll();
+    removed = workspace ? workspace->Cleanup() : 0;
+    for (auto& [name, place] : places) removed += place->Cleanup();
+  } catch (const std::exception& e) {
+    std::cerr << "iofleet-agent: run " << run_id_ << ": ending: " << e.what() << "\n";
+  }
   lock.lock();
   run_id_.clear();
   session_token_.clear();

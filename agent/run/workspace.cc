@@ -77,6 +77,16 @@ Result<std::shared_ptr<Workspace>> Workspace::Create(const Root& root, const std
   return ws;
 }
 
+bool Workspace::IsSameFile(int kept, const std::string& relative) {
+  struct stat mine {}, there {};
+  if (fstat(kept, &mine) < 0) return false;
+  int fd = OpenBeneath(root_fd_, relative, O_PATH | O_NOFOLLOW);
+  if (fd < 0) return false;
+  bool same = fstat(fd, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino;
+  close(fd);
+  return same;
+}
+
 // A new description of a file this run created, from the descriptor kept since its creation:
 // whatever has since been put at its name (a hard link or symlink to a file elsewhere, by anyone
 // who can write in the run directory) is never opened.
@@ -155,6 +165,14 @@ Status Workspace::RemoveFile(const std::string& name) {
   auto it = std::find_if(created_.begin(), created_.end(),
                          [&](const Entry& e) { return e.relative == relative && !e.directory; });
   if (it == created_.end()) return Status(Code::kPermissionDenied, PathOf(name) + ": not created by this run; not removed");
+  if (auto kept = kept_.find(relative); kept != kept_.end()) {
+    bool ours = IsSameFile(kept->second.get(), relative);
+    kept_.erase(kept);
+    if (!ours) {
+      created_.erase(it);
+      return Status(Code::kPermissionDenied, PathOf(name) + ": no longer the file this run created; not removed");
+    }
+  }
   int rc = UnlinkBeneath(root_fd_, relative, false);
   if (rc < 0 && rc != -ENOENT) return PosixError(PathOf(name), -rc);
   created_.erase(it);
@@ -204,26 +222,31 @@ uint64_t Workspace::CleanupLocked() {
 
 // A directory that still holds entries someone else made (ENOTEMPTY) is left in place.
 uint64_t Workspace::RemoveEntry(const Entry& e) {
-  kept_.erase(e.relative);
+  if (auto kept = kept_.find(e.relative); kept != kept_.end()) {
+    // Only the file this run created: something put at its name since is not the run's.
+    bool ours = IsSameFile(kept->second.get(), e.relative);
+    kept_.erase(kept);
+    if (!ours) return 0;
+  }
   if (!e.tree()) return UnlinkBeneath(root_fd_, e.relative, e.directory) == 0 ? 1 : 0;
   uint64_t removed = 0;
   int base = OpenBeneath(root_fd_, e.relative, O_RDONLY | O_DIRECTORY);
   if (base < 0) return 0;
   int dfd = -1;
   uint64_t open_dir = UINT64_MAX;
-  for (const auto& [begin, end] : e.tree_files) {
+  for (const auto& [begin, end, per_dir] : e.tree_files) {
     for (uint64_t i = begin; i < end; ++i) {
-      uint64_t d = i / e.tree_per_dir;
+      uint64_t d = i / per_dir;
       if (d != open_dir) {
         if (dfd >= 0) close(dfd);
         dfd = openat(base, TreeDirName(static_cast<uint32_t>(d)).text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         open_dir = d;
       }
-      if (dfd >= 0 && unlinkat(dfd, TreeFileName(static_cast<uint32_t>(i % e.tree_per_dir)).text, 0) == 0) ++removed;
+      if (dfd >= 0 && unlinkat(dfd, TreeFileName(static_cast<uint32_t>(i % per_dir)).text, 0) == 0) ++removed;
     }
   }
   if (dfd >= 0) close(dfd);
-  for (const auto& [begin, end] : e.tree_dirs) {
+  for (const auto& [begin, end, per_dir] : e.tree_dirs) {
     for (uint64_t d = begin; d < end; ++d) {
       if (unlinkat(base, TreeDirName(static_cast<uint32_t>(d)).text, AT_REMOVEDIR) == 0) ++removed;
     }
@@ -276,8 +299,7 @@ void Workspace::RecordTreeMade(const std::string& relative, bool directories, ui
     created_.push_back(std::move(tree));
     it = created_.end() - 1;
   }
-  if (!directories) it->tree_per_dir = std::max(files_per_dir, 1u);
-  (directories ? it->tree_dirs : it->tree_files).emplace_back(begin, end);
+  (directories ? it->tree_dirs : it->tree_files).push_back({begin, end, std::max(files_per_dir, 1u)});
 }
 
 void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir) {

@@ -79,16 +79,20 @@ class Workspace {
   std::string PathOf(const std::string& name) const { return run_dir_abs_ + "/" + name; }
 
  private:
-  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;  // [begin, end) of indexes
+  // [begin, end) of indexes; for files, counted across directories of `per_dir` files.
+  struct Range {
+    uint64_t begin;
+    uint64_t end;
+    uint32_t per_dir;
+  };
   struct Entry {
     std::string relative;  // below the root
     bool directory;
     bool copy = false;  // made by a copy step: a later copy to the same place may replace it
     // A files step's tree below `relative`: what it made, by index.
     bool is_tree = false;
-    uint32_t tree_per_dir = 0;
-    Ranges tree_dirs;
-    Ranges tree_files;
+    std::vector<Range> tree_dirs;
+    std::vector<Range> tree_files;
     bool tree() const { return is_tree; }
   };
   uint64_t RemoveEntry(const Entry& e);
@@ -102,6 +106,8 @@ class Workspace {
   // single link; otherwise an existing file this run did not create is refused.
   Result<int> OpenRelative(const std::string& relative, const std::string& shown, int flags, bool others_create);
   static Result<int> Reopen(int kept, const std::string& shown, int flags);
+  // Whether `relative` (not followed if a symlink) is the file `kept` was opened on.
+  bool IsSameFile(int kept, const std::string& relative);
 
   std::string run_dir_rel_;
   std::string run_dir_abs_;

@@ -20,13 +20,13 @@ uint64_t UnixNs() {
 // spin: on a host running many agents (or a busy client), spinners would take the cores the
 // others need to wake up, and the start skew would measure the scheduler. False when the caller
 // gave up (the stream was cancelled) first.
-bool WaitUntil(uint64_t unix_ns, grpc::ServerContext* context) {
-  constexpr uint64_t kCheckEveryNs = 100'000'000;  // re-check cancellation
+bool WaitUntil(uint64_t unix_ns, grpc::ServerContext* context, const StepRunner& runner) {
+  constexpr uint64_t kCheckEveryNs = 100'000'000;  // re-check cancellation and Stop
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   while (true) {
     uint64_t now = UnixNs();
     if (now >= unix_ns) return true;
-    if (context->IsCancelled()) return false;
+    if (context->IsCancelled() || runner.stop_requested()) return false;
     uint64_t until = std::min(unix_ns, now + kCheckEveryNs);
     timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
     clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, nullptr);
@@ -54,8 +54,10 @@ grpc::Status ToGrpc(const Status& status) {
 }
 
 grpc::Status AgentService::Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* response) {
-  *response = supervisor_.Hello();
-  return grpc::Status::OK;
+  return Guarded("Hello", [&] {
+    *response = supervisor_.Hello();
+    return grpc::Status::OK;
+  });
 }
 
 grpc::Status AgentService::Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* response) {
@@ -94,14 +96,19 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
     const std::shared_ptr<StepRunner>& runner;
     bool ended = false;
     ~EndOnExit() {
-      if (!ended) (void)supervisor.StepEnded(runner);
+      if (ended) return;
+      // Left by an exception: the jobs stop and return before the run may end and remove files.
+      runner->Abort();
+      while (!runner->WaitFor(std::chrono::milliseconds(100))) {
+      }
+      (void)supervisor.StepEnded(runner);
     }
   } end_on_exit{supervisor_, runner};
   const auto interval = std::chrono::nanoseconds(
       std::clamp<uint64_t>(request->sample_interval_ns() ? request->sample_interval_ns() : 1'000'000'000,
                            100'000'000, 60'000'000'000));
 
-  bool cancelled = !WaitUntil(request->start_at_unix_ns(), context);
+  bool cancelled = !WaitUntil(request->start_at_unix_ns(), context, *runner);
   if (cancelled) runner->Abort();
   else runner->Go();
   while (!runner->WaitFor(interval)) {

@@ -24,6 +24,20 @@ struct SequenceSpec {
   uint64_t seed = 1;
 };
 
+// Where slot `i` of a job's range lies in its file.
+inline uint64_t SlotOffset(const SequenceSpec& s, uint64_t i) noexcept { return s.base + (s.first + i * s.stride) * s.slot_size; }
+
+// The bytes of its file a job's slots lie in, [begin, end): the whole span from its first slot
+// to the end of its last (for a strided job, other jobs' slots lie in between).
+struct ByteSpan {
+  uint64_t begin;
+  uint64_t end;
+};
+inline ByteSpan JobSpan(const SequenceSpec& s) noexcept {
+  if (s.slots == 0) return {s.base, s.base};
+  return {SlotOffset(s, 0), SlotOffset(s, s.slots - 1) + s.slot_size};
+}
+
 struct IoChoice {
   uint64_t offset;
   uint32_t length;
@@ -45,7 +59,7 @@ class IoSequence {
               : spec_.read_pct == 0 ? IoDir::kWrite
               : ((r & 0xFFFFFFFF) % 100 < spec_.read_pct ? IoDir::kRead : IoDir::kWrite);
     out.length = spec_.split_count ? PickSize(r >> 32) : static_cast<uint32_t>(spec_.slot_size);
-    out.offset = spec_.base + (spec_.first + slot * spec_.stride) * spec_.slot_size;
+    out.offset = SlotOffset(spec_, slot);
     return true;
   }
 

@@ -52,7 +52,7 @@ bool IoWorker::IssueOne() noexcept {
   if (!sequence_.Next(choice)) {
     if (!time_based_) return false;
     sequence_.NextPass();  // time-based: wrap around and go on
-    if (!sequence_.Next(choice)) return false;  // a range without a block: nothing to do
+    if (!sequence_.Next(choice)) return false;  // no block at all: refused in Run
   }
   ++stats_.issued;
   uint32_t slot = free_[--free_count_];
@@ -179,6 +179,10 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
                              : plan_.deadline_ns ? start_ns + plan_.deadline_ns : UINT64_MAX;
   next_scheduled_ = start_ns;
 
+  if (plan_.sequence.slots == 0) {  // a range without a block (the plan checks refuse it)
+    Fail(EINVAL, plan_.sequence.base);
+    return;
+  }
   uint64_t cpu_user0 = 0, cpu_sys0 = 0;
   bool window_open = false;
   bool window_closed = false;

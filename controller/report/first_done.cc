@@ -5,13 +5,21 @@
 namespace iofleet::controller {
 namespace {
 
-bool HadNothingToDo(const StepStats& s) { return s.window_ns == 0 && s.ops == 0 && s.bytes == 0; }
+// An agent given no job, or one that did nothing in no time, does not finish first.
+bool HadNothingToDo(const AgentStep& a) {
+  return !a.has_work || (a.stats.window_ns == 0 && a.stats.ops == 0 && a.stats.bytes == 0);
+}
+
+// Whether an agent's own result is what it had done when the first finished: it was stopped
+// then (stonewall), or its window had ended by then. Decided per agent: a stonewall StopStep that
+// did not reach an agent leaves it running its whole share.
+bool OwnResultAtFirstDone(const AgentStep& a, uint64_t first_ns) { return a.stopped_early || a.stats.window_ns <= first_ns; }
 
 // The first finisher's window: the shortest of the agents that had something to do.
 std::optional<uint64_t> FirstFinishNs(const StepReport& step) {
   std::optional<uint64_t> first_ns;
   for (const auto& a : step.agents) {
-    if (HadNothingToDo(a.stats)) continue;
+    if (HadNothingToDo(a)) continue;
     first_ns = std::min(first_ns.value_or(a.stats.window_ns), a.stats.window_ns);
   }
   return first_ns;
@@ -52,8 +60,7 @@ std::optional<DoneFigure> FirstDone(const StepReport& step) {
   f.seconds = static_cast<double>(*first_ns) / 1e9;
   f.method = "exact";
   for (const auto& a : step.agents) {
-    // Stonewall stops every other agent when the first finishes: its result is what it had done.
-    if (step.stonewall || step.stonewalled || a.stats.window_ns <= *first_ns) {
+    if (OwnResultAtFirstDone(a, *first_ns)) {
       f.bytes += static_cast<double>(a.stats.bytes);
       continue;
     }
@@ -67,7 +74,7 @@ std::optional<DoneFigure> FirstDone(const StepReport& step) {
 void KeepSamplesAroundFirstDone(StepReport& step) {
   const std::optional<uint64_t> first_ns = FirstFinishNs(step);
   for (auto& a : step.agents) {
-    if (!first_ns || step.stonewall || step.stonewalled || a.stats.window_ns <= *first_ns) {
+    if (!first_ns || OwnResultAtFirstDone(a, *first_ns)) {
       a.samples.clear();  // its own result is its figure
       continue;
     }

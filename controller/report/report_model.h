@@ -102,6 +102,8 @@ struct AgentStep {
   int64_t start_offset_ns = 0;  // its first I/O after the earliest agent's, clocks corrected
   // Its result ends where the controller (or anything else) stopped it, not where its share did.
   bool stopped_early = false;
+  // The plan gave it a job (total_jobs below the agent count leaves some agents without one).
+  bool has_work = true;
   // The progress stream as received, oldest first: what the agent had done when (first_done
   // interpolates between these when the agents were not stopped together).
   std::vector<ProgressSample> samples = {};
@@ -113,6 +115,7 @@ struct PhaseReport {
   StepStats aggregate;
   std::vector<AgentStep> agents;
   int64_t start_skew_ns = -1;
+  uint64_t span_ns = 0;  // as StepReport::span_ns
 };
 
 struct StepReport {
@@ -134,6 +137,9 @@ struct StepReport {
   // The measurement window opens this long after the common start instant (io.ramp): the
   // samples' elapsed_ns count from that instant, the agents' windows from this offset.
   uint64_t ramp_ns = 0;
+  // Measured by the controller: from the common start instant to the end of the last agent's
+  // stream. Every agent's window lies within it (0: not measured).
+  uint64_t span_ns = 0;
   std::vector<PhaseReport> phases;  // files steps
 };
 

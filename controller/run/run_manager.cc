@@ -265,7 +265,8 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     StepReport phase_step;
     phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
     StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), {}, phase_step);
-    PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns};
+    PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns,
+                      phase_step.span_ns};
     step.aggregate.AddPhase(phase.aggregate, k == 0);
     for (const auto& a : phase.agents) {
       auto it = std::find_if(step.agents.begin(), step.agents.end(), [&](const AgentStep& s) { return s.agent == a.agent; });

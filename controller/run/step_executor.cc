@@ -68,6 +68,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   }
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (setup[i].ok() || (setup[i].code() == Code::kCancelled && cancelled_setup)) continue;
+    if (setup[i].code() == Code::kUnavailable || setup[i].code() == Code::kDeadlineExceeded) fleet_[i]->lost = true;
     std::string message = WithAgent(*fleet_[i], setup[i].message());
     std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
     fail("failed", "step " + step.name + ": " + message);
@@ -139,6 +140,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   }
   auto last_print = std::chrono::steady_clock::now();
   bool interrupted = false;
+  bool cancelled_streams = false;  // this controller cancelled the streams still open
   std::thread stopper;
   std::chrono::steady_clock::time_point stop_deadline{};
   const auto print_every = std::chrono::nanoseconds(std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
@@ -151,7 +153,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       stop_deadline = now + kStopGrace;
     }
     if (failed && stop_deadline == std::chrono::steady_clock::time_point{}) stop_deadline = now + kStopGrace;
-    if (stop_deadline != std::chrono::steady_clock::time_point{} && now >= stop_deadline) {
+    if (stop_deadline != std::chrono::steady_clock::time_point{} && now >= stop_deadline && !cancelled_streams) {
+      cancelled_streams = true;
       for (auto& a : fleet_) a->client->CancelStep();  // an agent that does not stop in time
     }
     if (now - last_print >= print_every) {
@@ -191,6 +194,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   }
   for (auto& t : threads) t.join();
   if (stopper.joinable()) stopper.join();
+  const uint64_t streams_end = UnixNowNs();
 
   // 4. Merge what came back; name what failed.
   step.status = "succeeded";
@@ -203,8 +207,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       earliest = std::min(earliest, corrected[i]);
       latest = std::max(latest, corrected[i]);
     }
-    step.stonewalled = step.stonewalled || results[i]->stopped_early();
   }
+  step.stonewalled = first_done.load();
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (!results[i].ok()) continue;
     StepStats stats = StepStats::FromProto(*results[i]);
@@ -212,11 +216,13 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     AgentStep row{fleet_[i]->name, std::move(stats)};
     if (earliest != INT64_MAX && results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
     row.stopped_early = results[i]->stopped_early();
+    row.has_work = i >= has_work.size() || has_work[i];
     row.samples = std::move(samples[i]);
     step.agents.push_back(std::move(row));
   }
   step.stonewall = stonewall;
   step.ramp_ns = io.ramp();
+  step.span_ns = streams_end > start_at ? streams_end - start_at : 0;
   KeepSamplesAroundFirstDone(step);
   if (earliest != INT64_MAX) {
     step.start_skew_ns = latest - earliest;
@@ -244,7 +250,9 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       }
       continue;
     }
-    if (results[i].status().code() == Code::kCancelled && failed) continue;  // stopped for another's failure
+    // Cancelled by this controller (Ctrl-C, or not stopping within the grace after another
+    // agent failed): that other failure is the step's error. Any other end is this agent's.
+    if (results[i].status().code() == Code::kCancelled && cancelled_streams) continue;
     std::string message = WithAgent(*fleet_[i], results[i].status().message());
     if (results[i].status().code() == Code::kUnavailable || results[i].status().code() == Code::kDeadlineExceeded) {
       fleet_[i]->lost = true;
@@ -252,9 +260,6 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     }
     std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
     fail("failed", "step " + step.name + ": " + message);
-  }
-  if (outcome.status != "succeeded" && failed) {
-    step.stonewalled = false;  // the others were stopped by a failure, not by a stonewall
   }
   step.status = outcome.status;
   return outcome;

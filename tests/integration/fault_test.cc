@@ -240,9 +240,15 @@ steps:
     int code = run.Wait(30s);
     std::printf("%s at job-0.dat between two write steps: exit %d\n", what.c_str(), code);
     EXPECT_EQ(code, 0) << run.Stderr();  // the agent goes on writing its own (now unnamed) file
-    if (what != "delete") fs::remove(file);
     canary.ExpectUntouched();
-    EXPECT_TRUE(WaitFor([&] { return CountEntries(tmp / "node01") == 0; }, 10s));
+    if (what == "delete") {
+      EXPECT_TRUE(WaitFor([&] { return CountEntries(tmp / "node01") == 0; }, 10s));
+    } else {
+      // What was put at the name is not the agent's: it stays (and so do the directories
+      // holding it); the agent removed only what it made.
+      EXPECT_TRUE(fs::is_symlink(file) || fs::exists(file)) << what;
+      EXPECT_EQ(CountEntries(tmp / "node01"), 4u);  // iofleet/<run>/node01/job-0.dat
+    }
   }
 }
 

@@ -247,8 +247,10 @@ TEST_F(SupervisorTest, FailedSetupLeaksNoDescriptor) {
   read.mutable_io()->set_jobs(3);
   ASSERT_TRUE(Prepare({read}).ok());
   fs::create_directories(tmp_ / "root/iofleet/r1/node2");
-  for (int j = 0; j < 3; ++j) {  // node2's files hold 4 KiB of the 1 MiB to read
-    std::ofstream(tmp_ / "root/iofleet/r1/node2" / ("job-" + std::to_string(j) + ".dat")) << std::string(4096, 'x');
+  // node2's first two files are whole; its third holds 4 KiB of the 1 MiB to read: the setup
+  // fails at job 2, after jobs 0 and 1 opened their files and engines and took their buffers.
+  for (int j = 0; j < 3; ++j) {
+    std::ofstream(tmp_ / "root/iofleet/r1/node2" / ("job-" + std::to_string(j) + ".dat")) << std::string(j < 2 ? 1 << 20 : 4096, 'x');
   }
   const size_t before = OpenDescriptors();
   v1::SetupStepRequest setup;
@@ -284,10 +286,10 @@ TEST_F(SupervisorTest, AnotherControllerCannotSteerOrEndTheRun) {
   EXPECT_TRUE(RunStep(0).ok());  // the owner's run is untouched
 }
 
-// Issue 9, items 8 and 10: Stop during a long fill stops it between writes, and the agent is
+// Issue 9, items 8 and 10: Stop during a long fill (8 GiB) stops it between writes, and the agent is
 // idle only when the fill has returned and the run's files are gone.
 TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {
-  v1::PlannedStep read = IoStep("read", v1::OP_READ, 2ull << 30, false);  // 2 GiB to fill first
+  v1::PlannedStep read = IoStep("read", v1::OP_READ, 8ull << 30, false);  // 8 GiB to fill first: far longer than 0.5 s
   read.mutable_io()->set_block_size(1 << 20);
   ASSERT_TRUE(Prepare({read}).ok());
   std::thread setup([&] {
@@ -306,7 +308,7 @@ TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {
   ASSERT_TRUE(supervisor_->Stop(stop).ok());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   setup.join();
-  std::printf("stop during a 2 GiB fill took %.3f s\n", seconds);
+  std::printf("stop during an 8 GiB fill took %.3f s\n", seconds);
   EXPECT_LT(seconds, 5.0);
   EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
   EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);  // nothing left when idle

@@ -97,6 +97,7 @@ TEST(KeepSamplesAroundFirstDone, KeepsOnlyTheBracketAndTheSameFigure) {
 TEST(KeepSamplesAroundFirstDone, DropsThemAllWhenStonewallMadeTheFigureExact) {
   StepReport step = TwoAgents(1000, 1200);
   step.stonewalled = true;
+  step.agents[1].stopped_early = true;  // stopped when a finished: its result is its figure
   step.agents[1].samples = {{500, 10, 1}, {1100, 20, 2}};
   KeepSamplesAroundFirstDone(step);
   EXPECT_TRUE(step.agents[1].samples.empty());

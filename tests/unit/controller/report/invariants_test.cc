@@ -73,7 +73,10 @@ TEST(CheckInvariants, EachDirectionIsTheAgentsSum) {
 
 TEST(CheckInvariants, EveryAgentsWindowLiesWithinTheSteps) {
   RunReport r = Consistent();
+  r.steps[0].span_ns = 2 * kSec;  // start instant to the last stream's end, as the controller saw it
+  EXPECT_TRUE(CheckInvariants(r).empty());
   r.steps[0].agents[0].stats.window_ns = 3 * kSec;
+  r.steps[0].aggregate.window_ns = 3 * kSec;
   ExpectFailedWith(r, CheckInvariants(r), "invariant \"agent window within the step\" broken by agent a");
 }
 
@@ -152,16 +155,32 @@ TEST(CheckInvariants, StepsThatMoveNoBytesByDesignPass) {
   EXPECT_EQ(r.status, "succeeded");
 }
 
-TEST(CheckInvariants, AnIoStepStoppedEarlyMayMoveNoBytes) {
-  // Only a step that ran its course is held to moving bytes: one stopped early ends when the
-  // controller says so.
+TEST(CheckInvariants, AnAgentStoppedEarlyMayMoveNoBytes) {
+  // Only an agent that ran its course is held to moving bytes: one stopped early (stonewall)
+  // ended when the controller said so.
   RunReport r = Consistent();
   StepReport& s = r.steps[0];
-  s.agents = {Row("a", 0, 0, 0), Row("b", 0, 0, 0)};
+  s.agents[1] = Row("b", 0, 0, 0);
+  s.agents[1].stopped_early = true;
+  s.stonewall = true;
   s.aggregate = StepStats();
   for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
-  s.stonewalled = true;
   EXPECT_TRUE(CheckInvariants(r).empty());
+}
+
+TEST(CheckInvariants, EveryAgentGivenWorkMovesBytes) {
+  RunReport r = Consistent();
+  StepReport& s = r.steps[0];
+  s.agents[1] = Row("b", 0, 0, kSec);
+  s.aggregate = StepStats();
+  for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
+  ExpectFailedWith(r, CheckInvariants(r), "invariant \"an io step moves bytes\" broken by agent b: it was given work and moved none");
+  RunReport idle = Consistent();  // an agent the plan gave no job
+  idle.steps[0].agents[1] = Row("b", 0, 0, 0);
+  idle.steps[0].agents[1].has_work = false;
+  idle.steps[0].aggregate = StepStats();
+  for (size_t i = 0; i < 2; ++i) idle.steps[0].aggregate.Add(idle.steps[0].agents[i].stats, i == 0);
+  EXPECT_TRUE(CheckInvariants(idle).empty());
 }
 
 TEST(CheckInvariants, AFilesStepsPhasesHoldThemToo) {

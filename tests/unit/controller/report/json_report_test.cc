@@ -87,21 +87,24 @@ TEST(FirstDone, CountsFromTheWindowOpeningAfterRamp) {
 
 TEST(FirstDone, IsExactWhenStonewallStoppedTheOthers) {
   // Each stopped agent's own result is what it had done when the first finished.
-  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), Agent("b", 70 * kMB, 2 * kSec + 1000)});
-  s.stonewalled = true;
+  AgentStep b = Agent("b", 70 * kMB, 2 * kSec + 1000);
+  b.stopped_early = true;
+  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), b});
+  s.stonewall = s.stonewalled = true;
   json step = Render({s})["steps"][0];
   EXPECT_DOUBLE_EQ(step["first_done"]["seconds"].get<double>(), 2.0);
   EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 85e6, 1e-3);
   EXPECT_EQ(step["first_done"]["method"], "exact");
 }
 
-TEST(FirstDone, IsExactUnderStonewallEvenWhenNoAgentNeededStopping) {
-  // b ended on its own a moment after a, before the stop reached it: its result is its figure.
-  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), Agent("b", 70 * kMB, 2 * kSec + 1000)});
+TEST(FirstDone, AnAgentTheStonewallStopDidNotReachIsInterpolated) {
+  // Decided per agent: b was not stopped (its StopStep failed) and ran its whole share, so its
+  // bytes at a's finish come from its samples (none here: a straight line), not its total.
+  StepReport s = Step("io", {Agent("a", 100 * kMB, 2 * kSec), Agent("b", 120 * kMB, 3 * kSec)});
   s.stonewall = true;
   json step = Render({s})["steps"][0];
-  EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 85e6, 1e-3);
-  EXPECT_EQ(step["first_done"]["method"], "exact");
+  EXPECT_NEAR(step["first_done"]["bytes_per_sec"].get<double>(), 90e6, 1e-3);
+  EXPECT_EQ(step["first_done"]["method"], "interpolated");
 }
 
 TEST(FirstDone, IsExactWhenEveryAgentEndedTogether) {
