@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "controller/report/cycle_summary.h"
 
@@ -79,11 +80,16 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
   const std::vector<std::string> paths = SweptPaths(runs);
   const std::vector<HeadlineFigure> figures = HeadlineFigures(first.kind, PhaseOps(runs));
   std::map<int, size_t> runs_per_point;
+  std::set<std::pair<int, int>> point_cycles;
   bool failed = false;
   for (const StepReport* run : runs) {
     ++runs_per_point[run->point];
+    point_cycles.insert({run->point, run->cycle});
     failed = failed || run->status != "succeeded";
   }
+  // A step that runs several times within one cycle (repeated inside it) is numbered by its
+  // place among the point's runs; otherwise by its cycle, as report.json numbers it.
+  const bool by_run = point_cycles.size() < runs.size();
   size_t cycles = 0;
   for (const auto& [point, n] : runs_per_point) cycles = std::max(cycles, n);
   const bool by_point = runs_per_point.size() > 1;
@@ -91,7 +97,7 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
 
   std::vector<std::string> headers;
   if (by_point) headers.push_back("point");
-  if (by_cycle) headers.push_back("cycle");
+  if (by_cycle) headers.push_back(by_run ? "run" : "cycle");
   headers.insert(headers.end(), paths.begin(), paths.end());
   for (const auto& f : figures) headers.push_back(f.header);
   if (failed) headers.push_back("status");
@@ -109,7 +115,7 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
     size_t end = begin;
     while (end < runs.size() && runs[end]->point == runs[begin]->point) ++end;
     for (size_t r = begin; r < end; ++r) {
-      std::vector<std::string> cells = labels(*runs[r], std::to_string(runs[r]->cycle));
+      std::vector<std::string> cells = labels(*runs[r], std::to_string(by_run ? static_cast<int>(r - begin) : runs[r]->cycle));
       for (const auto& f : figures) {
         std::optional<double> v = f.value(*runs[r]);
         cells.push_back(v ? fmt::format("{:.{}f}", *v, f.decimals) : "-");
@@ -128,7 +134,7 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
         std::optional<double> v = runs[r]->status == "succeeded" ? f.value(*runs[r]) : std::nullopt;
         if (!v) continue;
         values.push_back(*v);
-        cycle_numbers.push_back(runs[r]->cycle);
+        cycle_numbers.push_back(by_run ? static_cast<int>(r - begin) : runs[r]->cycle);
       }
       if (values.size() < 2) {
         for (auto& row : spread) row.push_back("-");
@@ -155,7 +161,9 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
     for (const auto& p : paths) swept += (swept.empty() ? "" : ", ") + p;
     title += " by " + swept;
   }
-  if (by_cycle) title += fmt::format("{} {} cycles{}", paths.empty() ? " over" : ",", cycles, by_point ? " per point" : "");
+  if (by_cycle) {
+    title += fmt::format("{} {} {}{}", paths.empty() ? " over" : ",", cycles, by_run ? "runs" : "cycles", by_point ? " per point" : "");
+  }
   return "\n" + title + "\n" + table.Render("  ");
 }
 

@@ -161,6 +161,23 @@ TEST(HeadlineTable, ASweepRepeatedHasEachPointsCyclesAndTheirSpread) {
             "      1       1                     50      600.0      629.1      600     failed\n");
 }
 
+TEST(HeadlineTable, AStepRunSeveralTimesInOneCycleIsNumberedByItsRun) {
+  // Steps repeated inside a cycle share its number: the rows count the runs instead. Two values
+  // x and y: stddev |x - y| / sqrt(2), 95% half width t(0.975, 1) = 12.706 x stddev / sqrt(2),
+  // e.g. GiB/s 0.9313 and 0.4657: 0.329 and 2.958.
+  std::vector<StepReport> steps;
+  for (int run = 0; run < 2; ++run) steps.push_back(StepRun(0, "copy-in", "copy", 0, 0, Stats(10, 1'000'000'000, (run + 1) * kSec)));
+  EXPECT_EQ(HeadlineTables(Report(steps)),
+            "\n"
+            "copy-in (copy) over 2 runs\n"
+            "     run   seconds       Gbps     GiB/s      MiB/s  files/s\n"
+            "       0     1.000      8.000     0.931      953.7       10\n"
+            "       1     2.000      4.000     0.466      476.8        5\n"
+            "    mean     1.500      6.000     0.698      715.3        8\n"
+            "  stddev     0.707      2.828     0.329      337.2        4\n"
+            "  95% ci  +/-6.353  +/-25.412  +/-2.958  +/-3029.4    +/-32\n");
+}
+
 TEST(ConsoleSummary, NoDataMovedPrintsTheTimeAndTheTablesFollowTheSteps) {
   std::string console = ConsoleSummary(ThreadSweep());
   EXPECT_NE(console.find("drop point 1 cycle 0 total_jobs=2\n"
