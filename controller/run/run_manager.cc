@@ -266,6 +266,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
   for (int k = 0; k < files.ops_size() && step.status == "succeeded"; ++k) {
     StepReport phase_step;
     phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
+    phase_step.kind = step.kind;  // its live line counts files
     StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), {}, phase_step);
     PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns};
     step.aggregate.AddPhase(phase.aggregate, k == 0);
