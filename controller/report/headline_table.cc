@@ -181,15 +181,14 @@ std::vector<HeadlineFigure> HeadlineFigures(const std::string& kind, const std::
   };
   HeadlineFigure seconds{"seconds", 3, stat([](const StepStats& a) { return a.seconds(); })};
   HeadlineFigure mib{"MiB/s", 1, stat([](const StepStats& a) { return a.bytes_per_sec() / kMiB; })};
-  if (kind == "io") {
-    return {mib, {"MB/s", 1, stat([](const StepStats& a) { return a.bytes_per_sec() / kMB; })},
-            {"IOPS", 0, stat([](const StepStats& a) { return a.iops(); })}};
-  }
+  HeadlineFigure mb{"MB/s", 1, stat([](const StepStats& a) { return a.bytes_per_sec() / kMB; })};
+  if (kind == "io") return {mib, mb, {"IOPS", 0, stat([](const StepStats& a) { return a.iops(); })}};
   if (kind == "copy") {
     return {seconds,
             {"Gbps", 3, stat([](const StepStats& a) { return a.bytes_per_sec() * 8 / 1e9; })},
             {"GiB/s", 3, stat([](const StepStats& a) { return a.bytes_per_sec() / kGiB; })},
             mib,
+            mb,
             {"files/s", 0, stat([](const StepStats& a) { return a.iops(); })}};
   }
   if (kind == "files") {

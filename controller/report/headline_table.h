@@ -23,7 +23,7 @@ struct HeadlineFigure {
 };
 
 // The figures that say what a step of `kind` did: io: MiB/s, MB/s, IOPS; copy: seconds, Gbps,
-// GiB/s, MiB/s, files/s; files: files/s of each phase (`ops` names them, in order); steps that
+// GiB/s, MiB/s, MB/s, files/s; files: files/s of each phase (`ops` names them, in order); steps that
 // move no data: seconds.
 std::vector<HeadlineFigure> HeadlineFigures(const std::string& kind, const std::vector<std::string>& phase_ops);
 

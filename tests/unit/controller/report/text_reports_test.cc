@@ -114,17 +114,17 @@ TEST(HeadlineTable, ASweepHasARowPerPointWithTheSweptValues) {
 TEST(HeadlineTable, ARepeatHasARowPerCycleThenMeanStddevAndInterval) {
   // Seconds 1, 2, 4: mean 7/3, sample stddev sqrt(14/9 * 3 / 2) = 1.5275, 95% half width
   // t(0.975, 2) = 4.3027 x 1.5275 / sqrt(3) = 3.795. Gbps 8, 4, 2: mean 4.667, stddev 3.055,
-  // half width 7.589. 1 GB/s = 0.931 GiB/s = 953.7 MiB/s.
+  // half width 7.589. 1 GB/s = 0.931 GiB/s = 953.7 MiB/s; MB/s is Gbps x 125.
   EXPECT_EQ(HeadlineTables(CopyCycles()),
             "\n"
             "copy-in (copy) over 3 cycles\n"
-            "   cycle   seconds      Gbps     GiB/s     MiB/s  files/s\n"
-            "       0     1.000     8.000     0.931     953.7     1000\n"
-            "       1     2.000     4.000     0.466     476.8      500\n"
-            "       2     4.000     2.000     0.233     238.4      250\n"
-            "    mean     2.333     4.667     0.543     556.3      583\n"
-            "  stddev     1.528     3.055     0.356     364.2      382\n"
-            "  95% ci  +/-3.795  +/-7.589  +/-0.883  +/-904.7   +/-949\n"
+            "   cycle   seconds      Gbps     GiB/s     MiB/s      MB/s  files/s\n"
+            "       0     1.000     8.000     0.931     953.7    1000.0     1000\n"
+            "       1     2.000     4.000     0.466     476.8     500.0      500\n"
+            "       2     4.000     2.000     0.233     238.4     250.0      250\n"
+            "    mean     2.333     4.667     0.543     556.3     583.3      583\n"
+            "  stddev     1.528     3.055     0.356     364.2     381.9      382\n"
+            "  95% ci  +/-3.795  +/-7.589  +/-0.883  +/-904.7  +/-948.6   +/-949\n"
             "\n"
             "fsck (hook) over 3 cycles\n"
             "   cycle   seconds\n"
@@ -170,12 +170,12 @@ TEST(HeadlineTable, AStepRunSeveralTimesInOneCycleIsNumberedByItsRun) {
   EXPECT_EQ(HeadlineTables(Report(steps)),
             "\n"
             "copy-in (copy) over 2 runs\n"
-            "     run   seconds       Gbps     GiB/s      MiB/s  files/s\n"
-            "       0     1.000      8.000     0.931      953.7       10\n"
-            "       1     2.000      4.000     0.466      476.8        5\n"
-            "    mean     1.500      6.000     0.698      715.3        8\n"
-            "  stddev     0.707      2.828     0.329      337.2        4\n"
-            "  95% ci  +/-6.353  +/-25.412  +/-2.958  +/-3029.4    +/-32\n");
+            "     run   seconds       Gbps     GiB/s      MiB/s       MB/s  files/s\n"
+            "       0     1.000      8.000     0.931      953.7     1000.0       10\n"
+            "       1     2.000      4.000     0.466      476.8      500.0        5\n"
+            "    mean     1.500      6.000     0.698      715.3      750.0        8\n"
+            "  stddev     0.707      2.828     0.329      337.2      353.6        4\n"
+            "  95% ci  +/-6.353  +/-25.412  +/-2.958  +/-3029.4  +/-3176.6    +/-32\n");
 }
 
 TEST(ConsoleSummary, NoDataMovedPrintsTheTimeAndTheTablesFollowTheSteps) {
