@@ -79,6 +79,7 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
   const StepReport& first = *runs.front();
   const std::vector<std::string> paths = SweptPaths(runs);
   const std::vector<HeadlineFigure> figures = HeadlineFigures(first.kind, PhaseOps(runs));
+  if (figures.empty()) return "";  // a files step that failed before its first phase, every time
   std::map<int, size_t> runs_per_point;
   std::set<std::pair<int, int>> point_cycles;
   bool failed = false;

@@ -214,6 +214,12 @@ TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
             std::string::npos)
       << console;
   EXPECT_EQ(console.find("1600"), std::string::npos) << console;
+  RunReport no_phases = FilesSweep();  // failed before the first phase: nothing to tabulate
+  for (auto& step : no_phases.steps) {
+    step.phases.clear();
+    step.status = "failed";
+  }
+  EXPECT_EQ(HeadlineTables(no_phases), "");
   EXPECT_NE(console.find("\n"
                          "tree (files) by steps[tree].files.files_per_dir\n"
                          "  point  steps[tree].files.files_per_dir  create files/s  stat files/s\n"
