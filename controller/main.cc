@@ -13,6 +13,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
+#include "core/spec/root_spec.h"
 #include "core/spec/validate.h"
 
 namespace ctl = iofleet::controller;
@@ -71,6 +72,26 @@ bool Load(const std::string& file, bool allow_unsupported, const std::vector<std
   return true;
 }
 
+// `run` refuses a target.root the local agent was not given: so does `validate` with the same
+// --local-root options (the agent names the first unnamed one "default").
+bool LocalRootsHold(const std::vector<std::string>& specs, const iofleet::v1::Workload& workload) {
+  const std::string wanted = workload.target().root().empty() ? "default" : workload.target().root();
+  std::string names;
+  bool unnamed_seen = false;
+  for (const auto& spec : specs) {
+    std::string name = iofleet::spec::ParseRootSpec(spec).name;
+    if (name.empty()) {
+      if (unnamed_seen) continue;
+      name = "default";
+      unnamed_seen = true;
+    }
+    if (name == wanted) return true;
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  std::cerr << "iofleet: target.root \"" << wanted << "\" is not one of the local agent's roots (" << names << ")\n";
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -109,6 +130,9 @@ int main(int argc, char** argv) {
   std::string validate_agents;
   validate_cmd->add_option("--agents", validate_agents, "plan for these agents (their names and overrides); default: one local agent");
   validate_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
+  // As `run` takes them, so that one command line can be checked before it is run.
+  validate_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR: plan for the local agent with these roots (repeatable)");
+  validate_cmd->add_option("--local-config", run.local_config, "the local agent's config file (accepted as `run` takes it)");
 
   try {
     app.parse(argc, argv);
@@ -140,6 +164,11 @@ int main(int argc, char** argv) {
     iofleet::v1::Workload workload;
     if (!Load(validate_file, allow_unsupported, sets, workload)) return ctl::kExitRejected;
     std::vector<ctl::AgentId> ids = {{"local", "local"}};
+    if (!validate_agents.empty() && (!run.local_roots.empty() || !run.local_config.empty())) {
+      std::cerr << "iofleet: --local-root and --local-config are for the local agent; remote agents have their own --root and --config\n";
+      return ctl::kExitRejected;
+    }
+    if (!run.local_roots.empty() && !LocalRootsHold(run.local_roots, workload)) return ctl::kExitRejected;
     if (!validate_agents.empty()) {
       auto addresses = ctl::ParseAgentList(validate_agents);
       if (!addresses.ok()) {

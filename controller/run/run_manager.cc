@@ -181,15 +181,17 @@ int RunManager::Plan() {
     }
     // What the agent's own config must allow: refused here, before any agent prepares.
     std::set<std::string> refusals;
+    // The local agent this controller started takes its config from --local-config.
+    const std::string config_flag = local_ ? "--local-config" : "--config";
     for (int s = 0; s < mine.steps_size(); ++s) {
       const v1::Step& step = mine.steps(s);
       if (step.has_drop_caches() && !a.hello.allow_drop_caches()) {
-        refusals.insert("the workload drops caches, which this agent's config does not allow (start it with --config "
-                        "holding allow_drop_caches: true)");
+        refusals.insert("the workload drops caches, which this agent's config does not allow (start it with " + config_flag +
+                        " holding allow_drop_caches: true)");
       }
       if (step.has_readahead() && !a.hello.allow_readahead()) {
-        refusals.insert("the workload changes read-ahead, which this agent's config does not allow (start it with --config "
-                        "holding allow_readahead: true)");
+        refusals.insert("the workload changes read-ahead, which this agent's config does not allow (start it with " + config_flag +
+                        " holding allow_readahead: true)");
       }
       if (step.has_hook()) {
         const auto& hooks = a.hello.hooks();
@@ -264,6 +266,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
   for (int k = 0; k < files.ops_size() && step.status == "succeeded"; ++k) {
     StepReport phase_step;
     phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
+    phase_step.kind = step.kind;  // its live line counts files
     StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), {}, phase_step);
     PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns,
                       phase_step.span_ns};

@@ -1,6 +1,7 @@
 #include "controller/run/step_executor.h"
 
 #include "controller/report/first_done.h"
+#include "controller/run/progress_line.h"
 
 #include <fmt/format.h>
 
@@ -180,16 +181,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       }
       if (elapsed == 0) continue;
       if (low == UINT64_MAX) low = 0;  // every agent silent
-      double secs = static_cast<double>(elapsed) / 1e9;
-      constexpr double kMiB = 1024.0 * 1024.0;
-      std::string line = fmt::format("[{}] {:.0f}s  {:.1f} MiB/s  {:.0f} IOPS", step.name, secs,
-                                     static_cast<double>(bytes) / secs / kMiB, static_cast<double>(ops) / secs);
-      if (fleet_.size() > 1) {
-        line += fmt::format("  per agent {:.1f}..{:.1f} MiB/s", static_cast<double>(low) / secs / kMiB,
-                            static_cast<double>(high) / secs / kMiB);
-      }
-      if (!silent.empty()) line += "  silent: " + silent;
-      std::cerr << line << "\n";
+      LiveTotals totals{static_cast<double>(elapsed) / 1e9, bytes, ops, fleet_.size(), low, high, silent};
+      std::cerr << ProgressLine(step.name, step.kind, totals) << "\n";
     }
   }
   for (auto& t : threads) t.join();

@@ -309,6 +309,7 @@ struct PathSegment {
   std::string name;
   std::string selector;  // inside [...], or empty
   bool selected = false;
+  size_t end = 0;  // where the segment ends in the path (a map's key is the rest after the '.')
 };
 
 Result<std::vector<PathSegment>> SplitPath(const std::string& path) {
@@ -328,6 +329,7 @@ Result<std::vector<PathSegment>> SplitPath(const std::string& path) {
       seg.selected = true;
       i = close + 1;
     }
+    seg.end = i;
     out.push_back(seg);
     if (i == path.size()) break;
     if (path[i] != '.') return InvalidArgument("\"" + path + "\" is not a field path");
@@ -356,6 +358,33 @@ int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, 
     if (workload && field->name() == "steps" && spec::StepName(*workload, i) == selector) return i;
   }
   return -1;
+}
+
+// map<string, string> entry `key` set to `value` as YAML text (as the loader keeps it),
+// replacing an entry of that key.
+Status SetMapEntry(pb::Message* message, const pb::FieldDescriptor* field, const std::string& key, const YAML::Node& value) {
+  std::string text;
+  if (value.IsScalar()) {
+    text = value.Scalar();
+  } else {
+    YAML::Emitter emitter;
+    emitter << YAML::Flow << value;
+    text = emitter.c_str();
+  }
+  const pb::Reflection* refl = message->GetReflection();
+  const pb::FieldDescriptor* key_field = field->message_type()->map_key();
+  const pb::FieldDescriptor* value_field = field->message_type()->map_value();
+  pb::Message* entry = nullptr;
+  for (int i = 0; i < refl->FieldSize(*message, field) && !entry; ++i) {
+    pb::Message* e = refl->MutableRepeatedMessage(message, field, i);
+    if (e->GetReflection()->GetString(*e, key_field) == key) entry = e;
+  }
+  if (!entry) {
+    entry = refl->AddMessage(message, field);
+    entry->GetReflection()->SetString(entry, key_field, key);
+  }
+  entry->GetReflection()->SetString(entry, value_field, text);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -425,6 +454,10 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
         return InvalidArgument(where + (cut == std::string::npos ? ": " + e : e.substr(cut)));
       }
       return Status::Ok();
+    }
+    if (field->is_map() && !seg.selected) {
+      // A map's keys are themselves paths ("sweep.steps[w].io.block_size"): the rest is one key.
+      return SetMapEntry(message, field, path.substr(seg.end + 1), node);
     }
     if (field->is_repeated() || field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
       return InvalidArgument(where + ": " + path + ": " + shown + " has no fields below it");

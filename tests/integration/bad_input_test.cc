@@ -85,6 +85,67 @@ TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
   ExpectNothingStarted();
 }
 
+TEST_F(BadInput, SetTakesOneSweptPathOrTheWholeSweep) {
+  std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
+  for (const char* set : {"sweep.total_jobs=[1,2,4,8]", "sweep={total_jobs: [1,2,4,8]}"}) {
+    auto r = RunCommand({BinPath("iofleet"), "validate", (tmp_ / "w.yaml").string(), "--set", set}, tmp_ / "logs");
+    EXPECT_EQ(r.code, 0) << set << ": " << r.err;
+    EXPECT_NE(r.out.find("# plan: 4 point(s)"), std::string::npos) << set << ": " << r.out;
+  }
+  auto bad = RunCommand({BinPath("iofleet"), "validate", (tmp_ / "w.yaml").string(), "--set", "sweep.total_jobs=[1,0]"},
+                        tmp_ / "logs");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("below the minimum 1"), std::string::npos) << bad.err;
+  ExpectNothingStarted();
+}
+
+// The local agent is started by this controller with --local-config, a remote one by its owner
+// with --config: the refusal names the flag that applies.
+TEST_F(BadInput, DropCachesRefusalNamesTheFlagThatStartsTheAgent) {
+  std::ofstream(tmp_ / "w.yaml") << std::string("name: t\nsteps:\n  - drop_caches: {}\n  - io: { op: write, file_size: 1MiB }\n");
+  auto local = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--local-root", (tmp_ / "local").string(),
+                           "--out", (tmp_ / "out").string()},
+                          tmp_ / "logs");
+  EXPECT_EQ(local.code, 2);
+  EXPECT_NE(local.err.find("the workload drops caches, which this agent's config does not allow (start it with "
+                           "--local-config holding allow_drop_caches: true)"),
+            std::string::npos)
+      << local.err;
+  EXPECT_EQ(CountEntries(tmp_ / "local"), 0u);
+  auto remote = Run(std::string("name: t\nsteps:\n  - drop_caches: {}\n  - io: { op: write, file_size: 1MiB }\n"));
+  EXPECT_EQ(remote.code, 2);
+  EXPECT_NE(remote.err.find("agent node1: the workload drops caches, which this agent's config does not allow (start it with "
+                            "--config holding allow_drop_caches: true)"),
+            std::string::npos)
+      << remote.err;
+  ExpectNothingStarted();
+}
+
+// `validate` takes the local agent's options as `run` does, so a command line can be checked
+// before it is run: --local-root's names are the roots target.root may name.
+TEST_F(BadInput, ValidateTakesTheLocalAgentsOptions) {
+  std::ofstream(tmp_ / "w.yaml") << std::string("name: t\ntarget: { root: scratch }\n") + kSteps;
+  std::ofstream(tmp_ / "agent.yaml") << "allow_drop_caches: true\n";
+  auto validate = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "validate", (tmp_ / "w.yaml").string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, tmp_ / "logs");
+  };
+  auto named = validate({"--local-root", (tmp_ / "d").string(), "--local-root", "scratch=" + (tmp_ / "s").string(),
+                         "--local-config", (tmp_ / "agent.yaml").string()});
+  EXPECT_EQ(named.code, 0) << named.err;
+  EXPECT_NE(named.out.find("root: \"scratch\""), std::string::npos) << named.out;
+  auto unnamed = validate({"--local-root", (tmp_ / "d").string()});
+  EXPECT_EQ(unnamed.code, 2);
+  EXPECT_NE(unnamed.err.find("target.root \"scratch\" is not one of the local agent's roots (default)"), std::string::npos)
+      << unnamed.err;
+  auto remote = validate({"--agents", agent_->address(), "--local-root", (tmp_ / "d").string()});
+  EXPECT_EQ(remote.code, 2);
+  EXPECT_NE(remote.err.find("--local-root and --local-config are for the local agent"), std::string::npos) << remote.err;
+  EXPECT_FALSE(fs::exists(tmp_ / "d"));  // validate makes no directory
+  ExpectNothingStarted();
+}
+
 TEST_F(BadInput, DirectoryOutsideTheRoot) {
   auto r = Run(std::string("name: t\ntarget: { dir: ../../etc }\n") + kSteps);
   EXPECT_EQ(r.code, 2);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/support/process.h"
@@ -236,6 +237,44 @@ steps:
     EXPECT_LE(s["bytes_per_sec"]["ci95_low"].get<double>(), s["bytes_per_sec"]["mean"].get<double>());
   }
   EXPECT_EQ(CountEntries(tmp / "a1"), 0u);
+}
+
+// A sweep set on the command line one axis at a time, repeated: the console's headline table has
+// a row per point and cycle with the swept value, and each point's spread; summary.csv has the
+// swept path as a column.
+TEST(Run, ASweepPrintsItsHeadlineTableAndSummaryCsvHasTheSweptColumn) {
+  TempDir tmp;
+  AgentProcess agent(tmp / "a1", "node1", tmp / "logs");
+  WriteText(tmp / "w.yaml", "name: table\ndefaults: { file_size: 1MiB }\nsteps:\n  - name: write\n    io: { op: write }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(), "--out",
+                                (tmp / "out").string(), "--set", "sweep.total_jobs=[1,2]", "--set", "repeat=2"},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  size_t table = r.out.find("\nwrite (io) by total_jobs, 2 cycles per point\n  point   cycle  total_jobs  ");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  std::istringstream rows(r.out.substr(table + 1));
+  std::string line;
+  std::getline(rows, line);  // the title
+  std::getline(rows, line);
+  EXPECT_NE(line.find("MiB/s"), std::string::npos) << line;
+  EXPECT_NE(line.find("IOPS"), std::string::npos) << line;
+  // point, cycle (or mean, stddev, 95% ci), total_jobs: 2 cycles and 3 spread rows per point
+  const char* expected[] = {"0 0 1", "0 1 1", "0 mean 1", "0 stddev 1", "0 95% ci 1",
+                            "1 0 2", "1 1 2", "1 mean 2", "1 stddev 2", "1 95% ci 2"};
+  for (const char* want : expected) {
+    ASSERT_TRUE(std::getline(rows, line)) << r.out;
+    std::istringstream words(line);
+    std::string word, collapsed;
+    while (words >> word) collapsed += (collapsed.empty() ? "" : " ") + word;
+    EXPECT_EQ(collapsed.substr(0, std::string(want).size() + 1), std::string(want) + " ") << line;
+  }
+  std::ifstream csv(OnlyRunDir(tmp / "out") / "summary.csv");
+  std::getline(csv, line);
+  EXPECT_EQ(line.substr(line.size() - std::string(",gbps,files_per_sec,total_jobs").size()), ",gbps,files_per_sec,total_jobs");
+  int by_jobs[3] = {0, 0, 0};
+  while (std::getline(csv, line)) ++by_jobs[std::stoi(line.substr(line.rfind(',') + 1))];
+  EXPECT_EQ(by_jobs[1], 2 * 2);  // 2 cycles, aggregate and agent rows
+  EXPECT_EQ(by_jobs[2], 2 * 2);
 }
 
 TEST(Run, IoErrorOnOneAgentFailsTheRunNamingAgentFileOffsetErrno) {

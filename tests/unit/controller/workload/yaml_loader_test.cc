@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "controller/workload/sweep.h"
 #include "controller/workload/yaml_writer.h"
 #include "tests/support/temp_dir.h"
 #include "core/spec/defaults.h"
@@ -188,6 +189,31 @@ TEST(SetWorkloadPath, SetsFieldsByPath) {
   EXPECT_NE(value.message().find("--set: defaults.jobs: \"-3\" must not be negative"), std::string::npos) << value.message();
   EXPECT_FALSE(SetWorkloadPath(wl, "steps[nope].io.op", "read", "--set").ok());
   EXPECT_FALSE(SetWorkloadPath(wl, "name.x", "y", "--set").ok());
+}
+
+TEST(SetWorkloadPath, ASweptPathIsOneKeyOfTheSweepMap) {
+  // --set 'sweep.total_jobs=[1,2,4,8]' means what --set 'sweep={total_jobs: [1,2,4,8]}' does;
+  // the key after "sweep." is a path itself, dots and brackets included.
+  auto w = LoadWorkloadText("name: t\nsweep:\n  jobs: [1, 2]\nsteps:\n  - name: w\n    io: { op: write }\n", "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  v1::Workload& wl = w.workload;
+  Status set = SetWorkloadPath(wl, "sweep.total_jobs", "[1,2,4,8]", "--set");
+  ASSERT_TRUE(set.ok()) << set.message();
+  ASSERT_TRUE(SetWorkloadPath(wl, "sweep.steps[w].io.block_size", "[4KiB, 64KiB]", "--set").ok());
+  ASSERT_TRUE(SetWorkloadPath(wl, "sweep.jobs", "[3]", "--set").ok());  // replaces the file's axis
+  ASSERT_EQ(wl.sweep().size(), 3u);
+  EXPECT_EQ(wl.sweep().at("jobs"), "[3]");
+  auto points = ExpandSweep(wl);
+  ASSERT_TRUE(points.ok()) << points.status().message();
+  EXPECT_EQ(points->size(), 1u * 4u * 2u);
+  EXPECT_EQ(points->back().workload.defaults().total_jobs(), 8u);
+  EXPECT_EQ(points->back().workload.steps(0).io().block_size(), 65536u);
+
+  auto whole = LoadWorkloadText("name: t\nsteps:\n  - io: { op: write }\n", "w.yaml");
+  ASSERT_TRUE(SetWorkloadPath(whole.workload, "sweep", "{total_jobs: [1,2,4,8]}", "--set").ok());
+  auto whole_points = ExpandSweep(whole.workload);
+  ASSERT_TRUE(whole_points.ok());
+  EXPECT_EQ(whole_points->size(), 4u);
 }
 
 TEST(AgentOverrides, LoadValidateAndApplyByGlob) {

@@ -1,0 +1,102 @@
+// Runs built from round numbers for the console and summary.csv tests
+// (tests/unit/controller/report/text_reports_test.cc, headline_table_test.cc).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "controller/report/report_model.h"
+
+namespace iofleet::controller::report_fixtures {
+
+constexpr uint64_t kMiB = 1024 * 1024;
+constexpr uint64_t kSec = 1'000'000'000;
+
+inline StepStats Stats(uint64_t ops, uint64_t bytes, uint64_t window_ns) {
+  StepStats s;
+  s.ops = ops;
+  s.bytes = bytes;
+  s.window_ns = window_ns;
+  s.write.ops = ops;
+  s.write.bytes = bytes;
+  return s;
+}
+
+// One run of a step on one agent "a".
+inline StepReport StepRun(int index, const std::string& name, const std::string& kind, int point, int cycle, StepStats stats,
+                          std::vector<std::pair<std::string, std::string>> params = {}) {
+  StepReport step;
+  step.index = index;
+  step.name = name;
+  step.kind = kind;
+  step.point = point;
+  step.cycle = cycle;
+  step.params = std::move(params);
+  step.status = "succeeded";
+  step.aggregate = stats;
+  step.agents.push_back({"a", stats});
+  return step;
+}
+
+inline PhaseReport Phase(const std::string& op, uint64_t files, uint64_t window_ns) {
+  PhaseReport p;
+  p.op = op;
+  p.aggregate = Stats(files, 0, window_ns);
+  p.agents.push_back({"a", p.aggregate});
+  return p;
+}
+
+inline RunReport Report(std::vector<StepReport> steps) {
+  RunReport report;
+  report.run_id = "r1";
+  report.workload = "w";
+  report.status = "succeeded";
+  report.agents.push_back({"a", "", ""});
+  report.steps = std::move(steps);
+  return report;
+}
+
+// total_jobs 1, 2, 4 at points 0, 1, 2: a drop_caches step, then a write of total_jobs x 100 MiB
+// (1 MiB each) in one second.
+inline RunReport ThreadSweep() {
+  std::vector<StepReport> steps;
+  const uint64_t jobs[] = {1, 2, 4};
+  for (int p = 0; p < 3; ++p) {
+    std::vector<std::pair<std::string, std::string>> params = {{"total_jobs", std::to_string(jobs[p])}};
+    steps.push_back(StepRun(0, "drop", "drop_caches", p, 0, Stats(0, 0, kSec / 10), params));
+    steps.push_back(StepRun(1, "write", "io", p, 0, Stats(100 * jobs[p], 100 * jobs[p] * kMiB, kSec), params));
+  }
+  return Report(steps);
+}
+
+// Three cycles: drop_caches, a copy of 1,000 files and 1 GB (10 dirs) in 1, 2 and 4 s, and a
+// hook taking 0.5, 1 and 1.5 s.
+inline RunReport CopyCycles() {
+  std::vector<StepReport> steps;
+  const uint64_t seconds[] = {1, 2, 4};
+  for (int c = 0; c < 3; ++c) {
+    steps.push_back(StepRun(0, "drop", "drop_caches", 0, c, Stats(0, 0, kSec / 10)));
+    StepStats copy = Stats(1000, 1'000'000'000, seconds[c] * kSec);
+    copy.dirs = 10;
+    steps.push_back(StepRun(1, "copy-in", "copy", 0, c, copy));
+    steps.push_back(StepRun(2, "fsck", "hook", 0, c, Stats(0, 0, (c + 1) * kSec / 2)));
+  }
+  return Report(steps);
+}
+
+// A files step at two points: create 1,000 files in 1 s, stat them in 0.25 s.
+inline RunReport FilesSweep() {
+  std::vector<StepReport> steps;
+  for (int p = 0; p < 2; ++p) {
+    StepReport files = StepRun(0, "tree", "files", p, 0, Stats(0, 0, 0), {{"steps[tree].files.files_per_dir", p ? "20" : "10"}});
+    files.phases = {Phase("create", 1000, kSec), Phase("stat", 1000, kSec / 4)};
+    files.aggregate = Stats(0, 0, 0);
+    for (size_t i = 0; i < files.phases.size(); ++i) files.aggregate.AddPhase(files.phases[i].aggregate, i == 0);
+    files.agents[0].stats = files.aggregate;
+    steps.push_back(files);
+  }
+  return Report(steps);
+}
+
+}  // namespace iofleet::controller::report_fixtures

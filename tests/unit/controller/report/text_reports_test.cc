@@ -1,0 +1,117 @@
+// The console summary and summary.csv, as text: the columns a copy or files step names for what
+// they hold, the time of steps that move no data, the headline tables after the steps, and
+// summary.csv's gbps, files_per_sec and swept columns. The figures expected are worked out by
+// hand from the round numbers the runs are given (tests/unit/controller/report/report_fixtures.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "controller/report/headline_table.h"
+#include "controller/report/report_writers.h"
+#include "tests/unit/controller/report/report_fixtures.h"
+
+namespace iofleet::controller {
+namespace {
+
+using namespace report_fixtures;  // NOLINT: the runs the tests render
+
+TEST(ConsoleSummary, NoDataMovedPrintsTheTimeAndTheTablesFollowTheSteps) {
+  std::string console = ConsoleSummary(ThreadSweep());
+  EXPECT_NE(console.find("drop point 1 cycle 0 total_jobs=2\n"
+                         "drop           a            took 0.100 s\n"
+                         "write point 1 cycle 0 total_jobs=2\n"
+                         "write          a                 200.0      209.7        200"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("IOPS"), std::string::npos);
+  EXPECT_EQ(console.find("files/s"), std::string::npos);  // an io step counts I/Os
+  EXPECT_EQ(console.substr(console.size() - HeadlineTables(ThreadSweep()).size()), HeadlineTables(ThreadSweep()));
+}
+
+TEST(ConsoleSummary, ACopyCountsFilesAndTimePerFile) {
+  std::string console = ConsoleSummary(CopyCycles());
+  EXPECT_NE(console.find("step           agent             MiB/s       MB/s    files/s  mean/file   p50/file   p99/file   max/file\n"
+                         "copy-in        a                 953.7     1000.0       1000"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("copy: 1000 files, 10 dirs in 2.000 s: 4.000 Gbps, 0.466 GiB/s\n"), std::string::npos) << console;
+  EXPECT_EQ(console.find("IOPS"), std::string::npos) << console;
+  EXPECT_NE(console.find("fsck           a            took 1.500 s\n"), std::string::npos) << console;
+}
+
+TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
+  // The step's whole (2,000 operations of two kinds in 1.25 s: "1600 IOPS") is no rate of
+  // anything: each phase is a row of its own.
+  std::string console = ConsoleSummary(FilesSweep());
+  EXPECT_NE(console.find("tree point 0 cycle 0 steps[tree].files.files_per_dir=10\n"
+                         "step           agent             MiB/s       MB/s    files/s  mean/file   p50/file   p99/file   max/file\n"
+                         "tree           create              0.0        0.0       1000       0 ns       0 ns       0 ns       0 ns\n"
+                         "               stat                0.0        0.0       4000       0 ns       0 ns       0 ns       0 ns\n"
+                         "tree point 1 cycle 0"),
+            std::string::npos)
+      << console;
+  EXPECT_EQ(console.find("1600"), std::string::npos) << console;
+  RunReport no_phases = FilesSweep();  // failed before the first phase: nothing to tabulate
+  for (auto& step : no_phases.steps) {
+    step.phases.clear();
+    step.status = "failed";
+  }
+  EXPECT_EQ(HeadlineTables(no_phases), "");
+  EXPECT_NE(console.find("\n"
+                         "tree (files) by steps[tree].files.files_per_dir\n"
+                         "  point  steps[tree].files.files_per_dir  create files/s  stat files/s\n"
+                         "      0                               10            1000          4000\n"
+                         "      1                               20            1000          4000\n"),
+            std::string::npos)
+      << console;
+}
+
+constexpr const char* kCsvHeader =
+    "step_index,step,kind,point,cycle,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,mb_per_sec,"
+    "lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,lat_max_ns,passes,gbps,files_per_sec";
+
+TEST(SummaryCsv, SweptPathsAreColumnsBesideGbps) {
+  // 100 MiB/s = 0.838861 Gbps; files_per_sec is empty where ops are I/Os, not files.
+  std::string csv = SummaryCsv(ThreadSweep());
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), std::string(kCsvHeader) + ",total_jobs");
+  EXPECT_NE(csv.find("\n0,drop,drop_caches,1,0,succeeded,aggregate,,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,2\n"
+                     "0,drop,drop_caches,1,0,succeeded,agent,a,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,2\n"
+                     "1,write,io,1,0,succeeded,aggregate,,200,209715200,1,200.000000,209715200.000,200.000000,209.715200,0.0,0,0,0,0,0,0,0,1.677722,,2\n"
+                     "1,write,io,1,0,succeeded,agent,a,200,209715200,1,200.000000,209715200.000,200.000000,209.715200,0.0,0,0,0,0,0,0,0,1.677722,,2\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2 * 2);
+}
+
+TEST(SummaryCsv, ACopyHasFilesPerSecondAndNoSweptColumnsWithoutASweep) {
+  std::string csv = SummaryCsv(CopyCycles());
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), kCsvHeader);
+  EXPECT_NE(csv.find("\n1,copy-in,copy,0,2,succeeded,aggregate,,1000,1000000000,4,250.000000,250000000.000,238.418579,250.000000,"
+                     "0.0,0,0,0,0,0,0,0,2.000000,250.000000\n"),
+            std::string::npos)
+      << csv;
+}
+
+TEST(SummaryCsv, AFilesStepHasPhaseRowsOnlyForAllAgentsAndEach) {
+  std::string csv = SummaryCsv(FilesSweep());
+  EXPECT_EQ(csv,
+            std::string(kCsvHeader) + ",steps[tree].files.files_per_dir\n" +
+                "0,tree,files,0,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,10\n"
+                "0,tree,files,0,0,succeeded,phase:create,a,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,10\n"
+                "0,tree,files,0,0,succeeded,phase:stat,,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,10\n"
+                "0,tree,files,0,0,succeeded,phase:stat,a,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,10\n"
+                "0,tree,files,1,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,20\n"
+                "0,tree,files,1,0,succeeded,phase:create,a,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,20\n"
+                "0,tree,files,1,0,succeeded,phase:stat,,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,20\n"
+                "0,tree,files,1,0,succeeded,phase:stat,a,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,20\n");
+}
+
+TEST(SummaryCsv, ASweptValueWithACommaIsQuoted) {
+  RunReport report = ThreadSweep();
+  for (auto& step : report.steps) step.params = {{"block_size_split", "[{size: 4KiB, weight: 1}]"}};
+  std::string csv = SummaryCsv(report);
+  EXPECT_NE(csv.find(",\"[{size: 4KiB, weight: 1}]\"\n"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace iofleet::controller
