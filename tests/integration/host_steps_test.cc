@@ -204,6 +204,36 @@ repeat: 2
   EXPECT_EQ(CountEntries(tmp / "local"), 0u);
 }
 
+// copy.method end to end: copy_file_range between two roots on one file system copies the
+// same bytes and says so in report.json; to a tmpfs root (EXDEV) the run fails naming the
+// method, never falling back to read/write.
+TEST(CopyStep, CopyFileRangeIsUsedAsAskedOrTheStepFails) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", R"(name: cfr
+steps:
+  - name: src
+    files: { dir: "local:src", dirs: 2, files_per_dir: 10, file_size: 100000, ops: [mkdir, create] }
+  - name: in
+    copy: { from: "local:src", to: dst, method: copy_file_range }
+)");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string(), "local=" + (tmp / "local").string()}, "", {}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  const json& agg = report["steps"][1]["aggregate"];
+  EXPECT_EQ(agg["copy_method"], "copy_file_range");
+  EXPECT_EQ(agg["bytes"].get<uint64_t>(), 20u * 100000);
+  EXPECT_EQ(report["steps"][1]["agents"][0]["copy_method"], "copy_file_range");
+
+  char shm[] = "/dev/shm/iofleet-cfr-XXXXXX";
+  if (!mkdtemp(shm)) GTEST_SKIP() << "no /dev/shm here";
+  CommandResult cross = RunLocal(tmp, {(tmp / "w.yaml").string(), {std::string(shm), "local=" + (tmp / "local").string()}, "", {}});
+  std::error_code ec;
+  fs::remove_all(shm, ec);
+  EXPECT_EQ(cross.code, 1);
+  EXPECT_NE(cross.err.find("copy: method copy_file_range is not supported between these file systems"), std::string::npos)
+      << cross.err;
+}
+
 TEST(CopyStep, RefusesToOverwriteWhatTheRunDidNotMakeAndSymlinksInTheSource) {
   TempDir tmp;
   // A symlink planted in the source tree by a hook: the copy neither follows nor skips it.
