@@ -109,11 +109,13 @@ class Checker {
 std::vector<std::string> CheckInvariants(RunReport& report) {
   std::vector<std::string> out;
   bool several = false;  // name point and cycle only when they tell steps apart
-  for (const auto& step : report.steps) several = several || step.point > 0 || step.cycle > 0;
+  for (const auto& step : report.steps) several = several || step.point > 0 || step.cycle > 0 || step.group_cycle > 0;
 
   for (auto& step : report.steps) {
     std::string where = "step " + step.name;
-    if (several) where += fmt::format(" (point {}, cycle {})", step.point, step.cycle);
+    // A group's step runs once per group cycle: that tells its instances apart too.
+    std::string group = step.group_cycle >= 0 ? fmt::format(", group {} cycle {}", step.group, step.group_cycle) : "";
+    if (several) where += fmt::format(" (point {}, cycle {}{})", step.point, step.cycle, group);
     const bool succeeded = step.status == "succeeded";
     const size_t first = out.size();
     Checker check(report, out);

@@ -48,14 +48,15 @@ nlohmann::ordered_json SummaryJson(const CycleSummary& c) {
   return j;
 }
 
-// `figure` of each cycle's aggregate, summarized; `rate` adds the geometric mean.
+// `figure` of each cycle's aggregate, summarized; `rate` adds the geometric mean. The cycles
+// are group cycles for a group's steps (`group_cycles`), else repeat cycles.
 template <typename Figure>
-nlohmann::ordered_json Summary(const std::vector<const StepReport*>& steps, Figure figure, bool rate) {
+nlohmann::ordered_json Summary(const std::vector<const StepReport*>& steps, Figure figure, bool rate, bool group_cycles) {
   std::vector<double> values;
   std::vector<int> cycles;
   for (const StepReport* s : steps) {
     values.push_back(figure(s->aggregate));
-    cycles.push_back(s->cycle);
+    cycles.push_back(group_cycles ? s->group_cycle : s->cycle);
   }
   return SummaryJson(SummarizeCycles(values, cycles, rate));
 }
@@ -134,14 +135,20 @@ nlohmann::ordered_json HostJson(const HostFacts& h) {
   return j;
 }
 
-// A copy counts files, and gives the seed's own unit, Gbps (10^9 bit/s). (A files step's rates
-// are per phase: its sums mix mkdirs, creates, stats, ...)
+double Gbps(const StepStats& s) { return s.bytes_per_sec() * 8 / 1e9; }
+double GibPerSec(const StepStats& s) { return s.bytes_per_sec() / static_cast<double>(1ull << 30); }
+
+// A copy counts files, and gives the seed's own units side by side, as its script prints them:
+// Gbps (10^9 bit/s) and GiB/s (2^30 bytes/s). (A files step's rates are per phase: its sums mix
+// mkdirs, creates, stats, ...)
 void EntryFigures(const std::string& kind, const StepStats& s, nlohmann::ordered_json& j) {
   if (kind != "copy") return;
   j["files"] = s.ops;
   j["dirs"] = s.dirs;
   j["files_per_sec"] = s.iops();
-  j["gbps"] = s.bytes_per_sec() * 8 / 1e9;
+  j["gbps"] = Gbps(s);
+  j["gib_per_sec"] = GibPerSec(s);
+  if (!s.copy_method.empty()) j["copy_method"] = s.copy_method;
 }
 
 }  // namespace
@@ -169,6 +176,10 @@ std::string ReportJson(const RunReport& report) {
     s["params"] = nlohmann::ordered_json::object();
     for (const auto& [path, value] : step.params) s["params"][path] = ParamValue(value);
     s["cycle"] = step.cycle;
+    if (step.group_cycle >= 0) {  // a group's step (DESIGN.md section 3): which group, which of its repeats
+      s["group"] = step.group;
+      s["group_cycle"] = step.group_cycle;
+    }
     s["status"] = step.status;
     s["aggregate"] = StatsJson(step.aggregate);
     EntryFigures(step.kind, step.aggregate, s["aggregate"]);
@@ -208,29 +219,43 @@ std::string ReportJson(const RunReport& report) {
     j["steps"].push_back(s);
   }
   // Across the cycles of each step at each point (repeat): the spread of the aggregate figures.
-  std::map<std::pair<int, int>, std::vector<const StepReport*>> groups;
-  int max_cycle = 0;
+  // A group's step is summarized over its group cycles, one summary per point and cycle: a
+  // group's repeats are the cycles of its steps.
+  struct Key {
+    int point, index, cycle;  // cycle: -1 for a top-level step (its cycles are what is summarized)
+    auto operator<=>(const Key&) const = default;
+  };
+  std::map<Key, std::vector<const StepReport*>> groups;
+  bool several = false;
   for (const auto& step : report.steps) {
     if (step.status != "succeeded") continue;
-    groups[{step.point, step.index}].push_back(&step);
-    max_cycle = std::max(max_cycle, step.cycle);
+    const bool in_group = step.group_cycle >= 0;
+    groups[{step.point, step.index, in_group ? step.cycle : -1}].push_back(&step);
+    several = several || step.cycle > 0 || step.group_cycle > 0;
   }
-  if (max_cycle > 0) {
+  if (several) {
     j["summaries"] = nlohmann::ordered_json::array();
     for (const auto& [key, steps] : groups) {
       if (steps.size() < 2) continue;  // a step run once per point (once: true) has no spread
+      const bool in_group = key.cycle >= 0;
+      auto summary_of = [&](auto figure, bool rate) { return Summary(steps, figure, rate, in_group); };
       nlohmann::ordered_json summary;
-      summary["index"] = key.second;
+      summary["index"] = key.index;
       summary["name"] = steps.front()->name;
-      summary["point"] = key.first;
+      summary["point"] = key.point;
       summary["params"] = nlohmann::ordered_json::object();
       for (const auto& [path, value] : steps.front()->params) summary["params"][path] = ParamValue(value);
-      summary["bytes_per_sec"] = Summary(steps, [](const StepStats& a) { return a.bytes_per_sec(); }, true);
-      summary["iops"] = Summary(steps, [](const StepStats& a) { return a.iops(); }, true);
-      summary["seconds"] = Summary(steps, [](const StepStats& a) { return a.seconds(); }, false);
+      if (in_group) {
+        summary["group"] = steps.front()->group;
+        summary["cycle"] = key.cycle;
+      }
+      summary["bytes_per_sec"] = summary_of([](const StepStats& a) { return a.bytes_per_sec(); }, true);
+      summary["iops"] = summary_of([](const StepStats& a) { return a.iops(); }, true);
+      summary["seconds"] = summary_of([](const StepStats& a) { return a.seconds(); }, false);
       if (steps.front()->kind == "copy") {
-        summary["gbps"] = Summary(steps, [](const StepStats& a) { return a.bytes_per_sec() * 8 / 1e9; }, true);
-        summary["files_per_sec"] = Summary(steps, [](const StepStats& a) { return a.iops(); }, true);
+        summary["gbps"] = summary_of(Gbps, true);
+        summary["gib_per_sec"] = summary_of(GibPerSec, true);
+        summary["files_per_sec"] = summary_of([](const StepStats& a) { return a.iops(); }, true);
       }
       j["summaries"].push_back(summary);
     }

@@ -68,6 +68,7 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
   if (result.has_cache() && result.cache().pages() > 0) s.cache = CacheFigures{result.cache().resident_pages(), result.cache().pages()};
   s.rate_limited = result.rate_limited();
   s.dirs = result.dirs();
+  s.copy_method = result.copy_method();
   if (!result.note().empty()) s.notes.push_back(result.note());
   return s;
 }
@@ -106,6 +107,8 @@ void StepStats::Add(const StepStats& other, bool first) {
   rate_limited = rate_limited || other.rate_limited;
   cpu_bound = cpu_bound || other.cpu_bound;
   dirs += other.dirs;
+  if (first) copy_method = other.copy_method;
+  else if (copy_method != other.copy_method) copy_method = "mixed";
   notes.insert(notes.end(), other.notes.begin(), other.notes.end());
 }
 

@@ -74,6 +74,9 @@ struct StepStats {
   bool rate_limited = false;
   bool cpu_bound = false;  // this agent, or for an aggregate any agent, was CPU-bound (measured)
   uint64_t dirs = 0;       // copy: directories made
+  // copy: how the bytes moved ("read_write", "copy_file_range"); an aggregate whose agents
+  // differ (overrides) says "mixed".
+  std::string copy_method;
   std::vector<std::string> notes;  // what host steps did (read-ahead changed, hook exit)
 
   double seconds() const { return static_cast<double>(window_ns) / 1e9; }
@@ -124,6 +127,10 @@ struct StepReport {
   std::string kind;
   int point = 0;
   int cycle = 0;
+  // A group's step: the group's name and which of its repeats this is (0-based); top-level
+  // steps: empty and -1.
+  std::string group;
+  int group_cycle = -1;
   std::vector<std::pair<std::string, std::string>> params;  // the point's swept values
   std::string status;  // succeeded | failed | aborted
   StepStats aggregate;

@@ -16,15 +16,16 @@
 namespace iofleet::controller {
 namespace {
 
-Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1::Workload>& workloads,
+Status PlanPoint(uint32_t point, const std::vector<spec::LeafStep>& leaves, const std::vector<v1::Workload>& workloads,
                  const std::vector<AgentId>& agents, std::vector<std::vector<v1::PlannedStep>>& out) {
-  for (int s = 0; s < base.steps_size(); ++s) {
+  for (const spec::LeafStep& leaf : leaves) {
     // Each agent's jobs: its own, or its round-robin share of total_jobs.
     std::vector<v1::IoSpec> resolved(agents.size());
     uint64_t total_jobs = 0;
     for (size_t i = 0; i < agents.size(); ++i) {
-      if (!workloads[i].steps(s).has_io()) continue;
-      resolved[i] = spec::ResolveIo(workloads[i], s);
+      const v1::Step& mine = spec::StepOf(workloads[i], leaf);
+      if (!mine.has_io()) continue;
+      resolved[i] = spec::ResolveStepIo(workloads[i], mine);
       if (resolved[i].has_total_jobs()) {
         uint64_t n = resolved[i].total_jobs(), count = agents.size();
         resolved[i].set_jobs(static_cast<uint32_t>(n / count + (i < n % count ? 1 : 0)));
@@ -35,17 +36,17 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
     uint64_t jobs_before = 0;
     for (size_t i = 0; i < agents.size(); ++i) {
       v1::PlannedStep step;
-      step.set_name(spec::StepName(workloads[i], s));
+      step.set_name(leaf.name);
       step.set_point(point);
-      if (workloads[i].steps(s).has_sync()) step.mutable_sync();
-      if (workloads[i].steps(s).has_drop_caches()) step.mutable_drop_caches();
-      const v1::Step& mine = workloads[i].steps(s);
+      const v1::Step& mine = spec::StepOf(workloads[i], leaf);
+      if (mine.has_sync()) step.mutable_sync();
+      if (mine.has_drop_caches()) step.mutable_drop_caches();
       if (mine.has_files()) {
         *step.mutable_files() = spec::ResolveFiles(mine.files());
         // Phases run in lockstep, so every agent runs the same ops (overrides may change the rest).
         const auto& first = out[0].empty() || i == 0 ? step.files().ops() : out[0].back().files().ops();
         if (i > 0 && !std::equal(first.begin(), first.end(), step.files().ops().begin(), step.files().ops().end())) {
-          return InvalidArgument("steps[" + std::to_string(s) + "].files.ops: agent " + agents[i].name +
+          return InvalidArgument(leaf.path + ".files.ops: agent " + agents[i].name +
                                  " would run other phases than agent " + agents[0].name +
                                  " (phases run in lockstep: overrides may not change ops)");
         }
@@ -53,9 +54,9 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
       if (mine.has_copy()) *step.mutable_copy() = spec::ResolveCopy(mine.copy());
       if (mine.has_readahead()) *step.mutable_readahead() = mine.readahead();
       if (mine.has_hook()) *step.mutable_hook() = mine.hook();
-      if (workloads[i].steps(s).has_io()) {
+      if (mine.has_io()) {
         auto io = spec::PlanIo(resolved[i], total_jobs);
-        if (!io.ok()) return InvalidArgument("steps[" + std::to_string(s) + "].io: " + io.status().message());
+        if (!io.ok()) return InvalidArgument(leaf.path + ".io: " + io.status().message());
         spec::NeutralizeInapplicable(*io);
         if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(agents[(i + 1) % agents.size()].name);
         if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
@@ -74,15 +75,15 @@ Status PlanPoint(uint32_t point, const v1::Workload& base, const std::vector<v1:
 // Every step as its agent will receive it, checked with the agent's own rules
 // (core/spec/planned_check.h): what needs the fleet, such as a block for every job once
 // total_jobs is spread over the agents, is decided here, before any agent is contacted.
-Status CheckPlanned(const v1::Workload& workload, const RunPlan& plan, const std::vector<AgentId>& agents) {
-  const size_t steps = static_cast<size_t>(workload.steps_size());
+Status CheckPlanned(const RunPlan& plan, const std::vector<AgentId>& agents) {
+  const size_t steps = plan.leaves.size();
   std::string errors;
   std::set<std::string> seen;
   for (size_t i = 0; i < agents.size(); ++i) {
     const std::string& root = plan.workloads[i].target().root();
     for (size_t k = 0; k < plan.steps[i].size(); ++k) {
       std::vector<spec::Violation> found;
-      spec::CheckPlannedStep(plan.steps[i][k], "steps[" + std::to_string(k % steps) + "]", root.empty() ? "default" : root, found);
+      spec::CheckPlannedStep(plan.steps[i][k], plan.leaves[k % steps].path, root.empty() ? "default" : root, found);
       std::string at;
       if (plan.points.size() > 1) {
         for (const auto& [path, value] : plan.points[k / steps].params) at += (at.empty() ? " (at " : ", ") + path + "=" + value;
@@ -114,56 +115,74 @@ Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId
     plan.workloads.push_back(*mine);
   }
   if (!errors.empty()) return InvalidArgument(errors);
+  plan.leaves = spec::LeafSteps(workload);
   plan.steps.assign(agents.size(), {});
+  // The agents get one flat list of steps and the run manager runs them in lockstep: every
+  // point and every agent must have the same steps, and at one point the same group repeats.
+  const std::string shape = spec::StepShape(workload, false);
   for (size_t p = 0; p < plan.points.size(); ++p) {
     const SweepPoint& point = plan.points[p];
+    if (spec::StepShape(point.workload, false) != shape) {
+      return InvalidArgument("sweep point " + std::to_string(p) + " would change the steps (" + spec::StepShape(point.workload, false) +
+                             " instead of " + shape + "): a sweep may change steps' fields and groups' repeat, not which steps run");
+    }
+    const std::string repeats = spec::StepShape(point.workload, true);
     std::vector<v1::Workload> point_workloads;
     for (const auto& a : agents) {
       auto mine = ForAgent(point.workload, a.name, a.address);
       if (!mine.ok()) return InvalidArgument("agent " + a.name + ": " + mine.status().message());
+      if (spec::StepShape(*mine, true) != repeats) {
+        return InvalidArgument("agent " + a.name + ": its overrides would change the steps or a group's repeat (" +
+                               spec::StepShape(*mine, true) + " instead of " + repeats +
+                               "): steps run in lockstep on every agent, so overrides may change steps' fields only");
+      }
       point_workloads.push_back(*mine);
     }
-    IOFLEET_RETURN_IF_ERROR(PlanPoint(static_cast<uint32_t>(p), workload, point_workloads, agents, plan.steps));
+    IOFLEET_RETURN_IF_ERROR(PlanPoint(static_cast<uint32_t>(p), plan.leaves, point_workloads, agents, plan.steps));
   }
-  IOFLEET_RETURN_IF_ERROR(CheckPlanned(workload, plan, agents));
+  IOFLEET_RETURN_IF_ERROR(CheckPlanned(plan, agents));
   return plan;
 }
 
 std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, const std::vector<AgentId>& agents) {
-  const int steps = workload.steps_size();
+  const size_t leaves = plan.leaves.size();
   const uint32_t cycles = std::max(1u, workload.repeat());
   std::string out = fmt::format("# plan: {} point(s) x {} step(s) x {} cycle(s) on {} agent(s)\n", plan.points.size(),
-                                steps, cycles, agents.size());
+                                leaves, cycles, agents.size());
   uint64_t timed_ns = 0;
-  int size_based = 0;
+  uint64_t size_based = 0;
   std::map<std::string, uint64_t> peak_bytes;  // per agent: the most any step's files hold (files go between points)
   for (size_t p = 0; p < plan.points.size(); ++p) {
+    const v1::Workload& at_point = plan.points[p].workload;
     std::string params;
     for (const auto& [path, value] : plan.points[p].params) params += fmt::format(" {}={}", path, value);
     out += fmt::format("# point {}{}\n", p, params);
-    for (int s = 0; s < steps; ++s) {
-      const v1::Step& step = workload.steps(s);
-      out += fmt::format("#   {} ({})\n", spec::StepName(workload, s), spec::StepKind(step));
-      if (step.has_sleep()) timed_ns += step.sleep().duration() * cycles;
+    // One leaf step: its line and its agents' lines; `runs` is how often it runs per point.
+    auto describe = [&](size_t l, const std::string& indent, uint64_t runs) {
+      const spec::LeafStep& leaf = plan.leaves[l];
+      const v1::Step& step = spec::StepOf(at_point, leaf);
+      out += fmt::format("#{}{} ({})\n", indent, leaf.name, spec::StepKind(step));
+      if (step.has_sleep()) timed_ns += step.sleep().duration() * runs;
       for (size_t i = 0; i < agents.size(); ++i) {
-        const v1::PlannedStep& planned = plan.steps[i][p * static_cast<size_t>(steps) + static_cast<size_t>(s)];
+        const v1::PlannedStep& planned = plan.steps[i][p * leaves + l];
         if (planned.has_files()) {
           const v1::FilesStep& f = planned.files();
           uint64_t files = uint64_t{f.dirs()} * f.files_per_dir();
           std::string ops;
           for (int k = 0; k < f.ops_size(); ++k) ops += (k ? ", " : "") + spec::FilesOpName(f.ops(k));
-          out += fmt::format("#     {}: {} x {} files ({} files, about {}) in {}, {} job(s): {}\n", agents[i].name, f.dirs(),
+          out += fmt::format("#{}  {}: {} x {} files ({} files, about {}) in {}, {} job(s): {}\n", indent, agents[i].name, f.dirs(),
                              f.files_per_dir(), files, FormatSize(files * spec::MeanFileSize(f)), f.dir(), f.jobs(), ops);
-          if (i == 0) size_based += static_cast<int>(cycles);
+          if (i == 0) size_based += runs;
         }
         if (planned.has_copy()) {
-          out += fmt::format("#     {}: copy {} to {}, {} job(s)\n", agents[i].name, planned.copy().from(), planned.copy().to(),
-                             planned.copy().jobs());
-          if (i == 0) size_based += static_cast<int>(cycles);
+          const std::string method = planned.copy().method() == v1::COPY_METHOD_COPY_FILE_RANGE ? "copy_file_range" : "read/write";
+          out += fmt::format("#{}  {}: copy {} to {}, {} job(s), {}\n", indent, agents[i].name, planned.copy().from(),
+                             planned.copy().to(), planned.copy().jobs(), method);
+          if (i == 0) size_based += runs;
         }
-        if (planned.has_hook() && i == 0) out += fmt::format("#     every agent: hook {} from its config\n", planned.hook().name());
+        if (planned.has_hook() && i == 0) out += fmt::format("#{}  every agent: hook {} from its config\n", indent, planned.hook().name());
         if (planned.has_readahead() && i == 0) {
-          out += fmt::format("#     every agent: read_ahead_kb {} on the target's device\n", planned.readahead().kib());
+          out += fmt::format("#{}  every agent: read_ahead_kb {} on the target's device\n", indent, planned.readahead().kib());
         }
         if (!planned.has_io()) continue;
         const v1::IoSpec& io = planned.io();
@@ -172,13 +191,23 @@ std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, cons
         peak_bytes[agents[i].name] = std::max(peak_bytes[agents[i].name], bytes);
         std::string when = io.runtime() > 0 ? FormatDuration(io.runtime()) + " after " + FormatDuration(io.ramp()) + " ramp"
                                             : "one pass (size-based)";
-        out += fmt::format("#     {}: {} job(s), {} file(s) of {}, {}\n", agents[i].name, io.jobs(), files,
+        out += fmt::format("#{}  {}: {} job(s), {} file(s) of {}, {}\n", indent, agents[i].name, io.jobs(), files,
                            FormatSize(io.file_size()), when);
         if (i == 0) {
-          if (io.runtime() > 0) timed_ns += (io.runtime() + io.ramp()) * cycles;
-          else size_based += static_cast<int>(cycles);
+          if (io.runtime() > 0) timed_ns += (io.runtime() + io.ramp()) * runs;
+          else size_based += runs;
         }
       }
+    };
+    for (size_t l = 0; l < leaves;) {
+      const spec::LeafStep& leaf = plan.leaves[l];
+      if (leaf.member < 0) {
+        describe(l++, "   ", cycles);
+        continue;
+      }
+      const uint32_t repeat = at_point.steps(leaf.top).group().repeat();
+      out += fmt::format("#   {} (group: its steps {} time(s) in order, then the next step)\n", leaf.group, repeat);
+      for (; l < leaves && plan.leaves[l].top == leaf.top; ++l) describe(l, "     ", uint64_t{cycles} * repeat);
     }
   }
   for (const auto& [agent, bytes] : peak_bytes) out += fmt::format("# files on {}: up to {}\n", agent, FormatSize(bytes));

@@ -27,6 +27,7 @@
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
 #include "core/spec/root_spec.h"
+#include "core/spec/step_tree.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::controller {
@@ -183,8 +184,8 @@ int RunManager::Plan() {
     std::set<std::string> refusals;
     // The local agent this controller started takes its config from --local-config.
     const std::string config_flag = local_ ? "--local-config" : "--config";
-    for (int s = 0; s < mine.steps_size(); ++s) {
-      const v1::Step& step = mine.steps(s);
+    for (const spec::LeafStep& leaf : plan->leaves) {
+      const v1::Step& step = spec::StepOf(mine, leaf);
       if (step.has_drop_caches() && !a.hello.allow_drop_caches()) {
         refusals.insert("the workload drops caches, which this agent's config does not allow (start it with " + config_flag +
                         " holding allow_drop_caches: true)");
@@ -198,7 +199,7 @@ int RunManager::Plan() {
         if (std::find(hooks.begin(), hooks.end(), step.hook().name()) == hooks.end()) {
           std::string known;
           for (const auto& h : hooks) known += (known.empty() ? "" : ", ") + h;
-          refusals.insert("step " + spec::StepName(mine, s) + ": no hook named \"" + step.hook().name() + "\" in this agent's config (hooks: " +
+          refusals.insert("step " + leaf.name + ": no hook named \"" + step.hook().name() + "\" in this agent's config (hooks: " +
                           (known.empty() ? "none" : known) + ")");
         }
       }
@@ -354,40 +355,68 @@ int RunManager::Run() {
   {
     StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
                           g_interrupted);
-    const int steps = w.steps_size();
+    const size_t leaves = plan_.leaves.size();
     const uint32_t cycles = std::max(1u, w.repeat());
+    // One executed instance of leaf step `l`: its report entry, then the step itself.
+    auto run_leaf = [&](size_t p, uint32_t c, size_t l, int group_cycle) {
+      const spec::LeafStep& leaf = plan_.leaves[l];
+      const v1::Step& def = spec::StepOf(plan_.points[p].workload, leaf);
+      StepReport step;  // report.json lists executed steps only
+      step.index = static_cast<int>(l);
+      step.name = leaf.name;
+      step.kind = spec::StepKind(def);
+      step.point = static_cast<int>(p);
+      step.cycle = static_cast<int>(c);
+      step.group = leaf.group;
+      step.group_cycle = group_cycle;
+      step.params = plan_.points[p].params;
+      report_.steps.push_back(std::move(step));
+      const size_t flat = p * leaves + l;
+      if (def.has_sleep()) {
+        SleepStep(def.sleep().duration(), report_.steps.back());
+        return;
+      }
+      if (def.has_files()) {
+        FilesStep(executor, static_cast<int>(flat), plan_.steps[0][flat].files(), report_.steps.back());
+        return;
+      }
+      std::vector<bool> has_work;
+      for (const auto& agent_steps : plan_.steps) {
+        has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
+      }
+      StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
+      if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
+    };
+    auto going = [&](const std::string& next) {
+      if (report_.status != "succeeded") return false;
+      if (g_interrupted) {
+        Fail("aborted", "interrupted (Ctrl-C) before step " + next);
+        return false;
+      }
+      return true;
+    };
     for (size_t p = 0; p < plan_.points.size() && report_.status == "succeeded"; ++p) {
+      const v1::Workload& at_point = plan_.points[p].workload;
       for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) {
-        for (int i = 0; i < steps && report_.status == "succeeded"; ++i) {
-          if (g_interrupted) {
-            Fail("aborted", "interrupted (Ctrl-C) before step " + spec::StepName(w, i));
-            break;
-          }
-          if (w.steps(i).once() && c > 0) continue;  // its data serves every cycle of the point
-          StepReport step;  // report.json lists executed steps only
-          step.index = i;
-          step.name = spec::StepName(w, i);
-          step.kind = spec::StepKind(w.steps(i));
-          step.point = static_cast<int>(p);
-          step.cycle = static_cast<int>(c);
-          step.params = plan_.points[p].params;
-          report_.steps.push_back(std::move(step));
-          const size_t flat = p * static_cast<size_t>(steps) + static_cast<size_t>(i);
-          if (w.steps(i).has_sleep()) {
-            SleepStep(w.steps(i).sleep().duration(), report_.steps.back());
+        for (size_t l = 0; l < leaves && report_.status == "succeeded";) {
+          const spec::LeafStep& leaf = plan_.leaves[l];
+          const v1::Step& top = at_point.steps(leaf.top);
+          const bool skip_top = top.once() && c > 0;  // its data serves every cycle of the point
+          if (leaf.member < 0) {
+            if (!skip_top && going(leaf.name)) run_leaf(p, c, l, -1);
+            ++l;
             continue;
           }
-          if (w.steps(i).has_files()) {
-            FilesStep(executor, static_cast<int>(flat), plan_.steps[0][flat].files(), report_.steps.back());
-            continue;
+          // A group: its steps in order, repeat times, then the step after it.
+          size_t end = l;
+          while (end < leaves && plan_.leaves[end].top == leaf.top) ++end;
+          for (uint32_t g = 0; !skip_top && g < top.group().repeat() && report_.status == "succeeded"; ++g) {
+            for (size_t m = l; m < end && report_.status == "succeeded"; ++m) {
+              if (spec::StepOf(at_point, plan_.leaves[m]).once() && (c > 0 || g > 0)) continue;
+              if (going(plan_.leaves[m].name)) run_leaf(p, c, m, static_cast<int>(g));
+            }
           }
-          std::vector<bool> has_work;
-          for (const auto& agent_steps : plan_.steps) {
-            has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
-          }
-          StepOutcome outcome =
-              executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
-          if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
+          l = end;
         }
       }
     }

@@ -17,6 +17,7 @@
 #include "controller/workload/sweep.h"
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
+#include "core/spec/step_tree.h"
 #include "core/spec/validate.h"
 
 namespace iofleet::controller {
@@ -339,8 +340,10 @@ Result<std::vector<PathSegment>> SplitPath(const std::string& path) {
 }
 
 // The element of a repeated message field chosen by index or by its `name` (steps also by their
-// default name, <kind>-<index>).
-int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, const std::string& selector) {
+// default name: <kind>-<index>, a group's steps <group>-<kind>-<index>; `group` names the group
+// whose steps `message` holds).
+int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, const std::string& selector,
+                  const std::string& group) {
   const pb::Reflection* refl = message.GetReflection();
   int n = refl->FieldSize(message, field);
   if (!selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos) {
@@ -356,6 +359,10 @@ int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, 
       return i;
     }
     if (workload && field->name() == "steps" && spec::StepName(*workload, i) == selector) return i;
+    if (!workload && !group.empty() && dynamic_cast<const v1::GroupStep*>(&message) &&
+        spec::GroupMemberName(group, static_cast<const v1::Step&>(element), i) == selector) {
+      return i;
+    }
   }
   return -1;
 }
@@ -410,6 +417,7 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
   }
   pb::Message* message = &workload;
   std::string walked;
+  std::string step_name;  // the step last chosen from a steps list: a group's name for its steps
   for (size_t i = 0; i < segments.size(); ++i) {
     const PathSegment& seg = segments[i];
     const pb::Descriptor* desc = message->GetDescriptor();
@@ -427,9 +435,10 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
       if (!field->is_repeated() || field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE || field->is_map()) {
         return InvalidArgument(where + ": " + path + ": " + shown + " is not a list of entries to choose from");
       }
-      int index = SelectElement(*message, field, seg.selector);
+      int index = SelectElement(*message, field, seg.selector, step_name);
       if (index < 0) return InvalidArgument(where + ": " + path + ": " + shown + " has no entry \"" + seg.selector + "\"");
       pb::Message* element = refl->MutableRepeatedMessage(message, field, index);
+      if (auto* w = dynamic_cast<v1::Workload*>(message); w && field->name() == "steps") step_name = spec::StepName(*w, index);
       walked = shown + "[" + seg.selector + "]";
       if (last) {
         LoadedWorkload scratch;

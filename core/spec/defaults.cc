@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/spec/host_steps.h"
+#include "core/spec/step_tree.h"
 
 namespace iofleet::spec {
 
@@ -46,10 +47,12 @@ void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
   base.MergeFrom(over);  // proto3 optional: only fields that are set overwrite
 }
 
-v1::IoSpec ResolveIo(const v1::Workload& workload, int index) {
+v1::IoSpec ResolveIo(const v1::Workload& workload, int index) { return ResolveStepIo(workload, workload.steps(index)); }
+
+v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
   v1::IoSpec io = BuiltinIoDefaults();
   Overlay(io, workload.defaults());
-  Overlay(io, workload.steps(index).io());
+  Overlay(io, step.io());
   return io;
 }
 
@@ -103,6 +106,7 @@ std::string StepKind(const v1::Step& step) {
     case v1::Step::kCopy: return "copy";
     case v1::Step::kReadahead: return "readahead";
     case v1::Step::kHook: return "hook";
+    case v1::Step::kGroup: return "group";
     case v1::Step::KIND_NOT_SET: break;
   }
   return "step";
@@ -182,15 +186,23 @@ void NeutralizeInapplicable(v1::IoSpec& io) {
 v1::Workload Effective(const v1::Workload& workload) {
   v1::Workload out = workload;
   if (out.target().root().empty()) out.mutable_target()->set_root("default");
-  for (int i = 0; i < out.steps_size(); ++i) {
-    v1::Step* step = out.mutable_steps(i);
-    step->set_name(StepName(workload, i));
+  auto fill = [&](v1::Step* step, const std::string& name) {
+    step->set_name(name);
     if (step->has_io()) {
-      *step->mutable_io() = ResolveIo(workload, i);
+      *step->mutable_io() = ResolveStepIo(workload, *step);
       PruneInapplicable(*step->mutable_io());
     }
     if (step->has_files()) *step->mutable_files() = ResolveFiles(step->files());
     if (step->has_copy()) *step->mutable_copy() = ResolveCopy(step->copy());
+  };
+  for (int i = 0; i < out.steps_size(); ++i) {
+    v1::Step* step = out.mutable_steps(i);
+    fill(step, StepName(workload, i));
+    if (!step->has_group()) continue;
+    for (int m = 0; m < step->group().steps_size(); ++m) {
+      v1::Step* member = step->mutable_group()->mutable_steps(m);
+      fill(member, GroupMemberName(step->name(), *member, m));
+    }
   }
   return out;
 }

@@ -19,13 +19,16 @@ void Overlay(v1::IoSpec& base, const v1::IoSpec& over);
 
 // The fully resolved I/O spec of steps[index] (which must be an io step).
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index);
+// The same for any io step of the workload, a group's steps included.
+v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step);
 
 // What an agent runs: the resolved spec with total_size turned into file_size, the total split
 // evenly over `total_jobs` (this step's jobs on all agents together): each job's share, or for a
 // shared file the agent's jobs' shares together. Fails when a share is smaller than one block.
 Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs);
 
-// The step's name, or "<kind>-<index>" when it has none.
+// The step's name, or "<kind>-<index>" when it has none (a group's steps:
+// core/spec/step_tree.h).
 std::string StepName(const v1::Workload& workload, int index);
 std::string StepKind(const v1::Step& step);
 

@@ -52,6 +52,7 @@ v1::CopyStep ResolveCopy(const v1::CopyStep& copy) {
   v1::CopyStep out = copy;
   if (out.jobs() == 0) out.set_jobs(1);
   if (out.block_size() == 0) out.set_block_size(kDefaultBlock);
+  if (!out.has_method() || out.method() == v1::COPY_METHOD_UNSPECIFIED) out.set_method(v1::COPY_METHOD_READ_WRITE);
   return out;
 }
 

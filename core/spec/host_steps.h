@@ -20,7 +20,7 @@ StepPlace ParseStepPlace(const std::string& text);
 // Defaults filled in: dir "tree", ops mkdir create stat read delete rmdir, jobs 1, file_size 0
 // (when no sizes), block_size 1MiB.
 v1::FilesStep ResolveFiles(const v1::FilesStep& files);
-// jobs 1 and block_size 1MiB.
+// jobs 1, block_size 1MiB and method read_write.
 v1::CopyStep ResolveCopy(const v1::CopyStep& copy);
 
 // The mean size of the tree's files (file_size, or the weighted mean of sizes).

@@ -8,6 +8,7 @@
 #include "core/base/units.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
+#include "core/spec/step_tree.h"
 
 namespace iofleet::spec {
 namespace {
@@ -33,21 +34,21 @@ bool HasIoField(const v1::IoSpec& io, const std::string& field) {
 }
 
 // The path of the place a resolved field came from, so an error points at what to edit.
-std::string Origin(const v1::Workload& w, int step, const std::string& field) {
-  std::string step_path = "steps[" + std::to_string(step) + "].io";
-  if (HasIoField(w.steps(step).io(), field)) return step_path + "." + field;
+std::string Origin(const v1::Workload& w, const v1::Step& step, const std::string& path, const std::string& field) {
+  std::string step_path = path + ".io";
+  if (HasIoField(step.io(), field)) return step_path + "." + field;
   if (HasIoField(w.defaults(), field)) return "defaults." + field;
   return step_path;
 }
 
-void ValidateIoStep(const v1::Workload& w, int i, std::vector<Violation>& out) {
-  v1::IoSpec io = ResolveIo(w, i);
-  std::string step_path = "steps[" + std::to_string(i) + "].io";
-  ValidateIoLevel(w.steps(i).io(), step_path, out);
-  if (!ValidateResolvedIo(io, [&](const std::string& field) { return Origin(w, i, field); }, out)) return;
+void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
+  v1::IoSpec io = ResolveStepIo(w, step);
+  std::string step_path = path + ".io";
+  ValidateIoLevel(step.io(), step_path, out);
+  if (!ValidateResolvedIo(io, [&](const std::string& field) { return Origin(w, step, path, field); }, out)) return;
   for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
     const std::string name = v1::IoSpec::descriptor()->field(f)->name();
-    if (!HasIoField(w.steps(i).io(), name)) continue;
+    if (!HasIoField(step.io(), name)) continue;
     std::string reason = Inapplicable(io, name);
     if (!reason.empty()) out.push_back({step_path + "." + name, "has no effect here: " + reason});
   }
@@ -211,34 +212,55 @@ std::vector<Violation> Validate(const v1::Workload& w) {
 
   std::set<std::string> names;
   std::vector<v1::IoSpec> io_steps;
-  for (int i = 0; i < w.steps_size(); ++i) {
-    const v1::Step& step = w.steps(i);
-    std::string path = "steps[" + std::to_string(i) + "]";
+  const std::string target_root = w.target().root().empty() ? "default" : w.target().root();
+  // One step, top-level or in a group: the same rules either way.
+  auto check_step = [&](const v1::Step& step, const std::string& path, const std::string& name) {
     if (!step.name().empty() && !IsStepName(step.name())) {
       out.push_back({path + ".name", "\"" + step.name() + "\" must match [a-z0-9_-]+"});
     }
-    std::string name = StepName(w, i);
     if (!names.insert(name).second) {
-      out.push_back({path + ".name", "step name \"" + name + "\" is used twice"});
+      out.push_back({path + ".name", "step name \"" + name + "\" is used twice (names are unique in the workload, groups' steps included)"});
     }
     switch (step.kind_case()) {
       case v1::Step::kIo:
-        ValidateIoStep(w, i, out);
-        io_steps.push_back(ResolveIo(w, i));
+        ValidateIoStep(w, step, path, out);
+        io_steps.push_back(ResolveStepIo(w, step));
         break;
       case v1::Step::kSleep:
       case v1::Step::kSync:
       case v1::Step::kDropCaches:
+      case v1::Step::kGroup:  // its steps are checked one by one below
         break;
       case v1::Step::kFiles:
       case v1::Step::kCopy:
       case v1::Step::kReadahead:
       case v1::Step::kHook:
-        ValidateHostStep(step, path, w.target().root().empty() ? "default" : w.target().root(), out);
+        ValidateHostStep(step, path, target_root, out);
         break;
       case v1::Step::KIND_NOT_SET:
-        out.push_back({path, "a step needs a kind (io, files, copy, drop_caches, sync, readahead, hook, sleep)"});
+        out.push_back({path, "a step needs a kind (io, files, copy, drop_caches, sync, readahead, hook, sleep, group)"});
         break;
+    }
+  };
+  for (int i = 0; i < w.steps_size(); ++i) {
+    const v1::Step& step = w.steps(i);
+    const std::string path = "steps[" + std::to_string(i) + "]";
+    check_step(step, path, StepName(w, i));
+    if (!step.has_group()) continue;
+    const v1::GroupStep& group = step.group();
+    const std::string group_path = path + ".group";
+    if (group.repeat() == 0) out.push_back({group_path + ".repeat", "a group needs repeat (how many times its steps run, 1 or more)"});
+    if (group.steps_size() == 0) out.push_back({group_path + ".steps", "a group needs at least one step"});
+    for (int m = 0; m < group.steps_size(); ++m) {
+      const v1::Step& member = group.steps(m);
+      const std::string member_path = group_path + ".steps[" + std::to_string(m) + "]";
+      if (member.has_group()) {
+        // One level is what the reference procedures need, and one group_cycle per step keeps
+        // the report flat: a group inside a group is refused rather than half supported.
+        out.push_back({member_path + ".group", "groups do not nest: a group's steps cannot be groups"});
+        continue;
+      }
+      check_step(member, member_path, GroupMemberName(StepName(w, i), member, m));
     }
   }
   // A default that no step can use is a mistake, not a harmless extra.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -203,6 +204,36 @@ repeat: 2
   EXPECT_EQ(CountEntries(tmp / "local"), 0u);
 }
 
+// copy.method end to end: copy_file_range between two roots on one file system copies the
+// same bytes and says so in report.json; to a tmpfs root (EXDEV) the run fails naming the
+// method, never falling back to read/write.
+TEST(CopyStep, CopyFileRangeIsUsedAsAskedOrTheStepFails) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", R"(name: cfr
+steps:
+  - name: src
+    files: { dir: "local:src", dirs: 2, files_per_dir: 10, file_size: 100000, ops: [mkdir, create] }
+  - name: in
+    copy: { from: "local:src", to: dst, method: copy_file_range }
+)");
+  CommandResult r = RunLocal(tmp, {(tmp / "w.yaml").string(), {(tmp / "data").string(), "local=" + (tmp / "local").string()}, "", {}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  const json& agg = report["steps"][1]["aggregate"];
+  EXPECT_EQ(agg["copy_method"], "copy_file_range");
+  EXPECT_EQ(agg["bytes"].get<uint64_t>(), 20u * 100000);
+  EXPECT_EQ(report["steps"][1]["agents"][0]["copy_method"], "copy_file_range");
+
+  char shm[] = "/dev/shm/iofleet-cfr-XXXXXX";
+  if (!mkdtemp(shm)) GTEST_SKIP() << "no /dev/shm here";
+  CommandResult cross = RunLocal(tmp, {(tmp / "w.yaml").string(), {std::string(shm), "local=" + (tmp / "local").string()}, "", {}});
+  std::error_code ec;
+  fs::remove_all(shm, ec);
+  EXPECT_EQ(cross.code, 1);
+  EXPECT_NE(cross.err.find("copy: method copy_file_range is not supported between these file systems"), std::string::npos)
+      << cross.err;
+}
+
 TEST(CopyStep, RefusesToOverwriteWhatTheRunDidNotMakeAndSymlinksInTheSource) {
   TempDir tmp;
   // A symlink planted in the source tree by a hook: the copy neither follows nor skips it.
@@ -398,26 +429,88 @@ steps:
   EXPECT_TRUE(host.contains("mount_options"));
 }
 
+// The cuno script's procedure, read back from report.json: the setup, then `in_cycles` copy-in
+// cycles (each a drop_caches right before the timed copy), the local source deleted, then
+// `out_cycles` copy-out cycles the same way; every copy with Gbps and GiB/s. Returns the
+// index of the first step after the copy-out cycles.
+size_t ExpectCunoProcedure(const json& report, int in_cycles, int out_cycles) {
+  const json& steps = report["steps"];
+  size_t at = 0;
+  auto expect = [&](const std::string& name, const std::string& kind, const std::string& group, int group_cycle) {
+    EXPECT_LT(at, steps.size()) << "missing step " << name;
+    if (at >= steps.size()) return;
+    const json& step = steps[at];
+    EXPECT_EQ(step["name"], name) << "step " << at;
+    EXPECT_EQ(step["kind"], kind) << "step " << at;
+    EXPECT_EQ(step["status"], "succeeded") << "step " << at;
+    if (group.empty()) {
+      EXPECT_FALSE(step.contains("group")) << "step " << at;
+    } else {
+      EXPECT_EQ(step.value("group", ""), group) << "step " << at;
+      EXPECT_EQ(step.value("group_cycle", -1), group_cycle) << "step " << at;
+    }
+    ++at;
+  };
+  expect("make-source", "files", "", 0);
+  expect("upload-source", "copy", "", 0);
+  for (int g = 0; g < in_cycles; ++g) {
+    expect("clear-cache-in", "drop_caches", "local-to-remote", g);  // right before each timed copy
+    expect("copy-in", "copy", "local-to-remote", g);
+  }
+  expect("delete-local-source", "files", "", 0);
+  for (int g = 0; g < out_cycles; ++g) {
+    expect("clear-cache-out", "drop_caches", "remote-to-local", g);
+    expect("copy-out", "copy", "remote-to-local", g);
+  }
+  for (const auto& step : steps) {
+    if (step["kind"] != "copy") continue;
+    const json& agg = step["aggregate"];
+    EXPECT_GT(agg["gbps"].get<double>(), 0.0) << step["name"];
+    EXPECT_GT(agg["gib_per_sec"].get<double>(), 0.0) << step["name"];
+    // The script's own conversion: Gbps = GiB/s x 8.58993.
+    EXPECT_NEAR(agg["gbps"].get<double>() / agg["gib_per_sec"].get<double>(), 8.589934592, 1e-6) << step["name"];
+    EXPECT_EQ(agg["copy_method"], "read_write") << step["name"];  // cp 8.30's, and the default
+  }
+  // The local source was deleted between the two phases, all of it.
+  const json* deleted = nullptr;
+  for (const auto& step : steps) {
+    if (step["name"] == "delete-local-source") deleted = &step;
+  }
+  EXPECT_NE(deleted, nullptr);
+  if (deleted) {
+    const json* made = Phase(steps[0], "create");
+    const json* gone = Phase(*deleted, "delete");
+    EXPECT_TRUE(made && gone);
+    if (made && gone) EXPECT_EQ((*gone)["ops"], (*made)["ops"]);
+  }
+  // Summaries over each group's cycles: copy-in over in_cycles, copy-out over out_cycles.
+  std::map<std::string, int> summarized;
+  for (const auto& s : report["summaries"]) {
+    if (s["name"] != "copy-in" && s["name"] != "copy-out") continue;
+    summarized[s["name"]] = s["gib_per_sec"]["cycles"].get<int>();
+    EXPECT_EQ(s["gbps"]["cycles"], s["gib_per_sec"]["cycles"]);
+    EXPECT_GT(s["seconds"]["mean"].get<double>(), 0.0);
+    EXPECT_LE(s["gbps"]["ci95_low"].get<double>(), s["gbps"]["mean"].get<double>());
+  }
+  EXPECT_EQ(summarized["copy-in"], in_cycles);
+  EXPECT_EQ(summarized["copy-out"], out_cycles);
+  return at;
+}
+
 TEST(ShippedWorkloads, CunoLargeFiles) {
   TempDir tmp;
   CommandResult r = RunLocal(tmp, {"workloads/cuno-large-files.yaml",
                                    {(tmp / "data").string(), "local=" + (tmp / "local").string()},
-                                   "",
-                                   {"steps[make-source].files.file_size=3MiB", "repeat=3"}});
+                                   SourcePath("deploy/agent.example.yaml"),
+                                   {"steps[make-source].files.file_size=3MiB", "steps[local-to-remote].group.repeat=3",
+                                    "steps[remote-to-local].group.repeat=2"}});
   ASSERT_EQ(r.code, 0) << r.err;
   json report = ReadReport(tmp / "out");
-  ASSERT_EQ(report["steps"].size(), 2u + 3 * 2);
+  EXPECT_EQ(ExpectCunoProcedure(report, 3, 2), report["steps"].size());
   for (const auto& step : report["steps"]) {
     if (step["kind"] != "copy") continue;
     EXPECT_EQ(step["aggregate"]["files"].get<uint64_t>(), 5u) << step["name"];
     EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 5u * 3 << 20) << step["name"];
-    EXPECT_GT(step["aggregate"]["gbps"].get<double>(), 0.0);
-  }
-  ASSERT_EQ(report["summaries"].size(), 2u);  // copy-in and copy-out over 3 cycles
-  for (const auto& s : report["summaries"]) {
-    EXPECT_EQ(s["gbps"]["cycles"], 3);
-    EXPECT_GT(s["seconds"]["mean"].get<double>(), 0.0);
-    EXPECT_LE(s["gbps"]["ci95_low"].get<double>(), s["gbps"]["mean"].get<double>());
   }
   EXPECT_NE(r.out.find("Gbps"), std::string::npos);
   EXPECT_EQ(CountEntries(tmp / "data"), 0u);
@@ -426,22 +519,32 @@ TEST(ShippedWorkloads, CunoLargeFiles) {
 
 TEST(ShippedWorkloads, CunoSmallFiles) {
   TempDir tmp;
+  std::vector<std::string> sets = {"steps[local-to-remote].group.repeat=2", "steps[remote-to-local].group.repeat=3"};
+  for (const char* step : {"make-source", "delete-local-source", "delete-remote-copy", "delete-remote-source"}) {
+    sets.push_back(std::string("steps[") + step + "].files.dirs=3");
+    sets.push_back(std::string("steps[") + step + "].files.files_per_dir=100");
+  }
   CommandResult r = RunLocal(tmp, {"workloads/cuno-small-files.yaml",
                                    {(tmp / "data").string(), "local=" + (tmp / "local").string()},
-                                   "",
-                                   {"steps[make-source].files.dirs=3", "steps[make-source].files.files_per_dir=100",
-                                    "repeat=2"}});
+                                   SourcePath("deploy/agent.example.yaml"), sets});
   ASSERT_EQ(r.code, 0) << r.err;
   json report = ReadReport(tmp / "out");
-  ASSERT_EQ(report["steps"].size(), 2u + 2 * 2);
-  uint64_t source_bytes = (*Phase(report["steps"][0], "create"))["bytes"];
-  for (const auto& step : report["steps"]) {
+  const json& steps = report["steps"];
+  size_t after = ExpectCunoProcedure(report, 2, 3);
+  // Then deleted from the storage under test: the last copy-in's tree and the uploaded source.
+  ASSERT_EQ(steps.size(), after + 2);
+  EXPECT_EQ(steps[after]["name"], "delete-remote-copy");
+  EXPECT_EQ(steps[after + 1]["name"], "delete-remote-source");
+  for (size_t i : {after, after + 1}) EXPECT_EQ((*Phase(steps[i], "delete"))["ops"], 300) << steps[i]["name"];
+  uint64_t source_bytes = (*Phase(steps[0], "create"))["bytes"];
+  for (const auto& step : steps) {
     if (step["kind"] != "copy") continue;
     EXPECT_EQ(step["aggregate"]["files"].get<uint64_t>(), 300u) << step["name"];
     EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), source_bytes) << step["name"];
     EXPECT_GT(step["aggregate"]["files_per_sec"].get<double>(), 0.0);
   }
-  EXPECT_EQ(report["summaries"].size(), 2u);
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+  EXPECT_EQ(CountEntries(tmp / "local"), 0u);
 }
 
 TEST(ShippedWorkloads, BonnieReadaheadSweep) {

@@ -203,6 +203,46 @@ TEST_F(CopyTaskTest, CopiesBetweenRoots) {
   EXPECT_FALSE(fs::exists(tmp_ / "local" / "iofleet"));
 }
 
+TEST_F(CopyTaskTest, TheResultSaysWhichMethodMovedTheBytes) {
+  v1::StepResult plain = Copy(Plan("src", "dst"));
+  EXPECT_EQ(plain.copy_method(), "read_write");  // the default: history stays comparable
+
+  CopyPlan plan = Plan("src", "dst-cfr");
+  plan.copy.set_method(v1::COPY_METHOD_COPY_FILE_RANGE);
+  v1::StepResult ranged = Copy(plan);
+  EXPECT_EQ(ranged.copy_method(), "copy_file_range");
+  EXPECT_EQ(ranged.ops(), 4u);
+  EXPECT_EQ(ranged.bytes(), kSourceBytes);
+  EXPECT_EQ(Snapshot(run_dir_ / "dst-cfr"), Snapshot(run_dir_ / "src"));
+}
+
+// Between file systems that cannot (ext4 to tmpfs: EXDEV) the step fails naming the method, and
+// does not fall back to read/write as GNU cp does: a benchmark must not change what it measures.
+TEST_F(CopyTaskTest, CopyFileRangeThatCannotWorkFailsNamingTheMethod) {
+  char shm[] = "/dev/shm/iofleet-copy-test-XXXXXX";
+  if (!mkdtemp(shm)) GTEST_SKIP() << "no /dev/shm here";
+  struct Remove {
+    std::string dir;
+    ~Remove() { fs::remove_all(dir); }
+  } remove{shm};
+  auto roots = Roots::Open({(tmp_ / "root").string(), std::string("shm=") + shm});
+  ASSERT_TRUE(roots.ok()) << roots.status().message();
+  auto there = Workspace::Create(*roots->Find("shm"), "", "run-1", "node1");
+  ASSERT_TRUE(there.ok()) << there.status().message();
+  CopyPlan plan = Plan("src", "dst", 1);
+  plan.copy.set_method(v1::COPY_METHOD_COPY_FILE_RANGE);
+  plan.to_workspace = *there;
+  auto task = MakeCopyTask(std::move(plan));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  if (st.ok()) GTEST_SKIP() << "this kernel copies between these file systems";
+  EXPECT_NE(st.message().find("method copy_file_range is not supported between these file systems"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("EXDEV"), std::string::npos) << st.message();
+  (*there)->Cleanup();
+}
+
 TEST_F(CopyTaskTest, StopSetBeforeRunCopiesNoFile) {
   auto task = MakeCopyTask(Plan("src", "dst"));
   ASSERT_TRUE(task.ok());

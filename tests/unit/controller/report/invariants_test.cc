@@ -218,5 +218,19 @@ TEST(CheckInvariants, NamesThePointAndCycleWhenThereAreSeveral) {
   EXPECT_EQ(r.steps[1].status, "failed");
 }
 
+// Thirty instances of a group's step differ only in their group cycle: the message names it.
+TEST(CheckInvariants, NamesTheGroupCycleOfAGroupsStep) {
+  RunReport r = Consistent();
+  r.steps[0].group = "in";
+  r.steps[0].group_cycle = 0;
+  StepReport again = r.steps[0];
+  again.group_cycle = 1;
+  again.aggregate.bytes += 1;
+  r.steps.push_back(again);
+  auto v = CheckInvariants(r);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rfind("step mix (point 0, cycle 0, group in cycle 1): ", 0), 0u) << v[0];
+}
+
 }  // namespace
 }  // namespace iofleet::controller

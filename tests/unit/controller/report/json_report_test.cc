@@ -253,6 +253,50 @@ RunReport Report(const std::string& kind, const std::vector<v1::StepResult>& res
 
 nlohmann::json Json(const RunReport& report) { return nlohmann::json::parse(ReportJson(report)); }
 
+// A group's steps carry `group` and `group_cycle`; their summaries run over the group cycles
+// (one per point and cycle), the copy's in Gbps and GiB/s beside each other.
+TEST(Summaries, AGroupsStepsAreSummarizedOverItsCycles) {
+  std::vector<StepReport> steps;
+  steps.push_back(Step("files", {Agent("a", 0, kSec)}));
+  steps.back().name = "make";
+  const std::vector<double> seconds = {1, 2, 4};
+  for (int g = 0; g < 3; ++g) {
+    steps.push_back(Step("drop_caches", {Agent("a", 0, kSec / 100)}));
+    steps.back().name = "drop";
+    steps.back().index = 1;
+    steps.push_back(Step("copy", {Agent("a", 1ull << 30, static_cast<uint64_t>(seconds[g] * kSec))}));
+    steps.back().name = "copy-in";
+    steps.back().index = 2;
+    for (int k : {1, 2}) {
+      steps[steps.size() - k].group = "in";
+      steps[steps.size() - k].group_cycle = g;
+    }
+    steps.back().aggregate.copy_method = "copy_file_range";
+    steps.back().agents[0].stats.copy_method = "copy_file_range";
+  }
+  json j = Render(std::move(steps));
+  EXPECT_FALSE(j["steps"][0].contains("group"));  // a top-level step: no keys that mean nothing
+  EXPECT_FALSE(j["steps"][0].contains("group_cycle"));
+  EXPECT_EQ(j["steps"][5]["group"], "in");
+  EXPECT_EQ(j["steps"][5]["group_cycle"], 2);
+  EXPECT_EQ(j["steps"][5]["cycle"], 0);
+  const json& copy = j["steps"][2]["aggregate"];
+  EXPECT_NEAR(copy["gib_per_sec"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(copy["gbps"].get<double>(), 8.589934592, 1e-9);  // the script's 8.58993 per GiB/s
+  EXPECT_EQ(copy["copy_method"], "copy_file_range");
+  EXPECT_EQ(j["steps"][2]["agents"][0]["copy_method"], "copy_file_range");
+
+  ASSERT_EQ(j["summaries"].size(), 2u);  // drop and copy-in; make ran once
+  const json& s = j["summaries"][1];
+  EXPECT_EQ(s["name"], "copy-in");
+  EXPECT_EQ(s["group"], "in");
+  EXPECT_EQ(s["cycle"], 0);
+  EXPECT_EQ(s["seconds"]["cycles"], 3);
+  EXPECT_NEAR(s["seconds"]["mean"].get<double>(), 7.0 / 3, 1e-9);
+  EXPECT_NEAR(s["gib_per_sec"]["mean"].get<double>(), (1 + 0.5 + 0.25) / 3, 1e-9);
+  EXPECT_NEAR(s["gbps"]["mean"].get<double>(), (1 + 0.5 + 0.25) / 3 * 8.589934592, 1e-9);
+}
+
 TEST(JsonReportTest, AStepThatMeasuredNoCpuHasNoCpuKeys) {
   // sync, drop_caches, readahead and hook steps: the agent sends no cpu message.
   nlohmann::json j = Json(Report("drop_caches", {Result(0), Result(0)}));

@@ -134,5 +134,68 @@ steps:
   EXPECT_EQ(plan.steps[0][1].io().queue_depth(), 1u);
 }
 
+// A group's steps are planned once each (the agent gets a flat list; the run manager repeats
+// them), with their group paths, in workload order.
+TEST(Planner, AGroupsStepsArePlannedOnceEach) {
+  const char* text = R"(
+name: t
+defaults: { file_size: 1MiB }
+steps:
+  - name: first
+    sync: {}
+  - name: in
+    group:
+      repeat: 30
+      steps:
+        - drop_caches: {}
+        - io: { op: write }
+  - name: last
+    sync: {}
+sweep:
+  steps[in].group.repeat: [2, 3]
+)";
+  LoadedWorkload loaded = LoadWorkloadText(text, "w.yaml");
+  ASSERT_TRUE(loaded.errors.empty()) << Lines(loaded.errors);
+  std::vector<AgentId> agents = Agents(2);
+  auto plan = MakePlan(loaded.workload, agents);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->leaves.size(), 4u);
+  EXPECT_EQ(plan->leaves[1].path, "steps[1].group.steps[0]");
+  EXPECT_EQ(plan->leaves[1].group, "in");
+  EXPECT_EQ(plan->leaves[2].name, "in-io-1");
+  EXPECT_EQ(plan->leaves[3].member, -1);
+  ASSERT_EQ(plan->steps[0].size(), 2u * 4);  // two points x four leaves
+  EXPECT_TRUE(plan->steps[1][1].has_drop_caches());
+  EXPECT_EQ(plan->steps[1][2].name(), "in-io-1");
+  EXPECT_EQ(plan->steps[1][6].point(), 1u);
+  for (size_t i = 0; i < agents.size(); ++i) EXPECT_TRUE(spec::CheckPrepare(RequestFor(*plan, agents, i), agents[i].name).ok());
+
+  std::string described = DescribePlan(loaded.workload, *plan, agents);
+  EXPECT_NE(described.find("#   in (group: its steps 2 time(s) in order, then the next step)"), std::string::npos) << described;
+  EXPECT_NE(described.find("#   in (group: its steps 3 time(s) in order, then the next step)"), std::string::npos) << described;
+  EXPECT_NE(described.find("#     in-io-1 (io)"), std::string::npos) << described;
+  // 2 + 3 runs of the size-based write over the two points.
+  EXPECT_NE(described.find("plus 5 size-based step run(s)"), std::string::npos) << described;
+}
+
+// Steps run in lockstep: an override that gives one agent another repeat is refused.
+TEST(Planner, OverridesMayNotChangeAGroupsRepeat) {
+  LoadedWorkload loaded = LoadWorkloadText(R"(
+name: t
+agents:
+  overrides:
+    - match: node2
+      set: { "steps[g].group.repeat": 3 }
+steps:
+  - name: g
+    group: { repeat: 2, steps: [ { sync: {} } ] }
+)", "w.yaml");
+  ASSERT_TRUE(loaded.errors.empty()) << Lines(loaded.errors);
+  auto plan = MakePlan(loaded.workload, Agents(2));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("agent node2: its overrides would change the steps or a group's repeat"), std::string::npos)
+      << plan.status().message();
+}
+
 }  // namespace
 }  // namespace iofleet::controller

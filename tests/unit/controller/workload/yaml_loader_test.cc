@@ -7,6 +7,7 @@
 #include "controller/workload/sweep.h"
 #include "controller/workload/yaml_writer.h"
 #include "tests/support/temp_dir.h"
+#include "controller/workload/sweep.h"
 #include "core/spec/defaults.h"
 
 namespace iofleet::controller {
@@ -296,6 +297,109 @@ TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
   auto again = LoadWorkloadText(yaml, "effective.yaml");
   ASSERT_TRUE(again.errors.empty()) << AllErrors(again) << yaml;
   EXPECT_EQ(again.workload.SerializeAsString(), effective.SerializeAsString());
+}
+
+constexpr const char* kGroups = R"(name: t
+steps:
+  - name: make
+    files: { dir: src, dirs: 1, files_per_dir: 2, file_size: 4KiB, ops: [mkdir, create] }
+  - name: in
+    group:
+      repeat: 3
+      steps:
+        - drop_caches: {}
+        - name: copy-in
+          copy: { from: src, to: dst }
+  - name: out
+    group: { repeat: 2, steps: [ { io: { op: read } } ] }
+)";
+
+TEST(Groups, LoadWithTheirStepsNamedAndResolved) {
+  auto w = LoadWorkloadText(kGroups, "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  const v1::GroupStep& in = w.workload.steps(1).group();
+  EXPECT_EQ(in.repeat(), 3u);
+  ASSERT_EQ(in.steps_size(), 2);
+  EXPECT_TRUE(in.steps(0).has_drop_caches());
+  EXPECT_EQ(spec::StepKind(w.workload.steps(1)), "group");
+  // Effective: default names (<group>-<kind>-<index>), io resolved from defaults, copy method.
+  v1::Workload effective = spec::Effective(w.workload);
+  EXPECT_EQ(effective.steps(1).group().steps(0).name(), "in-drop_caches-0");
+  EXPECT_EQ(effective.steps(1).group().steps(1).copy().method(), v1::COPY_METHOD_READ_WRITE);
+  EXPECT_EQ(effective.steps(2).group().steps(0).name(), "out-io-0");
+  EXPECT_EQ(effective.steps(2).group().steps(0).io().block_size(), 1u << 20);
+  std::string yaml = ToYaml(effective);
+  auto again = LoadWorkloadText(yaml, "effective.yaml");
+  ASSERT_TRUE(again.errors.empty()) << AllErrors(again) << yaml;
+  EXPECT_EQ(again.workload.SerializeAsString(), effective.SerializeAsString()) << yaml;
+  EXPECT_NE(yaml.find("method: read_write"), std::string::npos) << yaml;
+}
+
+TEST(Groups, StepsAreAddressedThroughTheirGroup) {
+  auto w = LoadWorkloadText(kGroups, "w.yaml");
+  ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
+  v1::Workload& wl = w.workload;
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[in].group.steps[copy-in].copy.jobs", "4", "--set").ok());
+  EXPECT_EQ(wl.steps(1).group().steps(1).copy().jobs(), 4u);
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[in].group.repeat", "30", "--set").ok());
+  EXPECT_EQ(wl.steps(1).group().repeat(), 30u);
+  // By a default name, and by index.
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[out].group.steps[out-io-0].io.block_size", "64KiB", "--set").ok());
+  EXPECT_EQ(wl.steps(2).group().steps(0).io().block_size(), 65536u);
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[1].group.steps[0]", "{ hook: { name: clear-cuno-cache } }", "--set").ok());
+  EXPECT_EQ(wl.steps(1).group().steps(0).hook().name(), "clear-cuno-cache");
+  ASSERT_TRUE(SetWorkloadPath(wl, "steps[in].group.steps[copy-in].copy.method", "copy_file_range", "--set").ok());
+  EXPECT_EQ(wl.steps(1).group().steps(1).copy().method(), v1::COPY_METHOD_COPY_FILE_RANGE);
+
+  Status missing = SetWorkloadPath(wl, "steps[in].group.steps[nope].copy.jobs", "4", "--set");
+  EXPECT_NE(missing.message().find("steps[in].group.steps has no entry \"nope\""), std::string::npos) << missing.message();
+  Status bad = SetWorkloadPath(wl, "steps[in].group.repeat", "0", "--set");
+  EXPECT_NE(bad.message().find("0 is below the minimum 1"), std::string::npos) << bad.message();
+
+  // Sweeps and overrides take the same paths.
+  std::string text = std::string(kGroups) + "sweep:\n  steps[in].group.repeat: [1, 2]\n  steps[in].group.steps[copy-in].copy.jobs: [1, 2]\n";
+  auto swept = LoadWorkloadText(text, "w.yaml");
+  ASSERT_TRUE(swept.errors.empty()) << AllErrors(swept);
+  auto points = ExpandSweep(swept.workload);
+  ASSERT_TRUE(points.ok()) << points.status().message();
+  ASSERT_EQ(points->size(), 4u);
+  EXPECT_EQ((*points)[3].workload.steps(1).group().repeat(), 2u);
+  EXPECT_EQ((*points)[3].workload.steps(1).group().steps(1).copy().jobs(), 2u);
+}
+
+TEST(Groups, ValidationRules) {
+  auto nested = LoadWorkloadText(R"(name: t
+steps:
+  - name: g
+    group:
+      repeat: 2
+      steps:
+        - group: { repeat: 2, steps: [ { sync: {} } ] }
+)", "w.yaml");
+  EXPECT_TRUE(HasError(nested, "w.yaml:7:11: steps[0].group.steps[0].group: groups do not nest")) << AllErrors(nested);
+
+  auto twice = LoadWorkloadText(R"(name: t
+steps:
+  - name: sync-a
+    sync: {}
+  - name: g
+    group: { repeat: 2, steps: [ { name: sync-a, sync: {} } ] }
+)", "w.yaml");
+  EXPECT_TRUE(HasError(twice, "steps[1].group.steps[0].name: step name \"sync-a\" is used twice")) << AllErrors(twice);
+
+  auto empty = LoadWorkloadText("name: t\nsteps:\n  - group: { steps: [] }\n", "w.yaml");
+  EXPECT_TRUE(HasError(empty, "steps[0].group.repeat: a group needs repeat")) << AllErrors(empty);
+  EXPECT_TRUE(HasError(empty, "steps[0].group.steps: a group needs at least one step")) << AllErrors(empty);
+
+  // A group's steps are checked like top-level ones, with their own paths.
+  auto inner = LoadWorkloadText(R"(name: t
+steps:
+  - group: { repeat: 2, steps: [ { io: { op: write, block_size: 1000 } }, { copy: { from: a } } ] }
+)", "w.yaml");
+  EXPECT_TRUE(HasError(inner, "steps[0].group.steps[0].io.block_size: 1KB must be a multiple of 512")) << AllErrors(inner);
+  EXPECT_TRUE(HasError(inner, "steps[0].group.steps[1].copy.to: a copy step needs to")) << AllErrors(inner);
+  auto bad_method = LoadWorkloadText("name: t\nsteps:\n  - copy: { from: a, to: b, method: splice }\n", "w.yaml");
+  EXPECT_TRUE(HasError(bad_method, "steps[0].copy.method: \"splice\" is not one of")) << AllErrors(bad_method);
 }
 
 }  // namespace
