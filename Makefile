@@ -1,8 +1,9 @@
-# The README's two commands: `make demo` and `make test`.
+# The README's two commands: `make demo` and `make test`. The guards (docs/ARCHITECTURE.md,
+# "Sanitizers and fuzzing"): `make test-sanitize` (test-asan, test-tsan) and `make fuzz`.
 BUILD_DIR := build
 BIN := $(BUILD_DIR)/bin
 
-.PHONY: deps configure build demo test clean
+.PHONY: deps configure build demo test test-sanitize test-asan test-tsan fuzz clean
 
 deps:
 	./scripts/install-deps
@@ -19,5 +20,27 @@ demo: build
 test: build
 	ctest --preset default
 
+# The unit and integration suite built with ASan+UBSan (build-asan/).
+test-asan: deps
+	@test -f build-asan/build.ninja || cmake --preset asan
+	cmake --build --preset asan
+	ctest --preset asan
+
+# The tests labelled tsan (the agent's own concurrency) built with TSan (build-tsan/).
+test-tsan: deps
+	@test -f build-tsan/build.ninja || cmake --preset tsan
+	cmake --build --preset tsan
+	ctest --preset tsan
+
+test-sanitize: test-asan test-tsan
+
+# Each libFuzzer target for FUZZ_SECONDS (clang, build-fuzz/); a finding fails.
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 0
+fuzz: deps
+	@test -f build-fuzz/build.ninja || cmake --preset fuzz
+	cmake --build --preset fuzz
+	FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) build-asan build-tsan build-fuzz

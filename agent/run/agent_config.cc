@@ -35,7 +35,8 @@ class ConfigReader {
     std::set<std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string field = it->first.as<std::string>("");
-      const YAML::Node& v = it->second;
+      // A copy, not a reference: yaml-cpp's `it->second` is a member of a temporary proxy.
+      const YAML::Node v = it->second;
       if (!seen.insert(field).second) return InvalidArgument(Where(it->first) + key + "." + field + ": given twice");
       if (field == "command") {
         if (!v.IsSequence() || v.size() == 0) return InvalidArgument(Where(v) + key + ".command: a list: [program, arg, ...]");
@@ -80,7 +81,8 @@ Result<AgentConfig> LoadAgentConfig(const std::string& path) {
   std::set<std::string> seen;
   for (auto it = root.begin(); it != root.end(); ++it) {
     std::string key = it->first.as<std::string>("");
-    const YAML::Node& value = it->second;
+    // A copy, not a reference: yaml-cpp's `it->second` is a member of a temporary proxy.
+    const YAML::Node value = it->second;
     if (!seen.insert(key).second) return InvalidArgument(reader.Where(it->first) + key + ": given twice");
     if (key == "allow_drop_caches") {
       IOFLEET_RETURN_IF_ERROR(reader.Bool(value, key, config.allow_drop_caches));

@@ -64,6 +64,10 @@ std::string NearestName(const std::string& word, const std::vector<std::string>&
   std::string best;
   size_t best_distance = 3;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: skip the full comparison then (a long
+    // unknown word would otherwise cost its length x every name).
+    size_t length_gap = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (length_gap >= best_distance) continue;
     size_t d = EditDistance(word, c);
     if (d < best_distance) {
       best_distance = d;

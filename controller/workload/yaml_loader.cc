@@ -105,7 +105,8 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
   std::set<std::string> seen;
   std::map<const pb::OneofDescriptor*, std::string> oneof_taken;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& key = it->first;
+    // A copy, not a reference: yaml-cpp's `it->first` is a member of a temporary proxy.
+    const YAML::Node key = it->first;
     std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
     std::string field_path = Join(path, name);
     if (!key.IsScalar()) {

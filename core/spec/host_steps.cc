@@ -67,8 +67,11 @@ uint64_t MeanFileSize(const v1::FilesStep& files) {
 }
 
 std::string FilesOpName(v1::FilesOp op) {
+  // Names messages about ops from the wire too, where any number may arrive: never throws.
+  const std::string prefix = "FILES_OP_";
   std::string name = v1::FilesOp_Name(op);
-  name = name.substr(std::string("FILES_OP_").size());
+  if (name.compare(0, prefix.size(), prefix) != 0) return "op " + std::to_string(static_cast<int>(op));
+  name = name.substr(prefix.size());
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
   return name;
 }

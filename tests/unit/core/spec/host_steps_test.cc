@@ -160,6 +160,14 @@ TEST(FilesOpName, LowerCaseWithoutPrefix) {
   EXPECT_EQ(FilesOpName(v1::FILES_OP_RMDIR), "rmdir");
 }
 
+// Found by tests/fuzz/agent_session_fuzz: a files step whose ops hold a number that is no FilesOp
+// (proto3 keeps unknown enum values) reached the agent's error message, where the name was cut
+// after a prefix it did not have: std::out_of_range out of the step thread ended the agent.
+TEST(FilesOpName, AValueThatIsNoOpIsNamedByItsNumber) {
+  EXPECT_EQ(FilesOpName(static_cast<v1::FilesOp>(116)), "op 116");
+  EXPECT_EQ(FilesOpName(v1::FILES_OP_UNSPECIFIED), "unspecified");
+}
+
 TEST(ValidateHostStep, ValidStepsHaveNoViolations) {
   v1::Step files = FilesStep(10);
   files.mutable_files()->set_files_per_dir(100);
