@@ -400,6 +400,8 @@ steps:
   EXPECT_TRUE(HasError(inner, "steps[0].group.steps[1].copy.to: a copy step needs to")) << AllErrors(inner);
   auto bad_method = LoadWorkloadText("name: t\nsteps:\n  - copy: { from: a, to: b, method: splice }\n", "w.yaml");
   EXPECT_TRUE(HasError(bad_method, "steps[0].copy.method: \"splice\" is not one of")) << AllErrors(bad_method);
+}
+
 // Found by tests/fuzz/yaml_loader_fuzz on its first seed: the loader held `it->first` of a
 // yaml-cpp map iterator by reference, a member of a proxy that dies with the statement, and then
 // read the key through it (stack-use-after-scope under ASan; works by luck without it).
