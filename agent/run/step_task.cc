@@ -1,10 +1,8 @@
 #include "agent/run/step_task.h"
 
-#include <sys/resource.h>
-#include <time.h>
-
 #include <algorithm>
 
+#include "agent/worker/io_worker.h"
 #include "core/spec/proto_convert.h"
 
 namespace iofleet::agent {
@@ -26,21 +24,7 @@ uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
 // exact; getrusage gives the user/system split, which the kernel itself keeps by tick samples.
 // Before the first sample the split is not known: a files or copy job spends its time in
 // system calls, so the time counts as system time then.
-ThreadCpuRecorder::~ThreadCpuRecorder() {
-  timespec ts{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return;
-  const uint64_t total = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
-  rusage ru{};
-  uint64_t user = 0, sys = 0;
-  if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-    user = static_cast<uint64_t>(ru.ru_utime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_utime.tv_usec) * 1000;
-    sys = static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000;
-  }
-  counters_.cpu_user_ns = user + sys ? static_cast<uint64_t>(static_cast<double>(total) * static_cast<double>(user) /
-                                                             static_cast<double>(user + sys))
-                                     : 0;
-  counters_.cpu_sys_ns = total - counters_.cpu_user_ns;
-}
+ThreadCpuRecorder::~ThreadCpuRecorder() { ThreadCpuNs(counters_.cpu_user_ns, counters_.cpu_sys_ns); }
 
 JobsCpuTime SumCpu(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
   JobsCpuTime t;

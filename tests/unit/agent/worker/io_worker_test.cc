@@ -239,6 +239,22 @@ TEST(IoWorker, TimeBasedJobWithoutBlocksFailsAtOnce) {
   EXPECT_EQ(state->h.stats.write.ops.load(), 0u);
 }
 
+// Worker CPU is measured exactly (CLOCK_THREAD_CPUTIME_ID): getrusage alone lags a running
+// thread by up to a tick, and a 2 ms window of a busy thread read as 0 ns (issue 9, item 15).
+TEST(IoWorker, WorkerCpuOfAShortWindowIsMeasured) {
+  NullEngine null;
+  Harness h(1);
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  h.plan.runtime_ns = 2'000'000;
+  std::atomic<bool> stop{false};
+  IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(iofleet::MonotonicNs(), stop);
+  const uint64_t cpu = h.stats.cpu_user_ns + h.stats.cpu_sys_ns;
+  EXPECT_GT(cpu, 200'000u);      // a busy null-engine loop: most of its 2 ms on the CPU
+  EXPECT_LT(cpu, 50'000'000u);   // and not a tick-sized guess of some other thread's
+}
+
 // Item 4: latency starts just before each request goes to the kernel, not at the loop's
 // earlier clock reading (which here includes the previous request's 5 ms submit).
 TEST(IoWorker, LatencyStartsAtEachRequestsOwnSubmit) {
