@@ -251,7 +251,7 @@ TEST(IoWorker, WorkerCpuOfAShortWindowIsMeasured) {
   std::atomic<bool> stop{false};
   IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(iofleet::MonotonicNs(), stop);
   const uint64_t cpu = h.stats.cpu_user_ns + h.stats.cpu_sys_ns;
-  EXPECT_GT(cpu, 200'000u);      // a busy null-engine loop: most of its 2 ms on the CPU
+  EXPECT_GT(cpu, 20'000u);       // a busy null-engine loop: on the CPU for part of its 2 ms at least
   EXPECT_LT(cpu, 50'000'000u);   // and not a tick-sized guess of some other thread's
 }
 
