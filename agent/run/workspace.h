@@ -86,6 +86,8 @@ class Workspace {
     uint32_t per_dir;
   };
   struct Entry {
+    Entry(std::string relative_path, bool is_directory, bool made_by_copy = false)
+        : relative(std::move(relative_path)), directory(is_directory), copy(made_by_copy) {}
     std::string relative;  // below the root
     bool directory;
     bool copy = false;  // made by a copy step: a later copy to the same place may replace it

@@ -68,7 +68,8 @@ class SupervisorTest : public ::testing::Test {
     while (!(*runner)->WaitFor(std::chrono::milliseconds(100))) {
     }
     auto result = (*runner)->Finish();
-    supervisor_->StepEnded(*runner);
+    Status ended = supervisor_->StepEnded(*runner);
+    if (!ended.ok()) return ended;
     return result;
   }
   fs::path File(const std::string& name = "job-0.dat") { return tmp_ / "root/iofleet/r1/node1" / name; }
@@ -153,7 +154,7 @@ TEST_F(SupervisorTest, StepsRunOnlyInOrderAndOnce) {
   while (!(*runner)->WaitFor(std::chrono::milliseconds(50))) {
   }
   ASSERT_TRUE((*runner)->Finish().ok());
-  supervisor_->StepEnded(*runner);
+  EXPECT_TRUE(supervisor_->StepEnded(*runner).ok());
 }
 
 TEST_F(SupervisorTest, LeaseExpiryEndsTheRunAndRemovesItsFiles) {
