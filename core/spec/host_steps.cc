@@ -45,6 +45,8 @@ v1::FilesStep ResolveFiles(const v1::FilesStep& files) {
   if (out.jobs() == 0) out.set_jobs(1);
   if (out.sizes_size() == 0 && !out.has_file_size()) out.set_file_size(0);
   if (out.block_size() == 0) out.set_block_size(kDefaultBlock);
+  if (out.layout() == v1::FILES_LAYOUT_UNSPECIFIED) out.set_layout(v1::FILES_LAYOUT_SHARED);
+  if (out.sync() == v1::FILES_SYNC_UNSPECIFIED) out.set_sync(v1::FILES_SYNC_NONE);
   return out;
 }
 
