@@ -422,7 +422,16 @@ Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& pl
   if (planned.has_readahead()) return MakeReadaheadTask(readahead_, places.readahead_file, planned.readahead().kib(), places.agent_name);
   if (planned.has_hook()) {
     HookRun hook{planned.hook().name(), config_.hooks.at(planned.hook().name()), places.run_id, places.target->run_dir(),
-                 places.agent_name};
+                 places.agent_name, {}};
+    // Only measured: a confined directory below the run directory, opened anew each time (a
+    // mkfs hook mounts it during the step).
+    hook.measure_fill = [workspace = places.target, dir = planned.hook().fill_of()]() -> std::optional<v1::FileSystemFill> {
+      auto fd = workspace->OpenBelow(dir, O_PATH | O_DIRECTORY);
+      if (!fd.ok()) return std::nullopt;
+      auto fill = FillOf(*fd);
+      close(*fd);
+      return fill;
+    };
     return MakeHookTask(std::move(hook));
   }
   if (planned.has_files()) {

@@ -69,6 +69,8 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
   s.rate_limited = result.rate_limited();
   s.dirs = result.dirs();
   if (!result.note().empty()) s.notes.push_back(result.note());
+  if (result.has_fill_at_start()) s.fill_at_start = result.fill_at_start();
+  if (result.has_fill_at_end()) s.fill_at_end = result.fill_at_end();
   return s;
 }
 
@@ -107,6 +109,8 @@ void StepStats::Add(const StepStats& other, bool first) {
   cpu_bound = cpu_bound || other.cpu_bound;
   dirs += other.dirs;
   notes.insert(notes.end(), other.notes.begin(), other.notes.end());
+  if (!fill_at_start) fill_at_start = other.fill_at_start;
+  if (!fill_at_end) fill_at_end = other.fill_at_end;
 }
 
 void StepStats::AddPhase(const StepStats& phase, bool first) {

@@ -117,6 +117,10 @@ void ValidateHostStep(const v1::Step& step, const std::string& path, const std::
       const std::string& name = step.hook().name();
       if (name.empty()) out.push_back({path + ".hook.name", "a hook step needs the name of a hook in the agent's config"});
       else if (!IsRootName(name)) out.push_back({path + ".hook.name", "\"" + name + "\" is not a hook name ([A-Za-z0-9_-]+)"});
+      const std::string& fill_of = step.hook().fill_of();
+      if (!fill_of.empty() && !IsConfinedRelativePath(fill_of)) {
+        out.push_back({path + ".hook.fill_of", "\"" + fill_of + "\" is not a directory below the run directory"});
+      }
       break;
     }
     default:
