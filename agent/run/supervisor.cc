@@ -122,11 +122,11 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
     if (!step.read_from_agent().empty()) continue;  // reads another agent's files
     auto& file_bytes = point_files[step.point()];
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      std::string f = io.file_layout() == v1::FILE_LAYOUT_SHARED ? "shared.dat" : "shared/shared.dat";
+      std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + spec::JobFileName(io, 0);
       file_bytes[f] = std::max(file_bytes[f], io.file_size());
     } else {
       for (uint32_t j = 0; j < io.jobs(); ++j) {
-        std::string f = "job-" + std::to_string(j) + ".dat";
+        std::string f = spec::JobFileName(io, j);
         file_bytes[f] = std::max(file_bytes[f], spec::JobRangeBytes(io));
       }
     }
