@@ -126,6 +126,32 @@ steps:
   EXPECT_EQ(CountEntries(tmp / "b"), 0u);
 }
 
+// Issue 10: a tree per job (mdtest -u) with each file fsynced in the create phase, from the
+// workload to the report, and nothing left after the run.
+TEST(FilesStep, PerJobTreesWithCountedSync) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  WriteText(tmp / "w.yaml", R"(name: md
+steps:
+  - name: tree
+    files: { dirs: 4, files_per_dir: 10, file_size: 4KiB, jobs: 2, layout: per_job, sync: fsync }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+                                (tmp / "data").string(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  const json& step = report["steps"][0];
+  ASSERT_EQ(step["phases"].size(), 6u);
+  EXPECT_EQ((*Phase(step, "mkdir"))["ops"].get<uint64_t>(), 4u);
+  const json& create = *Phase(step, "create");
+  EXPECT_EQ(create["ops"].get<uint64_t>(), 40u);
+  EXPECT_EQ(create["fsyncs"].get<uint64_t>(), 40u);
+  EXPECT_EQ((*Phase(step, "read"))["fsyncs"].get<uint64_t>(), 0u);
+  EXPECT_EQ((*Phase(step, "rmdir"))["ops"].get<uint64_t>(), 4u);
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+}
+
 TEST(FilesStep, OverridesMayNotChangeThePhases) {
   TempDir tmp;
   WriteText(tmp / "w.yaml", R"(name: md
