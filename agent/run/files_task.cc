@@ -16,6 +16,7 @@
 #include "core/base/clock.h"
 #include "core/base/random.h"
 #include "core/spec/host_steps.h"
+#include "core/spec/proto_convert.h"
 
 namespace iofleet::agent {
 namespace {
@@ -27,24 +28,59 @@ struct JobFailure {
   std::string path;
 };
 
+bool PerJob(const v1::FilesStep& files) { return files.layout() == v1::FILES_LAYOUT_PER_JOB; }
+
+}  // namespace
+
+JobTreeSlice TreeSliceOf(const v1::FilesStep& files, v1::FilesOp op, uint32_t job) {
+  const uint32_t jobs = std::max(1u, files.jobs());
+  const bool whole_dirs = op == v1::FILES_OP_MKDIR || op == v1::FILES_OP_RMDIR;
+  const uint64_t per_dir = files.files_per_dir();
+  JobTreeSlice slice;
+  if (!PerJob(files)) {
+    const uint64_t units = whole_dirs ? files.dirs() : uint64_t{files.dirs()} * per_dir;
+    slice.begin = units * job / jobs;
+    slice.end = units * (job + 1) / jobs;
+    return slice;
+  }
+  // Per job: the job's directories [first, last) of the shared numbering, renumbered from 0
+  // in its own tree; a file keeps its shared index for its size.
+  const uint64_t first = uint64_t{files.dirs()} * job / jobs, last = uint64_t{files.dirs()} * (job + 1) / jobs;
+  slice.begin = 0;
+  slice.end = whole_dirs ? last - first : (last - first) * per_dir;
+  slice.index_offset = first * per_dir;
+  return slice;
+}
+
+namespace {
+
 class FilesTask : public StepTask {
  public:
-  FilesTask(FilesPlan plan, int base_fd) : plan_(std::move(plan)), base_fd_(base_fd) {
+  // `tree_fds`: one descriptor (shared), or one per job (per_job; -1 for a job without
+  // directories); the task owns them.
+  FilesTask(FilesPlan plan, std::vector<int> tree_fds) : plan_(std::move(plan)), tree_fds_(std::move(tree_fds)) {
     const uint32_t jobs = std::max(1u, plan_.files.jobs());
-    for (uint32_t j = 0; j < jobs; ++j) counters_.push_back(std::make_unique<TaskCounters>());
+    for (uint32_t j = 0; j < jobs; ++j) {
+      counters_.push_back(std::make_unique<TaskCounters>());
+      fsync_latency_.push_back(std::make_unique<LatencyHistogram>());
+    }
     failures_.resize(jobs);
+    fsyncs_.resize(jobs);
   }
-  ~FilesTask() override { close(base_fd_); }
+  ~FilesTask() override {
+    for (int fd : tree_fds_) {
+      if (fd >= 0) close(fd);
+    }
+  }
 
   Status Run(const std::atomic<bool>& stop) override {
     const uint32_t jobs = static_cast<uint32_t>(counters_.size());
-    const bool per_dir = plan_.op == v1::FILES_OP_MKDIR || plan_.op == v1::FILES_OP_RMDIR;
-    const uint64_t units = per_dir ? plan_.files.dirs() : uint64_t{plan_.files.dirs()} * plan_.files.files_per_dir();
     std::vector<std::thread> threads;
     for (uint32_t j = 0; j < jobs; ++j) {
-      uint64_t begin = units * j / jobs, end = units * (j + 1) / jobs;
+      JobTreeSlice slice = TreeSliceOf(plan_.files, plan_.op, j);
+      if (slice.begin >= slice.end) continue;
       try {
-        threads.emplace_back([=, this, &stop] { RunJob(j, begin, end, stop); });
+        threads.emplace_back([=, this, &stop] { RunJob(j, slice, stop); });
       } catch (const std::system_error& e) {
         failures_[j] = {e.code().value(), plan_.workspace->PathOf(plan_.relative) + " (starting job " + std::to_string(j) + ")"};
         failed_.store(true);
@@ -57,21 +93,55 @@ class FilesTask : public StepTask {
         return PosixError("agent " + plan_.agent_name + ": " + f.path + ": " + spec::FilesOpName(plan_.op), f.err);
       }
     }
+    // sync: syncfs, inside the phase's window: the create is done when its data is stable.
+    if (plan_.op == v1::FILES_OP_CREATE && plan_.files.sync() == v1::FILES_SYNC_SYNCFS && !stop.load()) {
+      uint64_t t0 = MonotonicNs();
+      if (syncfs(FirstTreeFd()) < 0) {
+        return PosixError("agent " + plan_.agent_name + ": " + plan_.workspace->PathOf(plan_.relative) + ": syncfs", errno);
+      }
+      fsync_latency_[0]->Record(MonotonicNs() - t0);
+      ++fsyncs_[0];
+    }
     return Status::Ok();
   }
 
-  void Report(v1::StepResult& result) const override { ReportCounters(counters_, result); }
+  void Report(v1::StepResult& result) const override {
+    ReportCounters(counters_, result);
+    uint64_t fsyncs = 0;
+    auto merged = std::make_unique<LatencyHistogram>();
+    for (size_t j = 0; j < fsyncs_.size(); ++j) {
+      fsyncs += fsyncs_[j];
+      merged->Add(*fsync_latency_[j]);
+    }
+    if (fsyncs) {
+      result.set_fsyncs(fsyncs);
+      spec::ToProto(*merged, result.mutable_fsync_latency_ns());
+    }
+  }
   uint64_t ops() const override { return SumOps(counters_); }
   uint64_t bytes() const override { return SumBytes(counters_); }
   std::optional<JobsCpuTime> JobsCpu() const override { return SumCpu(counters_); }
 
  private:
-  std::string PathOf(uint32_t d, const char* file) const {
-    std::string p = plan_.workspace->PathOf(plan_.relative) + "/" + TreeDirName(d).text;
+  int FirstTreeFd() const {
+    for (int fd : tree_fds_) {
+      if (fd >= 0) return fd;
+    }
+    return -1;
+  }
+  // The tree job `j` works in, below the run directory.
+  std::string TreeOf(uint32_t j) const {
+    return PerJob(plan_.files) ? plan_.relative + "/" + TreeJobDirName(j).text : plan_.relative;
+  }
+  std::string PathOf(uint32_t j, uint32_t d, const char* file) const {
+    std::string p = plan_.workspace->PathOf(TreeOf(j)) + "/" + TreeDirName(d).text;
     return file ? p + "/" + file : p;
   }
 
-  void RunJob(uint32_t j, uint64_t begin, uint64_t end, const std::atomic<bool>& stop) {
+  void RunJob(uint32_t j, JobTreeSlice slice, const std::atomic<bool>& stop) {
+    const uint64_t begin = slice.begin, end = slice.end;
+    const int tree_fd = PerJob(plan_.files) ? tree_fds_[j] : tree_fds_.front();
+    const std::string tree = TreeOf(j);
     TaskCounters& c = *counters_[j];
     ThreadCpuRecorder cpu(c);
     JobFailure& failure = failures_[j];
@@ -86,21 +156,22 @@ class FilesTask : public StepTask {
     uint64_t made_end = begin;
     struct RecordMade {
       const FilesPlan& plan;
+      const std::string& tree;
       uint64_t begin;
       const uint64_t& end;
       ~RecordMade() {
         if (plan.op == v1::FILES_OP_MKDIR || plan.op == v1::FILES_OP_CREATE) {
-          plan.workspace->RecordTreeMade(plan.relative, plan.op == v1::FILES_OP_MKDIR, begin, end, plan.files.files_per_dir());
+          plan.workspace->RecordTreeMade(tree, plan.op == v1::FILES_OP_MKDIR, begin, end, plan.files.files_per_dir());
         }
       }
-    } record{plan_, begin, made_end};
+    } record{plan_, tree, begin, made_end};
 
     if (plan_.op == v1::FILES_OP_MKDIR || plan_.op == v1::FILES_OP_RMDIR) {
       for (uint64_t d = begin; d < end && !stopped(); ++d) {
         TreeName name = TreeDirName(static_cast<uint32_t>(d));
         uint64_t t0 = MonotonicNs();
-        int rc = plan_.op == v1::FILES_OP_MKDIR ? mkdirat(base_fd_, name.text, 0755) : unlinkat(base_fd_, name.text, AT_REMOVEDIR);
-        if (rc < 0) return fail(errno, PathOf(static_cast<uint32_t>(d), nullptr));
+        int rc = plan_.op == v1::FILES_OP_MKDIR ? mkdirat(tree_fd, name.text, 0755) : unlinkat(tree_fd, name.text, AT_REMOVEDIR);
+        if (rc < 0) return fail(errno, PathOf(j, static_cast<uint32_t>(d), nullptr));
         made_end = d + 1;
         c.latency.Record(MonotonicNs() - t0);
         Bump(c.ops, 1);
@@ -115,7 +186,7 @@ class FilesTask : public StepTask {
     DataGenerator data;
     if (plan_.op == v1::FILES_OP_CREATE || plan_.op == v1::FILES_OP_READ) {
       buffer = static_cast<std::byte*>(std::aligned_alloc(kAlign, buffer_size));
-      if (!buffer) return fail(ENOMEM, plan_.workspace->PathOf(plan_.relative));
+      if (!buffer) return fail(ENOMEM, plan_.workspace->PathOf(tree));
       if (plan_.op == v1::FILES_OP_CREATE) {
         DataOptions options;
         options.stream = plan_.seed ^ (uint64_t{j} << 40) ^ 0x5bd1e995ull;
@@ -130,9 +201,9 @@ class FilesTask : public StepTask {
       TreeName file = TreeFileName(static_cast<uint32_t>(i % per_dir));
       if (d != open_dir) {
         if (dir_fd >= 0) close(dir_fd);
-        dir_fd = openat(base_fd_, TreeDirName(d).text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        dir_fd = openat(tree_fd, TreeDirName(d).text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir_fd < 0) {
-          fail(errno, PathOf(d, nullptr));
+          fail(errno, PathOf(j, d, nullptr));
           break;
         }
         open_dir = d;
@@ -140,10 +211,16 @@ class FilesTask : public StepTask {
       uint64_t t0 = MonotonicNs();
       uint64_t moved = 0;
       bool created = false;
-      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, i), buffer, block, data, moved, created, stopped);
+      uint64_t fsync_ns = 0;
+      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, slice.index_offset + i), buffer, block, data,
+                        moved, created, fsync_ns, stopped);
       if (created) made_end = i + 1;
+      if (fsync_ns) {
+        fsync_latency_[j]->Record(fsync_ns);
+        ++fsyncs_[j];
+      }
       if (err) {
-        fail(err, PathOf(d, file.text));
+        fail(err, PathOf(j, d, file.text));
         break;
       }
       c.latency.Record(MonotonicNs() - t0);
@@ -155,10 +232,11 @@ class FilesTask : public StepTask {
   }
 
   // One file's operation; 0 or errno. `moved`: bytes written or read; `created`: the file
-  // is this run's (made by its O_EXCL create), whatever happened after.
+  // is this run's (made by its O_EXCL create), whatever happened after; `fsync_ns`: the time
+  // of its fsync (sync: fsync), 0 if none was made.
   template <typename Stopped>
   int OneFile(int dir_fd, const char* name, uint64_t size, std::byte* buffer, uint64_t block, DataGenerator& data,
-              uint64_t& moved, bool& created, const Stopped& stopped) {
+              uint64_t& moved, bool& created, uint64_t& fsync_ns, const Stopped& stopped) {
     switch (plan_.op) {
       case v1::FILES_OP_CREATE: {
         int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -175,6 +253,15 @@ class FilesTask : public StepTask {
             return err;
           }
           moved += static_cast<uint64_t>(w);
+        }
+        if (plan_.files.sync() == v1::FILES_SYNC_FSYNC && !stopped()) {
+          uint64_t t0 = MonotonicNs();
+          if (fsync(fd) < 0) {
+            int err = errno;
+            close(fd);
+            return err;
+          }
+          fsync_ns = std::max<uint64_t>(MonotonicNs() - t0, 1);
         }
         return close(fd) < 0 ? errno : 0;
       }
@@ -207,8 +294,11 @@ class FilesTask : public StepTask {
   }
 
   const FilesPlan plan_;
-  const int base_fd_;
+  const std::vector<int> tree_fds_;
   std::vector<std::unique_ptr<TaskCounters>> counters_;
+  // Per job, written by its thread, read after the join.
+  std::vector<std::unique_ptr<LatencyHistogram>> fsync_latency_;
+  std::vector<uint64_t> fsyncs_;
   std::vector<JobFailure> failures_;
   std::atomic<bool> failed_{false};
 };
@@ -230,12 +320,39 @@ uint64_t TreeFileSize(const v1::FilesStep& files, uint64_t seed, uint64_t index)
 
 Result<std::unique_ptr<StepTask>> MakeFilesTask(FilesPlan plan) {
   const bool makes = plan.op == v1::FILES_OP_MKDIR;
-  auto base = plan.workspace->OpenDirectory(plan.relative, makes);
-  if (!base.ok()) {
-    std::string hint = makes ? "" : " (a files step with mkdir, in this or an earlier step, makes the tree)";
-    return Status(base.status().code(), "agent " + plan.agent_name + ": " + base.status().message() + hint);
+  std::vector<int> fds;
+  auto close_all = [&] {
+    for (int fd : fds) {
+      if (fd >= 0) close(fd);
+    }
+  };
+  auto open = [&](const std::string& relative) -> Status {
+    auto dir = plan.workspace->OpenDirectory(relative, makes);
+    if (!dir.ok()) {
+      std::string hint = makes ? "" : " (a files step with mkdir, in this or an earlier step, makes the tree)";
+      return Status(dir.status().code(), "agent " + plan.agent_name + ": " + dir.status().message() + hint);
+    }
+    fds.push_back(*dir);
+    return Status::Ok();
+  };
+  if (!PerJob(plan.files)) {
+    IOFLEET_RETURN_IF_ERROR(open(plan.relative));
+  } else {
+    // Each job's own tree directory, made (mkdir) or opened here, untimed, like the tree's.
+    for (uint32_t j = 0; j < std::max(1u, plan.files.jobs()); ++j) {
+      JobTreeSlice slice = TreeSliceOf(plan.files, v1::FILES_OP_MKDIR, j);
+      if (slice.begin >= slice.end) {
+        fds.push_back(-1);  // a job without directories (more jobs than dirs) has no tree
+        continue;
+      }
+      Status st = open(plan.relative + "/" + TreeJobDirName(j).text);
+      if (!st.ok()) {
+        close_all();
+        return st;
+      }
+    }
   }
-  return std::unique_ptr<StepTask>(new FilesTask(std::move(plan), *base));
+  return std::unique_ptr<StepTask>(new FilesTask(std::move(plan), std::move(fds)));
 }
 
 }  // namespace iofleet::agent

@@ -1,6 +1,8 @@
 // One phase of a files step: mkdir, create (and write), stat, read, delete or rmdir over the
 // tree <dir>/dNNNNNN/fNNNNNN, the agent's jobs sharing it in contiguous slices (mdtest,
-// elbencho's directory mode). Every entry is reached by *at calls on descriptors of the tree,
+// elbencho's directory mode), or with layout: per_job each job in its own tree
+// <dir>/jNNNNNN/dNNNNNN/fNNNNNN (mdtest -u). A create phase with sync: fsync or syncfs counts
+// getting the files to stable storage in its time. Every entry is reached by *at calls on descriptors of the tree,
 // with generated single-component names and O_NOFOLLOW: nothing leaves the tree.
 #pragma once
 
@@ -21,7 +23,17 @@ struct FilesPlan {
   uint64_t seed = 0;  // file sizes and data: the same in every phase of the step
 };
 
-// Opens (for mkdir: makes) the tree's directory: untimed setup.
+// What job `job` works on in a phase: units [begin, end) (directories for mkdir and rmdir,
+// files otherwise) in its tree's numbering; a file's size is drawn by index_offset + its index,
+// so that both layouts make the same files.
+struct JobTreeSlice {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t index_offset = 0;
+};
+JobTreeSlice TreeSliceOf(const v1::FilesStep& files, v1::FilesOp op, uint32_t job);
+
+// Opens (for mkdir: makes) the tree's directory, or each job's (per_job): untimed setup.
 Result<std::unique_ptr<StepTask>> MakeFilesTask(FilesPlan plan);
 
 // The size file `index` of the tree gets (file_size, or drawn from sizes by its index).

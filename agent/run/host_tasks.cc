@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,20 @@ class HookTask : public StepTask {
   explicit HookTask(HookRun hook) : hook_(std::move(hook)) {}
 
   Status Run(const std::atomic<bool>& stop) override {
+    if (hook_.measure_fill) fill_at_start_ = hook_.measure_fill();
+    Status st = RunCommand(stop);
+    if (hook_.measure_fill) fill_at_end_ = hook_.measure_fill();
+    return st;
+  }
+
+  void Report(v1::StepResult& result) const override {
+    result.set_note(note_);
+    if (fill_at_start_) *result.mutable_fill_at_start() = *fill_at_start_;
+    if (fill_at_end_) *result.mutable_fill_at_end() = *fill_at_end_;
+  }
+
+ private:
+  Status RunCommand(const std::atomic<bool>& stop) {
     const std::string who = "agent " + hook_.agent_name + ": hook " + hook_.name;
     // Everything the child needs is built before fork: after it, only async-signal-safe calls.
     std::vector<std::string> env_text = {"IOFLEET_RUN_ID=" + hook_.run_id, "IOFLEET_RUN_DIR=" + hook_.run_dir,
@@ -160,9 +175,6 @@ class HookTask : public StepTask {
     return Status(Code::kAborted, who + " (" + hook_.command.argv[0] + ") " + how + Tail());
   }
 
-  void Report(v1::StepResult& result) const override { result.set_note(note_); }
-
- private:
   std::string Tail() const {
     if (output_.empty()) return "";
     std::string tail = output_;
@@ -173,6 +185,7 @@ class HookTask : public StepTask {
   HookRun hook_;
   std::string output_;
   std::string note_;
+  std::optional<v1::FileSystemFill> fill_at_start_, fill_at_end_;
 };
 
 }  // namespace
@@ -186,5 +199,22 @@ std::unique_ptr<StepTask> MakeReadaheadTask(ReadaheadKeeper& keeper, std::string
 }
 
 std::unique_ptr<StepTask> MakeHookTask(HookRun hook) { return std::make_unique<HookTask>(std::move(hook)); }
+
+std::optional<v1::FileSystemFill> FillOf(int dir_fd) {
+  struct statvfs fs {};
+  if (fstatvfs(dir_fd, &fs) < 0) return std::nullopt;
+  const uint64_t unit = fs.f_frsize ? fs.f_frsize : fs.f_bsize;
+  v1::FileSystemFill fill;
+  fill.set_size_bytes(uint64_t{fs.f_blocks} * unit);
+  const uint64_t used = uint64_t{fs.f_blocks - std::min(fs.f_bfree, fs.f_blocks)};
+  fill.set_used_bytes(used * unit);
+  fill.set_available_bytes(uint64_t{fs.f_bavail} * unit);
+  // df: Use% = used / (used + available), rounded up; the root-reserved blocks count as neither.
+  const uint64_t usable = used + fs.f_bavail;
+  fill.set_use_pct(usable ? static_cast<uint32_t>((used * 100 + usable - 1) / usable) : 0);
+  fill.set_inodes(fs.f_files);
+  fill.set_inodes_used(fs.f_files - std::min(fs.f_ffree, fs.f_files));
+  return fill;
+}
 
 }  // namespace iofleet::agent

@@ -2,7 +2,9 @@
 // allowed by the agent's own config, never by the wire alone.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agent/run/agent_config.h"
@@ -23,9 +25,15 @@ struct HookRun {
   std::string run_id;
   std::string run_dir;  // its working directory
   std::string agent_name;
+  // The fill level of hook.fill_of's file system (none where it is missing), reported at the
+  // command's start and end; unset: not measured.
+  std::function<std::optional<v1::FileSystemFill>()> measure_fill;
 };
 // Runs the command (its own process group, killed on stop or timeout); fails on a non-zero exit
 // with the end of its output.
 std::unique_ptr<StepTask> MakeHookTask(HookRun hook);
+
+// statvfs(3) of the directory `dir_fd` in df's terms; none if it fails.
+std::optional<v1::FileSystemFill> FillOf(int dir_fd);
 
 }  // namespace iofleet::agent

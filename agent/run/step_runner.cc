@@ -60,7 +60,7 @@ Status StepRunner::OpenJobs() {
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     // Owned by the runner from the start: a failure below leaves nothing open or allocated.
     Job* job = jobs_.emplace_back(std::make_unique<Job>()).get();
-    job->file = shared ? "shared.dat" : "job-" + std::to_string(j) + ".dat";
+    job->file = spec::JobFileName(io, j);
     std::string& path = job->path;
     path = global ? ctx_.workspace->SharedPathOf(job->file)
                        : peer ? ctx_.workspace->PeerPathOf(ctx_.read_from_agent, job->file)

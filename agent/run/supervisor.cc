@@ -125,11 +125,11 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
     if (!step.read_from_agent().empty()) continue;  // reads another agent's files
     auto& file_bytes = point_files[step.point()];
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      std::string f = io.file_layout() == v1::FILE_LAYOUT_SHARED ? "shared.dat" : "shared/shared.dat";
+      std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + spec::JobFileName(io, 0);
       file_bytes[f] = std::max(file_bytes[f], io.file_size());
     } else {
       for (uint32_t j = 0; j < io.jobs(); ++j) {
-        std::string f = "job-" + std::to_string(j) + ".dat";
+        std::string f = spec::JobFileName(io, j);
         file_bytes[f] = std::max(file_bytes[f], spec::JobRangeBytes(io));
       }
     }
@@ -434,7 +434,16 @@ Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& pl
   if (planned.has_readahead()) return MakeReadaheadTask(readahead_, places.readahead_file, planned.readahead().kib(), places.agent_name);
   if (planned.has_hook()) {
     HookRun hook{planned.hook().name(), config_.hooks.at(planned.hook().name()), places.run_id, places.target->run_dir(),
-                 places.agent_name};
+                 places.agent_name, {}};
+    // Only measured: a confined directory below the run directory, opened anew each time (a
+    // mkfs hook mounts it during the step).
+    hook.measure_fill = [workspace = places.target, dir = planned.hook().fill_of()]() -> std::optional<v1::FileSystemFill> {
+      auto fd = workspace->OpenBelow(dir, O_PATH | O_DIRECTORY);
+      if (!fd.ok()) return std::nullopt;
+      auto fill = FillOf(*fd);
+      close(*fd);
+      return fill;
+    };
     return MakeHookTask(std::move(hook));
   }
   if (planned.has_files()) {

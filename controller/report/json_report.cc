@@ -112,6 +112,13 @@ nlohmann::ordered_json StatsJson(const StepStats& s) {
     j["cache_resident_pct"] = s.cache->pct();
   }
   if (!s.notes.empty()) j["notes"] = s.notes;
+  auto fill = [](const v1::FileSystemFill& f) {
+    return nlohmann::ordered_json{{"use_pct", f.use_pct()},         {"used_bytes", f.used_bytes()},
+                                  {"available_bytes", f.available_bytes()}, {"size_bytes", f.size_bytes()},
+                                  {"inodes_used", f.inodes_used()}, {"inodes", f.inodes()}};
+  };
+  if (s.fill_at_start) j["fill_at_start"] = fill(*s.fill_at_start);
+  if (s.fill_at_end) j["fill_at_end"] = fill(*s.fill_at_end);
   return j;
 }
 

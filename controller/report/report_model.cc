@@ -70,6 +70,8 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
   s.dirs = result.dirs();
   s.copy_method = result.copy_method();
   if (!result.note().empty()) s.notes.push_back(result.note());
+  if (result.has_fill_at_start()) s.fill_at_start = result.fill_at_start();
+  if (result.has_fill_at_end()) s.fill_at_end = result.fill_at_end();
   return s;
 }
 
@@ -110,6 +112,8 @@ void StepStats::Add(const StepStats& other, bool first) {
   if (first) copy_method = other.copy_method;
   else if (copy_method != other.copy_method) copy_method = "mixed";
   notes.insert(notes.end(), other.notes.begin(), other.notes.end());
+  if (!fill_at_start) fill_at_start = other.fill_at_start;
+  if (!fill_at_end) fill_at_end = other.fill_at_end;
 }
 
 void StepStats::AddPhase(const StepStats& phase, bool first) {

@@ -78,6 +78,10 @@ struct StepStats {
   // differ (overrides) says "mixed".
   std::string copy_method;
   std::vector<std::string> notes;  // what host steps did (read-ahead changed, hook exit)
+  // Hook steps: the fill level of the file system at the step's start and end; an aggregate
+  // keeps the first agent's that measured it.
+  std::optional<v1::FileSystemFill> fill_at_start;
+  std::optional<v1::FileSystemFill> fill_at_end;
 
   double seconds() const { return static_cast<double>(window_ns) / 1e9; }
   double iops() const { return window_ns ? static_cast<double>(ops) / seconds() : 0.0; }

@@ -841,7 +841,12 @@ void Importer::NameSteps(const std::vector<Job>& jobs) {
     if (base.empty()) base = "job";
     std::string name = base;
     for (int n = 2; !used.insert(name).second; ++n) name = base + "-" + std::to_string(n);
-    out_.workload.mutable_steps(static_cast<int>(i))->set_name(name);
+    v1::Step* step = out_.workload.mutable_steps(static_cast<int>(i));
+    step->set_name(name);
+    // fio names a job's files after the job (name.N.0): a read job of another name lays out and
+    // reads its own files, and jobs of one name share theirs. The prefix is the name before the
+    // -2 that keeps step names unique.
+    if (step->has_io()) step->mutable_io()->set_file_prefix(base.substr(0, 64));
     origins_["steps[" + std::to_string(i) + "]"] = HeaderAt(job.header);
   }
 }

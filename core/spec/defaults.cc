@@ -33,6 +33,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_read_from(v1::READ_FROM_SELF);
   io.set_submit_batch(1);
   io.set_complete_batch(1);
+  io.set_file_prefix(std::string(kDefaultFilePrefix));
   return io;
 }
 
@@ -70,6 +71,12 @@ uint64_t MaxBlockSize(const v1::IoSpec& io) {
   uint64_t max = 0;
   for (const auto& split : io.block_size_split()) max = std::max(max, split.size());
   return max ? max : io.block_size();
+}
+
+std::string JobFileName(const v1::IoSpec& io, uint32_t job) {
+  const std::string prefix = io.file_prefix().empty() ? std::string(kDefaultFilePrefix) : io.file_prefix();
+  if (io.file_layout() == v1::FILE_LAYOUT_PER_JOB) return prefix + "-" + std::to_string(job) + ".dat";
+  return prefix == kDefaultFilePrefix ? "shared.dat" : prefix + "-shared.dat";
 }
 
 uint64_t JobRangeBytes(const v1::IoSpec& io, uint32_t global_jobs) {

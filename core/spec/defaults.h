@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/base/status.h"
 #include "iofleet/v1/workload.pb.h"
@@ -52,6 +53,11 @@ bool Writes(v1::Op op);
 bool IsRandom(v1::Op op);
 // The largest transfer: block_size, or the largest size of block_size_split.
 uint64_t MaxBlockSize(const v1::IoSpec& io);
+// The file job `job` works on, by name (below the run directory, or for shared_global below
+// the run's shared directory): <file_prefix>-<job>.dat per job, shared.dat or
+// <file_prefix>-shared.dat shared.
+constexpr std::string_view kDefaultFilePrefix = "job";
+std::string JobFileName(const v1::IoSpec& io, uint32_t job);
 // The bytes each job works on: its file (per_job) or its share of the shared file (of the
 // global file, shared by `global_jobs` jobs).
 uint64_t JobRangeBytes(const v1::IoSpec& io, uint32_t global_jobs = 1);

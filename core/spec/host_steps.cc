@@ -45,6 +45,8 @@ v1::FilesStep ResolveFiles(const v1::FilesStep& files) {
   if (out.jobs() == 0) out.set_jobs(1);
   if (out.sizes_size() == 0 && !out.has_file_size()) out.set_file_size(0);
   if (out.block_size() == 0) out.set_block_size(kDefaultBlock);
+  if (out.layout() == v1::FILES_LAYOUT_UNSPECIFIED) out.set_layout(v1::FILES_LAYOUT_SHARED);
+  if (out.sync() == v1::FILES_SYNC_UNSPECIFIED) out.set_sync(v1::FILES_SYNC_NONE);
   return out;
 }
 
@@ -119,6 +121,10 @@ void ValidateHostStep(const v1::Step& step, const std::string& path, const std::
       const std::string& name = step.hook().name();
       if (name.empty()) out.push_back({path + ".hook.name", "a hook step needs the name of a hook in the agent's config"});
       else if (!IsRootName(name)) out.push_back({path + ".hook.name", "\"" + name + "\" is not a hook name ([A-Za-z0-9_-]+)"});
+      const std::string& fill_of = step.hook().fill_of();
+      if (!fill_of.empty() && !IsConfinedRelativePath(fill_of)) {
+        out.push_back({path + ".hook.fill_of", "\"" + fill_of + "\" is not a directory below the run directory"});
+      }
       break;
     }
     default:

@@ -1,6 +1,7 @@
 #include "core/spec/validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <set>
 
@@ -148,6 +149,12 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
       out.push_back({place("read_from"), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
     }
+  }
+  if (io.has_file_prefix()) {
+    const std::string& prefix = io.file_prefix();
+    bool good = !prefix.empty() && prefix.size() <= 64;
+    for (char c : prefix) good = good && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    if (!good) out.push_back({place("file_prefix"), "file_prefix \"" + prefix + "\" is not a file name prefix ([A-Za-z0-9_-]+, at most 64)"});
   }
   if (io.verify() && io.engine() == v1::ENGINE_NULL) {
     out.push_back({place("verify"), "verify needs real I/O; the null engine does none"});

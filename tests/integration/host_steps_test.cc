@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "tests/support/process.h"
@@ -123,6 +124,32 @@ steps:
   EXPECT_EQ(step["aggregate"]["ops"].get<uint64_t>(), 2u * (6 + 150 * 4 + 6));
   EXPECT_EQ(CountEntries(tmp / "a"), 0u);
   EXPECT_EQ(CountEntries(tmp / "b"), 0u);
+}
+
+// Issue 10: a tree per job (mdtest -u) with each file fsynced in the create phase, from the
+// workload to the report, and nothing left after the run.
+TEST(FilesStep, PerJobTreesWithCountedSync) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  WriteText(tmp / "w.yaml", R"(name: md
+steps:
+  - name: tree
+    files: { dirs: 4, files_per_dir: 10, file_size: 4KiB, jobs: 2, layout: per_job, sync: fsync }
+)");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+                                (tmp / "data").string(), "--out", (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  const json& step = report["steps"][0];
+  ASSERT_EQ(step["phases"].size(), 6u);
+  EXPECT_EQ((*Phase(step, "mkdir"))["ops"].get<uint64_t>(), 4u);
+  const json& create = *Phase(step, "create");
+  EXPECT_EQ(create["ops"].get<uint64_t>(), 40u);
+  EXPECT_EQ(create["fsyncs"].get<uint64_t>(), 40u);
+  EXPECT_EQ((*Phase(step, "read"))["fsyncs"].get<uint64_t>(), 0u);
+  EXPECT_EQ((*Phase(step, "rmdir"))["ops"].get<uint64_t>(), 4u);
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
 }
 
 TEST(FilesStep, OverridesMayNotChangeThePhases) {
@@ -581,22 +608,42 @@ TEST(ShippedWorkloads, BonnieMkfsFsck) {
   LoopFs scratch(tmp / "scratch.img", tmp / "unused");
   if (!scratch.ok()) GTEST_SKIP() << "cannot make a second loop device";
   umount2((tmp / "unused").c_str(), 0);
-  // The example config with the test's device in place of /dev/sdc.
+  // The example config with the test's device in place of /dev/sdc, and a reserve that fits
+  // its 128 MiB (the seed's 102400 blocks are 400 MB).
   std::ifstream in(SourcePath("deploy/agent.mkfs-fsck.example.yaml"));
   std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (size_t at; (at = config.find("/dev/sdc")) != std::string::npos;) config.replace(at, 8, scratch.device());
-  config.replace(config.find("-E stride=32 -i 65536"), 21, "-i 65536");
+  for (size_t at; (at = config.find("-r 102400")) != std::string::npos;) config.replace(at, 9, "-r 1024");
   WriteText(tmp / "agent.yaml", config);
+  // Issue 10: the file-system variant is a hook chosen by sweeping its name.
   CommandResult r = RunLocal(tmp, {"workloads/bonnie-mkfs-fsck.yaml", {(tmp / "mnt").string()}, (tmp / "agent.yaml").string(),
-                                   {"steps[fill].files.files_per_dir=20", "steps[fill].files.file_size=4KiB",
-                                    "sweep={'steps[fill].files.dirs': [5, 10]}"}});
+                                   {"steps[fill].files.files_per_dir=20", "steps[fill].files.file_size=64KiB",
+                                    "sweep={'steps[fill].files.dirs': [5, 40], 'steps[mkfs].hook.name': [mkfs, mkfs_ext3_writeback]}"}});
   ASSERT_EQ(r.code, 0) << r.err;
   json report = ReadReport(tmp / "out");
-  ASSERT_EQ(report["steps"].size(), 2u * 5);
+  ASSERT_EQ(report["steps"].size(), 4u * 5);
+  std::set<std::string> hooks;
+  std::map<uint64_t, uint64_t> fsck_inodes_by_dirs;
   for (const auto& step : report["steps"]) {
     if (step["name"] == "mkfs" || step["name"] == "fsck") {
       EXPECT_GT(step["aggregate"]["seconds"].get<double>(), 0.0);
       EXPECT_EQ(step["status"], "succeeded");
+      ASSERT_TRUE(step["aggregate"].contains("fill_at_end")) << step;
+    }
+    if (step["name"] == "mkfs") {
+      std::string hook = step["params"]["steps[mkfs].hook.name"];
+      hooks.insert(hook);
+      EXPECT_NE(step["aggregate"]["notes"][0].get<std::string>().find("hook " + hook + ":"), std::string::npos) << step;
+      EXPECT_FALSE(step["aggregate"].contains("fill_at_start"));  // mnt is made by the hook
+      EXPECT_LE(step["aggregate"]["fill_at_end"]["use_pct"].get<int>(), 10);  // an empty file system
+    }
+    if (step["name"] == "fsck") {
+      // The point's fill level: its files (40 x 20 x 64 KiB = 50 MiB of 128 MiB) and inodes.
+      const json& fill = step["aggregate"]["fill_at_start"];
+      uint64_t dirs = step["params"]["steps[fill].files.dirs"];
+      EXPECT_GE(fill["used_bytes"].get<uint64_t>(), dirs * 20 * 65536) << fill;
+      EXPECT_GE(fill["inodes_used"].get<uint64_t>(), dirs * 21) << fill;
+      if (dirs == 40) EXPECT_GE(fill["use_pct"].get<int>(), 40) << fill;
     }
     if (step["name"] == "fill") {
       uint64_t dirs = step["params"]["steps[fill].files.dirs"];
@@ -604,6 +651,7 @@ TEST(ShippedWorkloads, BonnieMkfsFsck) {
       EXPECT_EQ((*Phase(step, "create"))["ops"].get<uint64_t>(), dirs * 20);
     }
   }
+  EXPECT_EQ(hooks, (std::set<std::string>{"mkfs", "mkfs_ext3_writeback"}));
   EXPECT_EQ(CountEntries(tmp / "mnt") - (fs::exists(tmp / "mnt/lost+found") ? 1 : 0), 0u);
 }
 

@@ -38,6 +38,10 @@ TEST(ShippedWorkloads, ZebClientSeq64k) {
     EXPECT_GT(agg["bytes_per_sec"].get<double>(), 0.0);
     EXPECT_EQ(agg["bytes"].get<uint64_t>() % 65536, 0u);
   }
+  // Issue 10: as fio's read job of another name, the read lays out its own files (2 x 4 MiB),
+  // untimed, instead of reading the write step's.
+  EXPECT_EQ(report["steps"][2]["aggregate"]["filled_bytes"].get<uint64_t>(), 2u * (4u << 20));
+  EXPECT_EQ(report["steps"][0]["aggregate"]["filled_bytes"].get<uint64_t>(), 0u);
 }
 
 // The same test as an fio job file: imported, scaled down with --set like any workload.
@@ -76,6 +80,17 @@ TEST(ShippedWorkloads, NfsIozoneScaling) {
     EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), 16u << 20) << step["name"] << " point " << step["point"];
     if (step["name"] == "write") EXPECT_EQ(step["aggregate"]["fsyncs"].get<uint64_t>(), step["params"]["total_jobs"].get<uint64_t>());
   }
+}
+
+// Issue 10: the write's final fsync (IOzone -e) is counted by default and can be left out.
+TEST(ShippedWorkloads, NfsIozoneScalingWithoutTheFinalFsync) {
+  TempDir tmp;
+  json report = RunShipped(tmp, "nfs-iozone-nn-scaling.yaml",
+                           {"total_size=16MiB", "sweep={total_jobs: [2]}", "fsync.at_end=false"});
+  ASSERT_EQ(report["steps"].size(), 4u);
+  EXPECT_EQ(report["steps"][0]["name"], "write");
+  EXPECT_EQ(report["steps"][0]["aggregate"]["fsyncs"].get<uint64_t>(), 0u);
+  EXPECT_EQ(report["steps"][0]["aggregate"]["bytes"].get<uint64_t>(), 16u << 20);
 }
 
 TEST(ShippedWorkloads, Quickstart) {

@@ -314,6 +314,140 @@ TEST_F(FilesTaskTest, TreeBelowANestedDirectory) {
   EXPECT_FALSE(fs::exists(fs::path(run_dir_) / "a"));
 }
 
+// Issue 10: layout: per_job gives each job a tree of its own, <dir>/jNNNNNN/dNNNNNN/fNNNNNN, so
+// that jobs do not serialize on one parent's lock (mdtest -u). The directories are dealt out as
+// in the shared layout (3 over 2 jobs: 1 and 2), and the files are the same ones (sizes).
+TEST_F(FilesTaskTest, PerJobLayoutGivesEachJobItsOwnTree) {
+  files_.set_layout(v1::FILES_LAYOUT_PER_JOB);
+  files_.clear_file_size();
+  auto* small = files_.add_sizes();
+  small->set_size(100);
+  small->set_weight(1);
+  auto* large = files_.add_sizes();
+  large->set_size(9000);
+  large->set_weight(1);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_MKDIR).ops(), 3u);
+  EXPECT_EQ(testing::CountEntries(Tree()), 5u);  // j000000 (1 directory), j000001 (2)
+  EXPECT_TRUE(fs::is_directory(Tree() / "j000000" / "d000000"));
+  EXPECT_TRUE(fs::is_directory(Tree() / "j000001" / "d000000"));
+  EXPECT_TRUE(fs::is_directory(Tree() / "j000001" / "d000001"));
+  EXPECT_FALSE(fs::exists(Tree() / "j000000" / "d000001"));
+
+  v1::StepResult create = RunPhase(v1::FILES_OP_CREATE);
+  EXPECT_EQ(create.ops(), 21u);
+  uint64_t expected = 0;
+  // Shared directory d of the tree is job 0's d000000 (d = 0) or job 1's d(d - 1).
+  for (uint32_t d = 0; d < 3; ++d) {
+    fs::path dir = d == 0 ? Tree() / "j000000" / "d000000" : Tree() / "j000001" / TreeDirName(d - 1).text;
+    for (uint32_t f = 0; f < 7; ++f) {
+      uint64_t size = TreeFileSize(files_, 42, uint64_t{d} * 7 + f);
+      expected += size;
+      ASSERT_TRUE(fs::is_regular_file(dir / TreeFileName(f).text)) << dir;
+      EXPECT_EQ(fs::file_size(dir / TreeFileName(f).text), size) << dir;
+    }
+  }
+  EXPECT_EQ(create.bytes(), expected);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_STAT).ops(), 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_READ).bytes(), expected);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_DELETE).ops(), 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_RMDIR).ops(), 3u);
+  EXPECT_EQ(testing::CountEntries(Tree()), 2u);  // the jobs' own directories stay until cleanup
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(Tree()));
+}
+
+// Cleanup of a per-job tree removes exactly what each job made: a foreign file where a job's
+// create stopped stays, with the directories above it; everything else goes.
+TEST_F(FilesTaskTest, PerJobCleanupAfterAFailedCreateRemovesOnlyWhatWasMade) {
+  files_.set_layout(v1::FILES_LAYOUT_PER_JOB);
+  RunPhase(v1::FILES_OP_MKDIR);
+  std::ofstream(Tree() / "j000001" / "d000001" / "f000002") << "user data";
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_CREATE));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find((Tree() / "j000001" / "d000001" / "f000002").string()), std::string::npos) << st.message();
+  task->reset();
+  ws_->Cleanup();
+  std::set<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(Tree())) left.insert(fs::relative(e.path(), Tree()).string());
+  EXPECT_EQ(left, (std::set<std::string>{"j000001", "j000001/d000001", "j000001/d000001/f000002"}));
+}
+
+// More jobs than directories: a job without directories makes no tree of its own.
+TEST_F(FilesTaskTest, PerJobMoreJobsThanDirectories) {
+  files_.set_layout(v1::FILES_LAYOUT_PER_JOB);
+  files_.set_jobs(5);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_MKDIR).ops(), 3u);
+  std::set<std::string> jobs;
+  for (const auto& e : fs::directory_iterator(Tree())) jobs.insert(e.path().filename().string());
+  EXPECT_EQ(jobs, (std::set<std::string>{"j000001", "j000003", "j000004"}));
+  EXPECT_EQ(RunPhase(v1::FILES_OP_CREATE).ops(), 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_DELETE).ops(), 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_RMDIR).ops(), 3u);
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(Tree()));
+}
+
+// A new sweep point removes the files and trees; the jobs' directories stay, and the next
+// point's mkdir uses them again.
+TEST_F(FilesTaskTest, PerJobTreeAgainAfterANewPoint) {
+  files_.set_layout(v1::FILES_LAYOUT_PER_JOB);
+  RunPhase(v1::FILES_OP_MKDIR);
+  RunPhase(v1::FILES_OP_CREATE);
+  ws_->RemoveFiles();
+  EXPECT_EQ(testing::CountEntries(Tree()), 2u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_MKDIR).ops(), 3u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_CREATE).ops(), 21u);
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(Tree()));
+}
+
+// sync: fsync counts one fsync per created file, inside the create's time; syncfs one at the
+// phase's end; none (the default) none. Other phases never sync.
+TEST_F(FilesTaskTest, CreateCountsItsSyncWhenAsked) {
+  RunPhase(v1::FILES_OP_MKDIR);
+  v1::StepResult plain = RunPhase(v1::FILES_OP_CREATE);
+  EXPECT_EQ(plain.fsyncs(), 0u);
+  RunPhase(v1::FILES_OP_DELETE);
+
+  files_.set_sync(v1::FILES_SYNC_FSYNC);
+  v1::StepResult fsynced = RunPhase(v1::FILES_OP_CREATE);
+  EXPECT_EQ(fsynced.ops(), 21u);
+  EXPECT_EQ(fsynced.fsyncs(), 21u);
+  uint64_t n = 0;
+  for (uint64_t c : fsynced.fsync_latency_ns().count()) n += c;
+  EXPECT_EQ(n, 21u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_STAT).fsyncs(), 0u);
+  RunPhase(v1::FILES_OP_DELETE);
+
+  files_.set_sync(v1::FILES_SYNC_SYNCFS);
+  v1::StepResult synced = RunPhase(v1::FILES_OP_CREATE);
+  EXPECT_EQ(synced.ops(), 21u);
+  EXPECT_EQ(synced.fsyncs(), 1u);
+  EXPECT_EQ(RunPhase(v1::FILES_OP_READ).fsyncs(), 0u);
+}
+
+TEST(TreeSliceOf, SharedSlicesTheWholeTreePerJobRenumbersEachJobsDirectories) {
+  v1::FilesStep files;
+  files.set_dirs(3);
+  files.set_files_per_dir(7);
+  files.set_jobs(2);
+  JobTreeSlice shared = TreeSliceOf(files, v1::FILES_OP_CREATE, 1);
+  EXPECT_EQ(shared.begin, 10u);
+  EXPECT_EQ(shared.end, 21u);
+  EXPECT_EQ(shared.index_offset, 0u);
+  files.set_layout(v1::FILES_LAYOUT_PER_JOB);
+  JobTreeSlice own = TreeSliceOf(files, v1::FILES_OP_CREATE, 1);
+  EXPECT_EQ(own.begin, 0u);
+  EXPECT_EQ(own.end, 14u);
+  EXPECT_EQ(own.index_offset, 7u);
+  JobTreeSlice dirs = TreeSliceOf(files, v1::FILES_OP_RMDIR, 1);
+  EXPECT_EQ(dirs.begin, 0u);
+  EXPECT_EQ(dirs.end, 2u);
+}
+
 TEST_F(FilesTaskTest, RefusesATreeOutsideTheRunDirectory) {
   FilesPlan plan = Plan(v1::FILES_OP_MKDIR);
   plan.relative = "../escape";

@@ -1,7 +1,9 @@
 #include "agent/run/host_tasks.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -66,6 +68,49 @@ class HookTaskTest : public ::testing::Test {
   testing::TempDir tmp_;
   fs::path run_dir_;
 };
+
+// Issue 10 (seed 004): a hook step reports the fill level of its file system at its start and
+// end, in df's terms; where the directory is missing (before a mkfs hook mounts it) none.
+TEST_F(HookTaskTest, ReportsTheFillLevelAtStartAndEnd) {
+  HookRun hook = Hook("mkdir -p mnt");
+  const fs::path mnt = run_dir_ / "mnt";
+  hook.measure_fill = [mnt]() -> std::optional<v1::FileSystemFill> {
+    int fd = open(mnt.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    auto fill = FillOf(fd);
+    close(fd);
+    return fill;
+  };
+  auto task = MakeHookTask(std::move(hook));
+  std::atomic<bool> stop{false};
+  ASSERT_TRUE(task->Run(stop).ok());
+  v1::StepResult result;
+  task->Report(result);
+  EXPECT_FALSE(result.has_fill_at_start());  // mnt did not exist yet
+  ASSERT_TRUE(result.has_fill_at_end());
+  const v1::FileSystemFill& fill = result.fill_at_end();
+  EXPECT_GT(fill.size_bytes(), 0u);
+  EXPECT_GT(fill.used_bytes(), 0u);
+  EXPECT_LE(fill.used_bytes(), fill.size_bytes());
+  EXPECT_GE(fill.use_pct(), 1u);
+  EXPECT_LE(fill.use_pct(), 100u);
+  EXPECT_LE(fill.inodes_used(), fill.inodes());
+}
+
+TEST(FillOf, AgreesWithStatvfs) {
+  int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  auto fill = FillOf(fd);
+  close(fd);
+  ASSERT_TRUE(fill);
+  struct statvfs fs {};
+  ASSERT_EQ(statvfs(".", &fs), 0);
+  EXPECT_EQ(fill->size_bytes(), uint64_t{fs.f_blocks} * fs.f_frsize);
+  EXPECT_EQ(fill->inodes(), fs.f_files);
+  uint64_t used = fs.f_blocks - fs.f_bfree;
+  EXPECT_EQ(fill->use_pct(), (used * 100 + used + fs.f_bavail - 1) / (used + fs.f_bavail));
+  EXPECT_FALSE(FillOf(-1));
+}
 
 TEST_F(HookTaskTest, ExitZeroIsOkWithANote) {
   std::string note;

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <thread>
+#include <vector>
+#include <zlib.h>
 
 #include "agent/run/files_task.h"
 #include "agent/run/host_tasks.h"
@@ -138,6 +140,61 @@ TEST_F(StepRunnerTest, FilesStepMeasuresCpu) {
     EXPECT_LE(cpu.max_worker_busy_permille(), 1000u);
     EXPECT_FALSE(result->has_cache());
   }
+}
+
+// Issue 10 (seed 002): compressible_pct P means what the agent writes, as read back from the
+// file, compresses to about (100 - P)% with zlib level 1 in 4 KiB chunks (DESIGN.md's
+// definition; ZebClient's figure across the compressibility spectrum depends on it).
+TEST_F(StepRunnerTest, WrittenDataCompressesAsAsked) {
+  uint32_t index = 0;
+  for (uint32_t pct : {0u, 25u, 50u, 75u}) {
+    StepContext c = Io(index++, v1::OP_WRITE, false);
+    c.io.set_block_size(64 << 10);
+    c.io.set_file_prefix("p" + std::to_string(pct));
+    c.io.mutable_data()->set_compressible_pct(pct);
+    c.io.mutable_data()->set_pattern("0xdeadbeef");
+    auto written = Run(std::move(c));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    ASSERT_EQ(written->bytes(), kFileBytes);
+    std::string data = testing::ReadAll(fs::path(ws_->run_dir()) / ("p" + std::to_string(pct) + "-0.dat"));
+    ASSERT_EQ(data.size(), kFileBytes);
+    constexpr size_t kChunk = 4096;
+    std::vector<Bytef> out(compressBound(kChunk));
+    uint64_t compressed = 0;
+    for (size_t at = 0; at < data.size(); at += kChunk) {
+      uLongf size = out.size();
+      ASSERT_EQ(compress2(out.data(), &size, reinterpret_cast<const Bytef*>(data.data() + at), kChunk, 1), Z_OK);
+      compressed += size;
+    }
+    double share = static_cast<double>(compressed) / static_cast<double>(data.size());
+    // zlib's framing and the blocks' stamps add a little to the compressible part.
+    EXPECT_NEAR(share, (100.0 - pct) / 100.0, 0.04) << "compressible_pct " << pct;
+  }
+}
+
+// Issue 10 (seed 002): by default a read step reads the write step's files; with a file_prefix
+// of its own it lays out (untimed) and reads its own, as fio's read job of another name does.
+TEST_F(StepRunnerTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {
+  auto written = Run(Io(0, v1::OP_WRITE, false));
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  const auto job0 = fs::path(ws_->run_dir()) / "job-0.dat";
+  const auto mtime = fs::last_write_time(job0);
+
+  auto shared_files = Run(Io(1, v1::OP_READ, false));
+  ASSERT_TRUE(shared_files.ok()) << shared_files.status().message();
+  EXPECT_EQ(shared_files->filled_bytes(), 0u);  // the write step's file, whole
+  EXPECT_EQ(shared_files->bytes(), kFileBytes);
+
+  StepContext own = Io(2, v1::OP_READ, false);
+  own.io.set_file_prefix("read");
+  auto own_files = Run(std::move(own));
+  ASSERT_TRUE(own_files.ok()) << own_files.status().message();
+  EXPECT_EQ(own_files->filled_bytes(), kFileBytes);  // laid out first, untimed
+  EXPECT_EQ(own_files->bytes(), kFileBytes);
+  EXPECT_EQ(fs::file_size(fs::path(ws_->run_dir()) / "read-0.dat"), kFileBytes);
+  EXPECT_EQ(fs::last_write_time(job0), mtime);
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(fs::path(ws_->run_dir()) / "read-0.dat"));
 }
 
 TEST_F(StepRunnerTest, HostStepMeasuresNoCpu) {

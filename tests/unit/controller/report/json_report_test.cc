@@ -332,6 +332,30 @@ TEST(JsonReportTest, AHostAtFullLoadMarksTheFilesStepCpuBound) {
   EXPECT_NE(ConsoleSummary(Report("files", {WithCpu(Result(1 << 20), 95, 100)})).find("CPU-bound"), std::string::npos);
 }
 
+// Issue 10 (seed 004): a mkfs or fsck point carries the fill level of its file system (df's
+// Use% and inodes used), the x-axis of the seed's table; a step that did not measure it has no key.
+TEST(JsonReportTest, HookStepsCarryTheFillLevel) {
+  v1::StepResult fsck = Result(0);
+  v1::FileSystemFill* f = fsck.mutable_fill_at_start();
+  f->set_use_pct(41);
+  f->set_used_bytes(2952254708ull * 1024);
+  f->set_available_bytes(4355621764ull * 1024);
+  f->set_size_bytes(7308286072ull * 1024);
+  f->set_inodes_used(3003020);
+  f->set_inodes(114423808);
+  *fsck.mutable_fill_at_end() = *f;
+  nlohmann::json j = Json(Report("hook", {fsck, Result(0)}));
+  const nlohmann::json& step = j["steps"][0];
+  for (const nlohmann::json* entry : {&step["aggregate"], &step["agents"][0]}) {
+    EXPECT_EQ((*entry)["fill_at_start"]["use_pct"], 41) << *entry;
+    EXPECT_EQ((*entry)["fill_at_start"]["inodes_used"], 3003020) << *entry;
+    EXPECT_EQ((*entry)["fill_at_start"]["inodes"], 114423808) << *entry;
+    EXPECT_EQ((*entry)["fill_at_end"]["used_bytes"], 2952254708ull * 1024) << *entry;
+  }
+  EXPECT_FALSE(step["agents"][1].contains("fill_at_start"));
+  EXPECT_FALSE(Json(Report("drop_caches", {Result(0)}))["steps"][0]["aggregate"].contains("fill_at_start"));
+}
+
 TEST(JsonReportTest, CacheResidencyOnlyWhereMeasured) {
   // A read step the agent measured 10% resident (right after drop_caches) and one it did not
   // measure (O_DIRECT): no flag is printed for either, and no key for the second.

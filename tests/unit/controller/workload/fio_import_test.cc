@@ -67,8 +67,8 @@ TEST(FioImport, ZebClientJobFileMapsToTheWorkload) {
       data { compressible_pct: 50 pattern: "0xdeadbeef" }
       fsync { at_end: false }
     }
-    steps { name: "64kseqwrite" io { op: OP_WRITE } }
-    steps { name: "64kseqread" io { op: OP_READ } }
+    steps { name: "64kseqwrite" io { op: OP_WRITE file_prefix: "64kseqwrite" } }
+    steps { name: "64kseqread" io { op: OP_READ file_prefix: "64kseqread" } }
   )");
   std::string diff;
   google::protobuf::util::MessageDifferencer differ;
@@ -300,6 +300,8 @@ wait_for_previous=1
   EXPECT_EQ(w.steps(0).name(), "seq-write");
   EXPECT_EQ(w.steps(1).name(), "seq-write-2");
   EXPECT_EQ(w.steps(2).name(), "seq-write-3");
+  // Issue 10: as in fio, jobs of one name share their files (name.N.0), whatever their step names.
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(w.steps(i).io().file_prefix(), "seq-write") << i;
   EXPECT_TRUE(w.defaults().verify());
   EXPECT_TRUE(Has(imp.warnings, "My Jobs.v2.fio:6:8: verify: iofleet verifies with its own header")) << Lines(imp.warnings);
   // What fio does when a job leaves these out.

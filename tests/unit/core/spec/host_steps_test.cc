@@ -297,6 +297,18 @@ TEST(ValidateHostStep, ReadaheadNeedsKib) {
   EXPECT_TRUE(Check(step).empty());
 }
 
+TEST(ValidateHostStep, HookFillOfIsADirectoryBelowTheRunDirectory) {
+  v1::Step step;
+  step.mutable_hook()->set_name("fsck");
+  step.mutable_hook()->set_fill_of("mnt");
+  EXPECT_TRUE(Check(step).empty()) << Describe(Check(step));
+  for (const char* dir : {"../mnt", "/mnt", "a/../../b"}) {
+    step.mutable_hook()->set_fill_of(dir);
+    auto vs = Check(step);
+    EXPECT_TRUE(HasViolation(vs, "steps[2].hook.fill_of", "not a directory below the run directory")) << dir << "\n" << Describe(vs);
+  }
+}
+
 TEST(ValidateHostStep, HookNeedsAGoodName) {
   v1::Step step;
   step.mutable_hook();

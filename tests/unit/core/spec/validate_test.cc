@@ -45,6 +45,28 @@ TEST(Validate, ErrorsPointAtWhereTheFieldWasSet) {
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.file_size", "smaller than the block size"));
 }
 
+// Issue 10: a step's own files are named by a plain prefix; nothing else reaches a file name.
+TEST(Validate, FilePrefixIsAPlainName) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_file_prefix("64kseqread");
+  EXPECT_TRUE(Validate(w).empty());
+  for (const char* bad : {"", "../x", "a/b", "a b", "x.dat"}) {
+    w.mutable_steps(0)->mutable_io()->set_file_prefix(bad);
+    EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.file_prefix", "not a file name prefix")) << bad;
+  }
+}
+
+TEST(JobFileName, DefaultNamesStayAndAPrefixGivesFilesOfTheirOwn) {
+  v1::IoSpec io = BuiltinIoDefaults();
+  EXPECT_EQ(JobFileName(io, 3), "job-3.dat");
+  io.set_file_layout(v1::FILE_LAYOUT_SHARED);
+  EXPECT_EQ(JobFileName(io, 3), "shared.dat");
+  io.set_file_prefix("read");
+  EXPECT_EQ(JobFileName(io, 3), "read-shared.dat");
+  io.set_file_layout(v1::FILE_LAYOUT_PER_JOB);
+  EXPECT_EQ(JobFileName(io, 3), "read-3.dat");
+}
+
 TEST(Validate, StepNeedsOpAndUniqueNames) {
   v1::Workload w = Minimal();
   w.add_steps()->mutable_io();
