@@ -2,7 +2,9 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iostream>
+#include <set>
 
 #include "controller/fleet/agent_list.h"
 #include "controller/fleet/fleet.h"
@@ -13,6 +15,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/spec/defaults.h"
+#include "core/spec/host_steps.h"
 #include "core/spec/root_spec.h"
 #include "core/spec/validate.h"
 
@@ -74,8 +77,28 @@ bool Load(const std::string& file, bool allow_unsupported, const std::vector<std
 
 // `run` refuses a target.root the local agent was not given: so does `validate` with the same
 // --local-root options (the agent names the first unnamed one "default").
+// The roots a workload names: its target's, and every `ROOT:path` of its files and copy steps
+// (groups' steps included).
+std::set<std::string> RootsNamed(const iofleet::v1::Workload& workload) {
+  std::set<std::string> roots = {workload.target().root().empty() ? "default" : workload.target().root()};
+  std::function<void(const google::protobuf::RepeatedPtrField<iofleet::v1::Step>&)> walk = [&](const auto& steps) {
+    for (const auto& step : steps) {
+      std::vector<std::string> places;
+      if (step.has_files()) places.push_back(step.files().dir());
+      if (step.has_copy()) places.insert(places.end(), {step.copy().from(), step.copy().to()});
+      for (const auto& text : places) {
+        std::string root = iofleet::spec::ParseStepPlace(text).root;
+        if (!root.empty()) roots.insert(root);
+      }
+      if (step.has_group()) walk(step.group().steps());
+    }
+  };
+  walk(workload.steps());
+  return roots;
+}
+
 bool LocalRootsHold(const std::vector<std::string>& specs, const iofleet::v1::Workload& workload) {
-  const std::string wanted = workload.target().root().empty() ? "default" : workload.target().root();
+  std::set<std::string> given;
   std::string names;
   bool unnamed_seen = false;
   for (const auto& spec : specs) {
@@ -85,11 +108,17 @@ bool LocalRootsHold(const std::vector<std::string>& specs, const iofleet::v1::Wo
       name = "default";
       unnamed_seen = true;
     }
-    if (name == wanted) return true;
+    given.insert(name);
     names += (names.empty() ? "" : ", ") + name;
   }
-  std::cerr << "iofleet: target.root \"" << wanted << "\" is not one of the local agent's roots (" << names << ")\n";
-  return false;
+  bool hold = true;
+  for (const auto& wanted : RootsNamed(workload)) {
+    if (given.count(wanted)) continue;
+    std::cerr << "iofleet: the workload uses root \"" << wanted << "\", which is not one of the local agent's roots (" << names
+              << "; add --local-root " << wanted << "=DIR)\n";
+    hold = false;
+  }
+  return hold;
 }
 
 }  // namespace

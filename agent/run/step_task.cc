@@ -24,7 +24,7 @@ uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
 // exact; getrusage gives the user/system split, which the kernel itself keeps by tick samples.
 // Before the first sample the split is not known: a files or copy job spends its time in
 // system calls, so the time counts as system time then.
-ThreadCpuRecorder::~ThreadCpuRecorder() { ThreadCpuNs(counters_.cpu_user_ns, counters_.cpu_sys_ns); }
+ThreadCpuRecorder::~ThreadCpuRecorder() { SplitThreadCpu({}, ReadThreadCpu(), counters_.cpu_user_ns, counters_.cpu_sys_ns); }
 
 JobsCpuTime SumCpu(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
   JobsCpuTime t;

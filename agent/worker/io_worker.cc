@@ -12,20 +12,29 @@
 
 namespace iofleet::agent {
 
-// The total from CLOCK_THREAD_CPUTIME_ID, which is exact; getrusage's user and system times lag
-// a running thread by up to a tick (a short window read 0 ns), so they only split the total.
-// Where they have not ticked at all, the split is unknown and the time counts as system time.
-void ThreadCpuNs(uint64_t& user, uint64_t& sys) noexcept {
+ThreadCpu ReadThreadCpu() noexcept {
+  ThreadCpu c;
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  const uint64_t total = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+  c.total_ns = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
   rusage ru{};
   getrusage(RUSAGE_THREAD, &ru);
-  const uint64_t ru_user = static_cast<uint64_t>(ru.ru_utime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_utime.tv_usec) * 1000;
-  const uint64_t ru_sys = static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000;
+  c.ru_user_ns = static_cast<uint64_t>(ru.ru_utime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_utime.tv_usec) * 1000;
+  c.ru_sys_ns = static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000;
+  return c;
+}
+
+// The total's difference is exact; getrusage's times lag a running thread by up to a tick, so
+// their differences (each monotonic) only split it. Where they did not tick at all, the split is
+// unknown and the time counts as system time.
+void SplitThreadCpu(const ThreadCpu& from, const ThreadCpu& to, uint64_t& user, uint64_t& sys) noexcept {
+  const uint64_t total = to.total_ns > from.total_ns ? to.total_ns - from.total_ns : 0;
+  const uint64_t ru_user = to.ru_user_ns > from.ru_user_ns ? to.ru_user_ns - from.ru_user_ns : 0;
+  const uint64_t ru_sys = to.ru_sys_ns > from.ru_sys_ns ? to.ru_sys_ns - from.ru_sys_ns : 0;
   user = ru_user + ru_sys ? static_cast<uint64_t>(static_cast<double>(total) * static_cast<double>(ru_user) /
                                                   static_cast<double>(ru_user + ru_sys))
                           : 0;
+  user = std::min(user, total);
   sys = total - user;
 }
 
@@ -193,7 +202,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     Fail(EINVAL, plan_.sequence.base);
     return;
   }
-  uint64_t cpu_user0 = 0, cpu_sys0 = 0;
+  ThreadCpu cpu_at_open, cpu_at_close;
   bool window_open = false;
   bool window_closed = false;
   uint64_t now = MonotonicNs();
@@ -202,11 +211,11 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   while (true) {
     if (!window_open && now >= window_start_) {
       window_open = true;
-      ThreadCpuNs(cpu_user0, cpu_sys0);
+      cpu_at_open = ReadThreadCpu();
     }
     if (window_open && !window_closed && now > window_end_) {
       window_closed = true;
-      ThreadCpuNs(stats_.cpu_user_ns, stats_.cpu_sys_ns);
+      cpu_at_close = ReadThreadCpu();
     }
     bool waiting = false;  // for the pacer's next scheduled time
     while (issuing && free_count_ > 0) {
@@ -251,13 +260,9 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   }
   Drain();
   if (plan_.fsync_at_end && !failed_) Fsync(now);
-  if (!window_closed) ThreadCpuNs(stats_.cpu_user_ns, stats_.cpu_sys_ns);
-  if (window_open) {
-    stats_.cpu_user_ns -= cpu_user0;
-    stats_.cpu_sys_ns -= cpu_sys0;
-  } else {
-    stats_.cpu_user_ns = stats_.cpu_sys_ns = 0;
-  }
+  if (!window_closed) cpu_at_close = ReadThreadCpu();
+  if (window_open) SplitThreadCpu(cpu_at_open, cpu_at_close, stats_.cpu_user_ns, stats_.cpu_sys_ns);
+  else stats_.cpu_user_ns = stats_.cpu_sys_ns = 0;
   stats_.passes = sequence_.passes_started() - 1 + (sequence_.index_in_pass() == plan_.sequence.slots ? 1 : 0);
 }
 

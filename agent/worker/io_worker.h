@@ -83,7 +83,15 @@ class IoWorker {
   bool submit_failed_ = false;
 };
 
-// The worker thread's own CPU time so far, user and system, in nanoseconds.
-void ThreadCpuNs(uint64_t& user, uint64_t& sys) noexcept;
+// The calling thread's CPU time so far: the exact total, and getrusage's (tick-grained) user
+// and system times, which split a difference of totals (SplitThreadCpu).
+struct ThreadCpu {
+  uint64_t total_ns = 0;
+  uint64_t ru_user_ns = 0;
+  uint64_t ru_sys_ns = 0;
+};
+ThreadCpu ReadThreadCpu() noexcept;
+// The CPU time between two readings of one thread, as user and system nanoseconds.
+void SplitThreadCpu(const ThreadCpu& from, const ThreadCpu& to, uint64_t& user, uint64_t& sys) noexcept;
 
 }  // namespace iofleet::agent

@@ -94,11 +94,20 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
   size_t cycles = 0;
   for (const auto& [point, n] : runs_per_point) cycles = std::max(cycles, n);
   const bool by_point = runs_per_point.size() > 1;
-  const bool by_cycle = cycles > 1;
+  // A group's step: its rows are its group cycles, and its spread is over the group cycles of
+  // one point and repeat cycle (as report.json's summaries), never across repeat cycles.
+  const bool grouped = first.group_cycle >= 0;
+  std::set<int> repeat_cycles;
+  for (const StepReport* run : runs) repeat_cycles.insert(run->cycle);
+  const bool cycle_column = grouped && repeat_cycles.size() > 1;
+  const bool by_cycle = grouped || cycles > 1;
+  size_t group_cycles = 0;
+  for (const StepReport* run : runs) group_cycles = std::max(group_cycles, static_cast<size_t>(run->group_cycle + 1));
 
   std::vector<std::string> headers;
   if (by_point) headers.push_back("point");
-  if (by_cycle) headers.push_back(by_run ? "run" : "cycle");
+  if (cycle_column) headers.push_back("cycle");
+  if (by_cycle) headers.push_back(grouped ? "group cycle" : by_run ? "run" : "cycle");
   headers.insert(headers.end(), paths.begin(), paths.end());
   for (const auto& f : figures) headers.push_back(f.header);
   if (failed) headers.push_back("status");
@@ -108,15 +117,17 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
   auto labels = [&](const StepReport& run, const std::string& cycle) {
     std::vector<std::string> cells;
     if (by_point) cells.push_back(std::to_string(run.point));
+    if (cycle_column) cells.push_back(std::to_string(run.cycle));
     if (by_cycle) cells.push_back(cycle);
     for (const auto& path : paths) cells.push_back(SweptValue(run, path));
     return cells;
   };
   for (size_t begin = 0; begin < runs.size();) {
     size_t end = begin;
-    while (end < runs.size() && runs[end]->point == runs[begin]->point) ++end;
+    while (end < runs.size() && runs[end]->point == runs[begin]->point && (!grouped || runs[end]->cycle == runs[begin]->cycle)) ++end;
+    auto number = [&](size_t r) { return grouped ? runs[r]->group_cycle : by_run ? static_cast<int>(r - begin) : runs[r]->cycle; };
     for (size_t r = begin; r < end; ++r) {
-      std::vector<std::string> cells = labels(*runs[r], std::to_string(by_run ? static_cast<int>(r - begin) : runs[r]->cycle));
+      std::vector<std::string> cells = labels(*runs[r], std::to_string(number(r)));
       for (const auto& f : figures) {
         std::optional<double> v = f.value(*runs[r]);
         cells.push_back(v ? fmt::format("{:.{}f}", *v, f.decimals) : "-");
@@ -135,7 +146,7 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
         std::optional<double> v = runs[r]->status == "succeeded" ? f.value(*runs[r]) : std::nullopt;
         if (!v) continue;
         values.push_back(*v);
-        cycle_numbers.push_back(by_run ? static_cast<int>(r - begin) : runs[r]->cycle);
+        cycle_numbers.push_back(number(r));
       }
       if (values.size() < 2) {
         for (auto& row : spread) row.push_back("-");
@@ -162,7 +173,10 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
     for (const auto& p : paths) swept += (swept.empty() ? "" : ", ") + p;
     title += " by " + swept;
   }
-  if (by_cycle) {
+  if (grouped) {
+    title += fmt::format("{} {} cycles of group {}{}", paths.empty() ? " over" : ",", group_cycles, first.group,
+                         by_point || cycle_column ? " per point and cycle" : "");
+  } else if (by_cycle) {
     title += fmt::format("{} {} {}{}", paths.empty() ? " over" : ",", cycles, by_run ? "runs" : "cycles", by_point ? " per point" : "");
   }
   return "\n" + title + "\n" + table.Render("  ");

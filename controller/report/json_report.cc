@@ -233,10 +233,17 @@ std::string ReportJson(const RunReport& report) {
     auto operator<=>(const Key&) const = default;
   };
   std::map<Key, std::vector<const StepReport*>> groups;
+  // A group that runs once per cycle (repeat 1) has no group cycles to summarize: its steps are
+  // summarized over the repeat cycles, as top-level steps are.
+  std::map<std::pair<int, int>, int> last_group_cycle;
+  for (const auto& step : report.steps) {
+    int& last = last_group_cycle[{step.point, step.index}];
+    last = std::max(last, step.group_cycle);
+  }
   bool several = false;
   for (const auto& step : report.steps) {
     if (step.status != "succeeded") continue;
-    const bool in_group = step.group_cycle >= 0;
+    const bool in_group = last_group_cycle[{step.point, step.index}] > 0;
     groups[{step.point, step.index, in_group ? step.cycle : -1}].push_back(&step);
     several = several || step.cycle > 0 || step.group_cycle > 0;
   }

@@ -45,6 +45,8 @@ std::string CsvRow(const StepReport& step, const std::string& scope, const std::
                   h.Quantile(0.5), h.Quantile(0.9), h.Quantile(0.99), h.Quantile(0.999), h.Quantile(0.9999), h.max(),
                   s.passes, s.bytes_per_sec() * 8 / 1e9);
   if (CountsFiles(step.kind, scope)) row += fmt::format("{:.6f}", s.iops());
+  // A group's step runs several times per cycle: its group and group cycle tell the rows apart.
+  row += step.group_cycle >= 0 ? fmt::format(",{},{}", CsvField(step.group), step.group_cycle) : ",,";
   for (const auto& path : swept) {
     row += ",";
     for (const auto& [p, value] : step.params) {
@@ -68,7 +70,7 @@ std::string SummaryCsv(const RunReport& report) {
   std::string out =
       "step_index,step,kind,point,cycle,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,"
       "mb_per_sec,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,"
-      "lat_max_ns,passes,gbps,files_per_sec";
+      "lat_max_ns,passes,gbps,files_per_sec,group,group_cycle";
   for (const auto& path : swept) out += "," + CsvField(path);
   out += "\n";
   for (const auto& step : report.steps) {

@@ -201,7 +201,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       latest = std::max(latest, corrected[i]);
     }
   }
-  step.stonewalled = first_done.load();
+  step.stonewalled = first_done.load() && !failed.load();
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (!results[i].ok()) continue;
     StepStats stats = StepStats::FromProto(*results[i]);
@@ -245,7 +245,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     }
     // Cancelled by this controller (Ctrl-C, or not stopping within the grace after another
     // agent failed): that other failure is the step's error. Any other end is this agent's.
-    if (results[i].status().code() == Code::kCancelled && cancelled_streams) continue;
+    // Asked to stop before its start instant (another agent had failed), it never started.
+    if (results[i].status().code() == Code::kCancelled && (cancelled_streams || (asked_to_stop[i] && failed))) continue;
     std::string message = WithAgent(*fleet_[i], results[i].status().message());
     if (results[i].status().code() == Code::kUnavailable || results[i].status().code() == Code::kDeadlineExceeded) {
       fleet_[i]->lost = true;

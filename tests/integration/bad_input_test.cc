@@ -137,8 +137,16 @@ TEST_F(BadInput, ValidateTakesTheLocalAgentsOptions) {
   EXPECT_NE(named.out.find("root: \"scratch\""), std::string::npos) << named.out;
   auto unnamed = validate({"--local-root", (tmp_ / "d").string()});
   EXPECT_EQ(unnamed.code, 2);
-  EXPECT_NE(unnamed.err.find("target.root \"scratch\" is not one of the local agent's roots (default)"), std::string::npos)
+  EXPECT_NE(unnamed.err.find("the workload uses root \"scratch\", which is not one of the local agent's roots (default; "
+                             "add --local-root scratch=DIR)"),
+            std::string::npos)
       << unnamed.err;
+  // A copy step's ROOT:path counts too (the cuno workloads copy from a `local` root).
+  auto cuno = RunCommand({BinPath("iofleet"), "validate", SourcePath("workloads/cuno-large-files.yaml"), "--local-root",
+                          (tmp_ / "d").string(), "--local-config", SourcePath("deploy/agent.example.yaml")},
+                         tmp_ / "logs");
+  EXPECT_EQ(cuno.code, 2);
+  EXPECT_NE(cuno.err.find("the workload uses root \"local\""), std::string::npos) << cuno.err;
   auto remote = validate({"--agents", agent_->address(), "--local-root", (tmp_ / "d").string()});
   EXPECT_EQ(remote.code, 2);
   EXPECT_NE(remote.err.find("--local-root and --local-config are for the local agent"), std::string::npos) << remote.err;

@@ -270,7 +270,8 @@ TEST(Run, ASweepPrintsItsHeadlineTableAndSummaryCsvHasTheSweptColumn) {
   }
   std::ifstream csv(OnlyRunDir(tmp / "out") / "summary.csv");
   std::getline(csv, line);
-  EXPECT_EQ(line.substr(line.size() - std::string(",gbps,files_per_sec,total_jobs").size()), ",gbps,files_per_sec,total_jobs");
+  EXPECT_EQ(line.substr(line.size() - std::string(",gbps,files_per_sec,group,group_cycle,total_jobs").size()),
+            ",gbps,files_per_sec,group,group_cycle,total_jobs");
   int by_jobs[3] = {0, 0, 0};
   while (std::getline(csv, line)) ++by_jobs[std::stoi(line.substr(line.rfind(',') + 1))];
   EXPECT_EQ(by_jobs[1], 2 * 2);  // 2 cycles, aggregate and agent rows

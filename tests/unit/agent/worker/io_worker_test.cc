@@ -255,6 +255,20 @@ TEST(IoWorker, WorkerCpuOfAShortWindowIsMeasured) {
   EXPECT_LT(cpu, 50'000'000u);   // and not a tick-sized guess of some other thread's
 }
 
+// A split by rusage's shares can shrink between two readings: each difference is split on its
+// own, so user time never wraps below zero.
+TEST(ThreadCpu, ASplitNeverWraps) {
+  uint64_t user = 0, sys = 0;
+  SplitThreadCpu({37'929'462, 4'000'000, 100'000'000}, {38'929'462, 4'000'000, 104'000'000}, user, sys);
+  EXPECT_EQ(user, 0u);  // rusage's user time did not move: all of it system
+  EXPECT_EQ(sys, 1'000'000u);
+  SplitThreadCpu({1'000, 8'000'000, 0}, {3'000, 12'000'000, 4'000'000}, user, sys);
+  EXPECT_EQ(user + sys, 2'000u);
+  EXPECT_EQ(user, 1'000u);
+  SplitThreadCpu({5'000, 0, 0}, {4'000, 0, 0}, user, sys);  // a total that went back: nothing
+  EXPECT_EQ(user + sys, 0u);
+}
+
 // Item 4: latency starts just before each request goes to the kernel, not at the loop's
 // earlier clock reading (which here includes the previous request's 5 ms submit).
 TEST(IoWorker, LatencyStartsAtEachRequestsOwnSubmit) {

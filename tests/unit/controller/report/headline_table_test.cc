@@ -90,5 +90,25 @@ TEST(HeadlineTable, AStepRunSeveralTimesInOneCycleIsNumberedByItsRun) {
             "  95% ci  +/-6.353  +/-25.412  +/-2.958  +/-3029.4  +/-3176.6    +/-32\n");
 }
 
+// A group's step (repeat 2, group repeat 3): rows by group cycle, the spread over the group
+// cycles of each repeat cycle, never over both (seconds 1, 2, 3 then 11, 12, 13: means 2 and 12).
+TEST(HeadlineTable, AGroupsStepIsSpreadOverTheGroupCyclesOfEachCycle) {
+  std::vector<StepReport> steps;
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    for (int g = 0; g < 3; ++g) {
+      StepReport run = StepRun(1, "copy-in", "copy", 0, cycle, Stats(10, 1'000'000'000, (cycle * 10 + g + 1) * kSec));
+      run.group = "in";
+      run.group_cycle = g;
+      steps.push_back(run);
+    }
+  }
+  const std::string table = HeadlineTables(Report(steps));
+  EXPECT_NE(table.find("copy-in (copy) over 3 cycles of group in per point and cycle\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("cycle  group cycle"), std::string::npos) << table;
+  EXPECT_NE(table.find("      0         mean     2.000"), std::string::npos) << table;
+  EXPECT_NE(table.find("      1         mean    12.000"), std::string::npos) << table;
+  EXPECT_EQ(table.find("7.000"), std::string::npos) << table;  // the mean of all six runs
+}
+
 }  // namespace
 }  // namespace iofleet::controller

@@ -140,6 +140,21 @@ TEST(FirstDone, OnlyForStepsThatMoveBytesOverATimeline) {
   EXPECT_TRUE(copy.contains("last_done"));
 }
 
+// A group that runs once per cycle (its repeat set to 1) has no group cycles: its step is
+// summarized over the repeat cycles, as a top-level step.
+TEST(Summaries, AGroupOfOneRunIsSummarizedOverTheCycles) {
+  std::vector<StepReport> steps;
+  for (int c = 0; c < 4; ++c) {
+    StepReport s = Step("copy", {Agent("a", 1000 * kMB, (c + 1) * kSec)}, c);
+    s.group = "in";
+    s.group_cycle = 0;
+    steps.push_back(s);
+  }
+  json summaries = Render(std::move(steps))["summaries"];
+  ASSERT_EQ(summaries.size(), 1u) << summaries.dump();
+  EXPECT_EQ(summaries[0]["seconds"]["cycles"], 4);
+}
+
 // --- summaries[]: spread over the cycles of a step --------------------------------------------
 
 TEST(Summaries, UseStudentsTForAnyNumberOfCycles) {

@@ -68,16 +68,16 @@ TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
 
 constexpr const char* kCsvHeader =
     "step_index,step,kind,point,cycle,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,mb_per_sec,"
-    "lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,lat_max_ns,passes,gbps,files_per_sec";
+    "lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,lat_max_ns,passes,gbps,files_per_sec,group,group_cycle";
 
 TEST(SummaryCsv, SweptPathsAreColumnsBesideGbps) {
   // 100 MiB/s = 0.838861 Gbps; files_per_sec is empty where ops are I/Os, not files.
   std::string csv = SummaryCsv(ThreadSweep());
   EXPECT_EQ(csv.substr(0, csv.find('\n')), std::string(kCsvHeader) + ",total_jobs");
-  EXPECT_NE(csv.find("\n0,drop,drop_caches,1,0,succeeded,aggregate,,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,2\n"
-                     "0,drop,drop_caches,1,0,succeeded,agent,a,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,2\n"
-                     "1,write,io,1,0,succeeded,aggregate,,200,209715200,1,200.000000,209715200.000,200.000000,209.715200,0.0,0,0,0,0,0,0,0,1.677722,,2\n"
-                     "1,write,io,1,0,succeeded,agent,a,200,209715200,1,200.000000,209715200.000,200.000000,209.715200,0.0,0,0,0,0,0,0,0,1.677722,,2\n"),
+  EXPECT_NE(csv.find("\n0,drop,drop_caches,1,0,succeeded,aggregate,,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,,,2\n"
+                     "0,drop,drop_caches,1,0,succeeded,agent,a,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,,,2\n"
+                     "1,write,io,1,0,succeeded,aggregate,,200,209715200,1,200.000000,209715200.000,200.000000,209.715200,0.0,0,0,0,0,0,0,0,1.677722,,,,2\n"
+                     "1,write,io,1,0,succeeded,agent,a,200,209715200,1,200.000000,209715200.000,200.000000,209.715200,0.0,0,0,0,0,0,0,0,1.677722,,,,2\n"),
             std::string::npos)
       << csv;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2 * 2);
@@ -87,7 +87,7 @@ TEST(SummaryCsv, ACopyHasFilesPerSecondAndNoSweptColumnsWithoutASweep) {
   std::string csv = SummaryCsv(CopyCycles());
   EXPECT_EQ(csv.substr(0, csv.find('\n')), kCsvHeader);
   EXPECT_NE(csv.find("\n1,copy-in,copy,0,2,succeeded,aggregate,,1000,1000000000,4,250.000000,250000000.000,238.418579,250.000000,"
-                     "0.0,0,0,0,0,0,0,0,2.000000,250.000000\n"),
+                     "0.0,0,0,0,0,0,0,0,2.000000,250.000000,,\n"),
             std::string::npos)
       << csv;
 }
@@ -96,14 +96,14 @@ TEST(SummaryCsv, AFilesStepHasPhaseRowsOnlyForAllAgentsAndEach) {
   std::string csv = SummaryCsv(FilesSweep());
   EXPECT_EQ(csv,
             std::string(kCsvHeader) + ",steps[tree].files.files_per_dir\n" +
-                "0,tree,files,0,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,10\n"
-                "0,tree,files,0,0,succeeded,phase:create,a,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,10\n"
-                "0,tree,files,0,0,succeeded,phase:stat,,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,10\n"
-                "0,tree,files,0,0,succeeded,phase:stat,a,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,10\n"
-                "0,tree,files,1,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,20\n"
-                "0,tree,files,1,0,succeeded,phase:create,a,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,20\n"
-                "0,tree,files,1,0,succeeded,phase:stat,,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,20\n"
-                "0,tree,files,1,0,succeeded,phase:stat,a,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,20\n");
+                "0,tree,files,0,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,,,10\n"
+                "0,tree,files,0,0,succeeded,phase:create,a,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,,,10\n"
+                "0,tree,files,0,0,succeeded,phase:stat,,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,,,10\n"
+                "0,tree,files,0,0,succeeded,phase:stat,a,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,,,10\n"
+                "0,tree,files,1,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,,,20\n"
+                "0,tree,files,1,0,succeeded,phase:create,a,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,,,20\n"
+                "0,tree,files,1,0,succeeded,phase:stat,,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,,,20\n"
+                "0,tree,files,1,0,succeeded,phase:stat,a,1000,0,0.25,4000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,4000.000000,,,20\n");
 }
 
 TEST(SummaryCsv, ASweptValueWithACommaIsQuoted) {
