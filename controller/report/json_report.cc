@@ -249,7 +249,9 @@ std::string ReportJson(const RunReport& report) {
   }
   if (several) {
     j["summaries"] = nlohmann::ordered_json::array();
-    for (const auto& [key, steps] : groups) {
+    for (const auto& entry : groups) {
+      const Key& key = entry.first;
+      const std::vector<const StepReport*>& steps = entry.second;  // not a binding: lambdas capture it (clang 14)
       if (steps.size() < 2) continue;  // a step run once per point (once: true) has no spread
       const bool in_group = key.cycle >= 0;
       auto summary_of = [&](auto figure, bool rate) { return Summary(steps, figure, rate, in_group); };
