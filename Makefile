@@ -14,7 +14,9 @@ configure: deps
 build: configure
 	cmake --build --preset default
 
-demo: build
+# The demo needs the two binaries only, not the test targets (most of a cold build).
+demo: configure
+	cmake --build --preset default --target iofleet iofleet-agent
 	$(BIN)/iofleet run workloads/quickstart.yaml
 
 test: build
