@@ -13,6 +13,7 @@
 #include "agent/run/confined_fs.h"
 #include "agent/stats/job_stats.h"
 #include "core/base/clock.h"
+#include "core/base/unique_fd.h"
 
 namespace iofleet::agent {
 namespace {
@@ -144,7 +145,8 @@ class CopyTask : public StepTask {
 
   Status RunJob(TaskCounters& c, int to_fd, const std::atomic<bool>& stop) {
     const size_t block = plan_.copy.block_size();
-    std::byte* buffer = static_cast<std::byte*>(std::aligned_alloc(kAlign, (block + kAlign - 1) / kAlign * kAlign));
+    AlignedBuffer owned = AllocateAligned(kAlign, block);  // freed on every way out
+    std::byte* buffer = owned.get();
     if (!buffer) return Failed(plan_.to_workspace->PathOf(plan_.to), "buffer", ENOMEM);
     Status status;
     while (!stop.load(std::memory_order_relaxed) && !failed_.load(std::memory_order_relaxed)) {
@@ -159,7 +161,6 @@ class CopyTask : public StepTask {
       Bump(c.bytes, copied);
       Bump(c.ops, 1);
     }
-    std::free(buffer);
     return status;
   }
 

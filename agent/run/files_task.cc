@@ -15,6 +15,7 @@
 #include "agent/worker/data_generator.h"
 #include "core/base/clock.h"
 #include "core/base/random.h"
+#include "core/base/unique_fd.h"
 #include "core/spec/host_steps.h"
 #include "core/spec/proto_convert.h"
 
@@ -182,10 +183,12 @@ class FilesTask : public StepTask {
     // Files: each job keeps its current directory open while it walks its slice.
     const uint64_t block = plan_.files.block_size();
     const size_t buffer_size = (block + kAlign - 1) / kAlign * kAlign;
+    AlignedBuffer owned;  // freed on every way out
     std::byte* buffer = nullptr;
     DataGenerator data;
     if (plan_.op == v1::FILES_OP_CREATE || plan_.op == v1::FILES_OP_READ) {
-      buffer = static_cast<std::byte*>(std::aligned_alloc(kAlign, buffer_size));
+      owned = AllocateAligned(kAlign, buffer_size);
+      buffer = owned.get();
       if (!buffer) return fail(ENOMEM, plan_.workspace->PathOf(tree));
       if (plan_.op == v1::FILES_OP_CREATE) {
         DataOptions options;
@@ -228,7 +231,6 @@ class FilesTask : public StepTask {
       Bump(c.ops, 1);
     }
     if (dir_fd >= 0) close(dir_fd);
-    std::free(buffer);
   }
 
   // One file's operation; 0 or errno. `moved`: bytes written or read; `created`: the file
