@@ -123,22 +123,22 @@ nlohmann::ordered_json StatsJson(const StepStats& s) {
 }
 
 // Where an agent ran: only the facts it could read.
-nlohmann::ordered_json HostJson(const HostFacts& h) {
+nlohmann::ordered_json HostJson(const v1::HostInfo& h) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   auto text = [&](const char* key, const std::string& value) {
     if (!value.empty()) j[key] = value;
   };
-  text("hostname", h.hostname);
-  text("kernel", h.kernel);
-  if (h.cpus) j["cpus"] = h.cpus;
-  if (h.memory_bytes) j["memory_bytes"] = h.memory_bytes;
-  text("mount_point", h.mount_point);
-  text("fs_type", h.fs_type);
-  text("mount_options", h.mount_options);
-  text("device", h.device);
-  text("block_device", h.block_device);
-  text("scheduler", h.scheduler);
-  if (h.read_ahead_kb) j["read_ahead_kb"] = *h.read_ahead_kb;
+  text("hostname", h.hostname());
+  text("kernel", h.kernel());
+  if (h.cpus()) j["cpus"] = h.cpus();
+  if (h.memory_bytes()) j["memory_bytes"] = h.memory_bytes();
+  text("mount_point", h.mount_point());
+  text("fs_type", h.fs_type());
+  text("mount_options", h.mount_options());
+  text("device", h.device());
+  text("block_device", h.block_device());
+  text("scheduler", h.scheduler());
+  if (h.has_read_ahead_kb()) j["read_ahead_kb"] = h.read_ahead_kb();
   return j;
 }
 

@@ -22,22 +22,6 @@ OpFigures OpFromProto(const v1::OpStats& in) {
 
 }  // namespace
 
-HostFacts HostFacts::FromProto(const v1::HostInfo& info) {
-  HostFacts h;
-  h.hostname = info.hostname();
-  h.kernel = info.kernel();
-  h.cpus = info.cpus();
-  h.memory_bytes = info.memory_bytes();
-  h.mount_point = info.mount_point();
-  h.fs_type = info.fs_type();
-  h.mount_options = info.mount_options();
-  h.device = info.device();
-  h.block_device = info.block_device();
-  h.scheduler = info.scheduler();
-  if (info.has_read_ahead_kb()) h.read_ahead_kb = info.read_ahead_kb();
-  return h;
-}
-
 void OpFigures::Add(const OpFigures& other) {
   ops += other.ops;
   bytes += other.bytes;

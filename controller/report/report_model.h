@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/histogram.h"
+#include "iofleet/v1/agent.pb.h"
 #include "iofleet/v1/result.pb.h"
 
 namespace iofleet::v1 {
@@ -154,29 +155,13 @@ struct StepReport {
   std::vector<PhaseReport> phases;  // files steps
 };
 
-// Where an agent ran the workload, as it reported at Prepare (v1::HostInfo): empty strings and
-// zeros are facts it could not read, and the report leaves them out.
-struct HostFacts {
-  std::string hostname;
-  std::string kernel;
-  uint32_t cpus = 0;
-  uint64_t memory_bytes = 0;
-  std::string mount_point;
-  std::string fs_type;
-  std::string mount_options;
-  std::string device;
-  std::string block_device;
-  std::string scheduler;
-  std::optional<uint32_t> read_ahead_kb;
-
-  static HostFacts FromProto(const v1::HostInfo& info);
-};
-
 struct AgentInfo {
   std::string name;
   std::string address;
   std::string version;
-  std::optional<HostFacts> host = std::nullopt;  // from its PrepareResponse; absent when it never prepared
+  // Where it ran, as it reported at Prepare (empty strings and zeros: facts it could not read,
+  // left out of the report); absent when it never prepared.
+  std::optional<v1::HostInfo> host = std::nullopt;
 };
 
 struct RunReport {

@@ -227,7 +227,7 @@ int RunManager::Prepare() {
     if (prepared.ok()) fleet_[i]->prepared = true;
     else errors[i] = prepared.status();
     // Where it runs, for report.json (agents[i] is fleet_[i]: Connect lists them in order).
-    if (prepared.ok() && prepared->has_host()) report_.agents[i].host = HostFacts::FromProto(prepared->host());
+    if (prepared.ok() && prepared->has_host()) report_.agents[i].host = prepared->host();
   });
   int code = kExitOk;
   for (size_t i = 0; i < fleet_.size(); ++i) {

@@ -415,13 +415,13 @@ TEST(JsonReportTest, EachAgentSaysWhereItRan) {
   disk.set_block_device("vda");
   disk.set_scheduler("mq-deadline");
   disk.set_read_ahead_kb(8192);
-  report.agents[0].host = HostFacts::FromProto(disk);
+  report.agents[0].host = disk;
   v1::HostInfo tmpfs;  // no block device: no scheduler, no read-ahead
   tmpfs.set_kernel("6.18.0");
   tmpfs.set_cpus(2);
   tmpfs.set_fs_type("tmpfs");
   tmpfs.set_device("tmpfs");
-  report.agents[1].host = HostFacts::FromProto(tmpfs);
+  report.agents[1].host = tmpfs;
   nlohmann::json j = Json(report);
   const nlohmann::json& host = j["agents"][0]["host"];
   EXPECT_EQ(host["kernel"], "6.18.0");
