@@ -1,0 +1,148 @@
+#include "controller/history/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+
+namespace iofleet::controller {
+namespace {
+
+VerdictOptions MeanOf(size_t n) {
+  VerdictOptions o;
+  o.reference.kind = Reference::Kind::kMeanOf;
+  o.reference.n = n;
+  return o;
+}
+
+TEST(Reference, ParsesEveryForm) {
+  EXPECT_EQ(Reference::Parse("last")->kind, Reference::Kind::kLast);
+  auto best = Reference::Parse("best-of:7");
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->kind, Reference::Kind::kBestOf);
+  EXPECT_EQ(best->n, 7u);
+  EXPECT_EQ(Reference::Parse("median-of:5")->ToString(), "median-of:5");
+  EXPECT_EQ(Reference::Parse("mean-of:4")->kind, Reference::Kind::kMeanOf);
+  auto run = Reference::Parse("20261130-054512-a1b2c3");
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->kind, Reference::Kind::kRun);
+  EXPECT_EQ(run->run_id, "20261130-054512-a1b2c3");
+}
+
+TEST(Reference, RefusesBadCountsAndPaths) {
+  EXPECT_NE(Reference::Parse("best-of:2").status().message().find("at least 3"), std::string::npos);
+  EXPECT_FALSE(Reference::Parse("median-of:x").ok());
+  EXPECT_FALSE(Reference::Parse("best-of:").ok());
+  EXPECT_FALSE(Reference::Parse("../run").ok());
+  EXPECT_FALSE(Reference::Parse("").ok());
+}
+
+TEST(JudgeStep, TooFewBaselineRunsGiveNoVerdict) {
+  auto v = JudgeStep({{"bandwidth", Better::kHigher, 50, {100, 101}}}, MeanOf(5));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].verdict, "not enough history");
+  EXPECT_FALSE(v[0].p_value.has_value());
+  EXPECT_EQ(v[0].baseline_runs, 2u);
+}
+
+TEST(JudgeStep, AClearDropIsARegressionAndAClearRiseAnImprovement) {
+  auto v = JudgeStep({{"bandwidth", Better::kHigher, 80, {100, 101, 99, 100, 100}},
+                      {"p99_latency", Better::kLower, 0.5, {1.0, 1.01, 0.99, 1.0, 1.0}}},
+                     MeanOf(5));
+  EXPECT_EQ(v[0].verdict, "regression");
+  EXPECT_NEAR(*v[0].change_pct, -20, 1e-9);
+  EXPECT_LT(*v[0].p_value, 0.05);
+  EXPECT_EQ(v[1].verdict, "improvement");  // latency halved
+  EXPECT_NEAR(*v[1].baseline, 1.0, 1e-12);
+}
+
+TEST(JudgeStep, SignificantButSmallerThanAllowedIsUnchanged) {
+  // Baseline without noise to speak of: a 3% drop is significant but within --max-regression 5.
+  auto v = JudgeStep({{"iops", Better::kHigher, 97, {100, 100.01, 99.99, 100}}}, MeanOf(4));
+  EXPECT_LT(*v[0].p_value, 0.05);
+  EXPECT_EQ(v[0].verdict, "unchanged");
+}
+
+TEST(JudgeStep, NoSpreadAtAll) {
+  auto same = JudgeStep({{"iops", Better::kHigher, 100, {100, 100, 100}}}, MeanOf(3));
+  EXPECT_EQ(same[0].verdict, "unchanged");
+  EXPECT_EQ(*same[0].p_value, 0.5);  // t = 0: no direction is more likely
+  auto drop = JudgeStep({{"iops", Better::kHigher, 50, {100, 100, 100}}}, MeanOf(3));
+  EXPECT_EQ(drop[0].verdict, "regression");
+}
+
+TEST(JudgeStep, ReferenceKindsPickTheirCentre) {
+  const std::vector<double> runs = {90, 100, 110, 104, 96};
+  VerdictOptions o;
+  o.reference = *Reference::Parse("last");
+  EXPECT_EQ(*JudgeStep({{"x", Better::kHigher, 100, runs}}, o)[0].baseline, 96);
+  o.reference = *Reference::Parse("best-of:5");
+  EXPECT_EQ(*JudgeStep({{"x", Better::kHigher, 100, runs}}, o)[0].baseline, 110);
+  EXPECT_EQ(*JudgeStep({{"x", Better::kLower, 100, runs}}, o)[0].baseline, 90);
+  o.reference = *Reference::Parse("median-of:5");
+  EXPECT_EQ(*JudgeStep({{"x", Better::kHigher, 100, runs}}, o)[0].baseline, 100);
+}
+
+TEST(HolmAdjust, StepsDownAndStaysMonotonic) {
+  auto a = HolmAdjust({0.01, 0.04, 0.03});
+  EXPECT_NEAR(a[0], 0.03, 1e-12);  // 3 x 0.01
+  EXPECT_NEAR(a[2], 0.06, 1e-12);  // 2 x 0.03
+  EXPECT_NEAR(a[1], 0.06, 1e-12);  // max(0.06, 1 x 0.04)
+  EXPECT_EQ(HolmAdjust({0.9, 0.8})[0], 1.0);
+}
+
+// Synthetic histories with known noise (coefficient of variation 3%, a baseline of 5 runs, one
+// figure), as the issue sets the bar: at most 5% of unchanged runs flagged, a 10% drop flagged in
+// at least 75% of runs, a 15% drop in at least 95%.
+double FlaggedRate(double drop, size_t trials, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  size_t flagged = 0;
+  for (size_t t = 0; t < trials; ++t) {
+    std::normal_distribution<double> base(1000, 30);
+    std::vector<double> baseline(5);
+    for (double& x : baseline) x = base(random);
+    std::normal_distribution<double> now(1000 * (1 - drop), 30 * (1 - drop));
+    auto v = JudgeStep({{"bandwidth", Better::kHigher, now(random), baseline}}, MeanOf(5));
+    if (v[0].verdict == "regression") ++flagged;
+  }
+  return static_cast<double>(flagged) / static_cast<double>(trials);
+}
+
+TEST(JudgeStepStatistics, FalseAlarmsAndPowerOnSyntheticHistories) {
+  const double unchanged = FlaggedRate(0.0, 4000, 11);
+  const double drop10 = FlaggedRate(0.10, 4000, 12);
+  const double drop15 = FlaggedRate(0.15, 4000, 13);
+  std::printf("flagged: unchanged %.3f, 10%% drop %.3f, 15%% drop %.3f (4000 trials each)\n", unchanged, drop10, drop15);
+  EXPECT_LE(unchanged, 0.05);
+  EXPECT_GE(drop10, 0.75);
+  EXPECT_GE(drop15, 0.95);
+}
+
+TEST(JudgeStepStatistics, HolmKeepsTheBoundPerStep) {
+  // Four unchanged figures per step, independent noise: without a correction about 1 - 0.95^4 =
+  // 19% of steps would show a significant figure; with Holm at most 5%. The regression threshold
+  // is 0 here so that significance alone decides.
+  std::mt19937_64 random(21);
+  std::normal_distribution<double> noise(1000, 30);
+  VerdictOptions o = MeanOf(5);
+  o.max_regression_pct = 0;
+  size_t steps_flagged = 0;
+  const size_t trials = 4000;
+  for (size_t t = 0; t < trials; ++t) {
+    std::vector<FigureHistory> figures;
+    for (const char* name : {"bandwidth", "iops", "p99_latency", "files_per_sec"}) {
+      FigureHistory f{name, Better::kHigher, noise(random), {}};
+      for (int i = 0; i < 5; ++i) f.baseline.push_back(noise(random));
+      figures.push_back(f);
+    }
+    bool any = false;
+    for (const auto& v : JudgeStep(figures, o)) any |= v.verdict == "regression";
+    steps_flagged += any;
+  }
+  const double rate = static_cast<double>(steps_flagged) / trials;
+  std::printf("steps with a false regression among 4 figures: %.3f\n", rate);
+  EXPECT_LE(rate, 0.05);
+}
+
+}  // namespace
+}  // namespace iofleet::controller
