@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "controller/history/t_distribution.h"
+#include <boost/math/distributions/students_t.hpp>
 
 namespace iofleet::controller {
 namespace {
@@ -22,6 +22,12 @@ Result<size_t> ParseCount(const std::string& text, const std::string& whole) {
                                               " (fewer runs give no verdict)");
   }
   return n;
+}
+
+// P(T <= t), Student's t with df degrees of freedom; t may be infinite (no spread at all).
+double StudentTCdf(double t, double df) {
+  if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
+  return boost::math::cdf(boost::math::students_t_distribution<double>(df), t);
 }
 
 double Mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
