@@ -1,0 +1,315 @@
+#include "controller/history/history_db.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+
+namespace iofleet::controller {
+namespace {
+
+// Each entry takes the schema from version i to i + 1. Never edit one that shipped: add another.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  workload TEXT NOT NULL,
+  workload_hash TEXT NOT NULL,
+  iofleet_version TEXT NOT NULL,
+  agent_count INTEGER NOT NULL,
+  started_at_unix_ns INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  excluded INTEGER NOT NULL DEFAULT 0,
+  figure_count INTEGER NOT NULL,
+  report_json TEXT NOT NULL,
+  samples_csv TEXT NOT NULL
+);
+CREATE INDEX runs_by_workload ON runs (workload, started_at_unix_ns);
+CREATE TABLE run_labels (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  selects INTEGER NOT NULL,  -- 1: a --label (selects the baseline), 0: a --note
+  PRIMARY KEY (run_id, key)
+);
+CREATE TABLE run_agents (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  address TEXT NOT NULL,
+  version TEXT NOT NULL,
+  hostname TEXT NOT NULL,
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE figures (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  point INTEGER NOT NULL,
+  cycle INTEGER NOT NULL,
+  group_cycle INTEGER NOT NULL,  -- a group's step: which repeat of the group; -1 otherwise
+  agent TEXT NOT NULL,  -- '' for the aggregate
+  figure TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (run_id, step, point, cycle, group_cycle, agent, figure)
+);
+)sql",
+};
+constexpr int kKnownVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
+static_assert(kKnownVersions == HistoryDb::kSchemaVersion);
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql) { rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool ok() const { return rc_ == SQLITE_OK; }
+  Statement& Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& Bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error.
+  int Step() { return sqlite3_step(stmt_); }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string Text(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
+  }
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double Real(int col) const { return sqlite3_column_double(stmt_, col); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_ = SQLITE_ERROR;
+};
+
+// Rolls back unless committed: a failed insert leaves nothing behind.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) {}
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void Committed() { done_ = true; }
+
+ private:
+  sqlite3* db_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<HistoryDb>> HistoryDb::Open(const std::string& path) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<HistoryDb> db(new HistoryDb(raw, path));
+  if (rc != SQLITE_OK) return db->Error("cannot open");
+  sqlite3_busy_timeout(raw, 10000);
+  if (Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !s.ok()) return s;
+  if (Status s = db->Migrate(); !s.ok()) return s;
+  return db;
+}
+
+HistoryDb::~HistoryDb() { sqlite3_close(db_); }
+
+Status HistoryDb::Error(const std::string& what) const {
+  return Status(Code::kInternal, "history database " + path_ + ": " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+}
+
+Status HistoryDb::Exec(const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) == SQLITE_OK) return Status();
+  std::string text = message ? message : sqlite3_errmsg(db_);
+  sqlite3_free(message);
+  return Status(Code::kInternal, "history database " + path_ + ": " + text);
+}
+
+Status HistoryDb::Migrate() {
+  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  Transaction transaction(db_);
+  Statement version(db_, "PRAGMA user_version");
+  if (!version.ok() || version.Step() != SQLITE_ROW) return Error("cannot read the schema version");
+  const int64_t at = version.Int(0);
+  if (at > kSchemaVersion) {
+    return Status(Code::kInvalidArgument, "history database " + path_ + " has schema version " + std::to_string(at) +
+                                              ", newer than this iofleet's " + std::to_string(kSchemaVersion) +
+                                              ": use a newer iofleet");
+  }
+  for (int64_t v = at; v < kSchemaVersion; ++v) {
+    if (Status s = Exec(kMigrations[v]); !s.ok()) return s;
+  }
+  if (Status s = Exec("PRAGMA user_version = " + std::to_string(kSchemaVersion)); !s.ok()) return s;
+  if (Status s = Exec("COMMIT"); !s.ok()) return s;
+  transaction.Committed();
+  return Status();
+}
+
+Status HistoryDb::Insert(const StoredRun& run) {
+  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  Transaction transaction(db_);
+  Statement insert(db_,
+                   "INSERT INTO runs (run_id, workload, workload_hash, iofleet_version, agent_count, started_at_unix_ns, "
+                   "duration_ns, status, verdict, excluded, figure_count, report_json, samples_csv) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!insert.ok()) return Error("cannot prepare the insert");
+  insert.Bind(1, run.run_id).Bind(2, run.workload).Bind(3, run.workload_hash).Bind(4, run.iofleet_version);
+  insert.Bind(5, static_cast<int64_t>(run.agents.size())).Bind(6, static_cast<int64_t>(run.started_at_unix_ns));
+  insert.Bind(7, static_cast<int64_t>(run.duration_ns)).Bind(8, run.status).Bind(9, run.verdict);
+  insert.Bind(10, int64_t{run.excluded}).Bind(11, static_cast<int64_t>(run.figures.size()));
+  insert.Bind(12, run.report_json).Bind(13, run.samples_csv);
+  if (insert.Step() != SQLITE_DONE) return Error("cannot store run " + run.run_id);
+
+  Statement label(db_, "INSERT INTO run_labels (run_id, key, value, selects) VALUES (?, ?, ?, ?)");
+  auto put_labels = [&](const std::map<std::string, std::string>& entries, int64_t selects) -> Status {
+    for (const auto& [key, value] : entries) {
+      label.Reset();
+      label.Bind(1, run.run_id).Bind(2, key).Bind(3, value).Bind(4, selects);
+      if (label.Step() != SQLITE_DONE) return Error("cannot store label " + key + " of run " + run.run_id);
+    }
+    return Status();
+  };
+  if (Status s = put_labels(run.labels, 1); !s.ok()) return s;
+  if (Status s = put_labels(run.notes, 0); !s.ok()) return s;
+
+  Statement agent(db_, "INSERT INTO run_agents (run_id, position, name, address, version, hostname) VALUES (?, ?, ?, ?, ?, ?)");
+  for (size_t i = 0; i < run.agents.size(); ++i) {
+    const StoredAgent& a = run.agents[i];
+    agent.Reset();
+    agent.Bind(1, run.run_id).Bind(2, static_cast<int64_t>(i)).Bind(3, a.name).Bind(4, a.address).Bind(5, a.version).Bind(6, a.hostname);
+    if (agent.Step() != SQLITE_DONE) return Error("cannot store agent " + a.name + " of run " + run.run_id);
+  }
+
+  Statement figure(db_, "INSERT INTO figures (run_id, step, point, cycle, group_cycle, agent, figure, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const StoredFigure& f : run.figures) {
+    figure.Reset();
+    figure.Bind(1, run.run_id).Bind(2, f.step).Bind(3, int64_t{f.point}).Bind(4, int64_t{f.cycle}).Bind(5, int64_t{f.group_cycle});
+    figure.Bind(6, f.agent).Bind(7, f.figure).Bind(8, f.value);
+    if (figure.Step() != SQLITE_DONE) return Error("cannot store figure " + f.figure + " of step " + f.step + " of run " + run.run_id);
+  }
+  if (Status s = Exec("COMMIT"); !s.ok()) return s;
+  transaction.Committed();
+  return Status();
+}
+
+Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
+  std::string sql =
+      "SELECT run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, excluded "
+      "FROM runs WHERE 1";
+  if (!filter.workload.empty()) sql += " AND workload = ?1";
+  if (filter.agent_count) sql += " AND agent_count = ?2";
+  if (filter.succeeded_only) sql += " AND status = 'succeeded'";
+  if (!filter.include_excluded) sql += " AND excluded = 0";
+  if (filter.before_unix_ns) sql += " AND started_at_unix_ns < ?3";
+  sql += " ORDER BY started_at_unix_ns, run_id";
+  Statement query(db_, sql);
+  if (!query.ok()) return Error("cannot list runs");
+  if (!filter.workload.empty()) query.Bind(1, filter.workload);
+  if (filter.agent_count) query.Bind(2, static_cast<int64_t>(*filter.agent_count));
+  if (filter.before_unix_ns) query.Bind(3, static_cast<int64_t>(filter.before_unix_ns));
+  std::vector<StoredRun> runs;
+  int rc;
+  while ((rc = query.Step()) == SQLITE_ROW) {
+    StoredRun r;
+    r.run_id = query.Text(0);
+    r.workload = query.Text(1);
+    r.workload_hash = query.Text(2);
+    r.iofleet_version = query.Text(3);
+    r.started_at_unix_ns = static_cast<uint64_t>(query.Int(4));
+    r.duration_ns = static_cast<uint64_t>(query.Int(5));
+    r.status = query.Text(6);
+    r.verdict = query.Text(7);
+    r.excluded = query.Int(8) != 0;
+    if (Status s = LoadDetails(r, false); !s.ok()) return s;
+    bool match = true;
+    for (const auto& [key, value] : filter.labels) {
+      auto it = r.labels.find(key);
+      match = match && it != r.labels.end() && it->second == value;
+    }
+    if (filter.exact_labels) match = match && r.labels.size() == filter.labels.size();
+    if (match) runs.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return Error("cannot list runs");
+  if (filter.last && runs.size() > filter.last) runs.erase(runs.begin(), runs.end() - static_cast<long>(filter.last));
+  return runs;
+}
+
+Status HistoryDb::LoadDetails(StoredRun& run, bool whole) {
+  Statement labels(db_, "SELECT key, value, selects FROM run_labels WHERE run_id = ? ORDER BY key");
+  labels.Bind(1, run.run_id);
+  while (labels.Step() == SQLITE_ROW) (labels.Int(2) ? run.labels : run.notes)[labels.Text(0)] = labels.Text(1);
+  Statement agents(db_, "SELECT name, address, version, hostname FROM run_agents WHERE run_id = ? ORDER BY position");
+  agents.Bind(1, run.run_id);
+  while (agents.Step() == SQLITE_ROW) run.agents.push_back({agents.Text(0), agents.Text(1), agents.Text(2), agents.Text(3)});
+  if (!whole) return Status();
+  auto figures = Figures(run.run_id);
+  if (!figures.ok()) return figures.status();
+  run.figures = std::move(*figures);
+  return Status();
+}
+
+Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
+  Statement query(db_,
+                  "SELECT run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, "
+                  "excluded, report_json, samples_csv, figure_count FROM runs WHERE run_id = ?");
+  if (!query.ok()) return Error("cannot read run " + run_id);
+  query.Bind(1, run_id);
+  const int rc = query.Step();
+  if (rc == SQLITE_DONE) return Status(Code::kNotFound, "history database " + path_ + " has no run " + run_id);
+  if (rc != SQLITE_ROW) return Error("cannot read run " + run_id);
+  StoredRun r;
+  r.run_id = query.Text(0);
+  r.workload = query.Text(1);
+  r.workload_hash = query.Text(2);
+  r.iofleet_version = query.Text(3);
+  r.started_at_unix_ns = static_cast<uint64_t>(query.Int(4));
+  r.duration_ns = static_cast<uint64_t>(query.Int(5));
+  r.status = query.Text(6);
+  r.verdict = query.Text(7);
+  r.excluded = query.Int(8) != 0;
+  r.report_json = query.Text(9);
+  r.samples_csv = query.Text(10);
+  const auto expected = static_cast<size_t>(query.Int(11));
+  if (Status s = LoadDetails(r, true); !s.ok()) return s;
+  if (r.figures.size() != expected) {
+    return Status(Code::kInternal, "history database " + path_ + ": run " + run_id + " has " + std::to_string(r.figures.size()) +
+                                       " figures, " + std::to_string(expected) + " were stored");
+  }
+  return r;
+}
+
+Result<std::vector<StoredFigure>> HistoryDb::Figures(const std::string& run_id) {
+  Statement query(db_, "SELECT step, point, cycle, group_cycle, agent, figure, value FROM figures WHERE run_id = ? ORDER BY rowid");
+  if (!query.ok()) return Error("cannot read the figures of run " + run_id);
+  query.Bind(1, run_id);
+  std::vector<StoredFigure> out;
+  int rc;
+  while ((rc = query.Step()) == SQLITE_ROW) {
+    out.push_back({query.Text(0), static_cast<int>(query.Int(1)), static_cast<int>(query.Int(2)), static_cast<int>(query.Int(3)),
+                   query.Text(4), query.Text(5), query.Real(6)});
+  }
+  if (rc != SQLITE_DONE) return Error("cannot read the figures of run " + run_id);
+  return out;
+}
+
+Status HistoryDb::SetExcluded(const std::string& run_id, bool excluded) {
+  Statement update(db_, "UPDATE runs SET excluded = ? WHERE run_id = ?");
+  update.Bind(1, int64_t{excluded}).Bind(2, run_id);
+  if (update.Step() != SQLITE_DONE) return Error("cannot update run " + run_id);
+  if (sqlite3_changes(db_) == 0) return Status(Code::kNotFound, "history database " + path_ + " has no run " + run_id);
+  return Status();
+}
+
+}  // namespace iofleet::controller

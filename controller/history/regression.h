@@ -1,0 +1,34 @@
+// Judges a new run against its baseline in the history: the runs of the same workload name,
+// agent count and --labels (exactly those labels), succeeded and not excluded, started before
+// it. Each run counts once per figure: the mean over its cycles (controller/history/verdict.h).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "controller/history/history_db.h"
+#include "controller/history/verdict.h"
+
+namespace iofleet::controller {
+
+struct RunVerdicts {
+  nlohmann::ordered_json json;  // report.json's `verdicts`
+  // regression | improvement | unchanged | not enough history: the worst over every figure.
+  std::string overall;
+  int regressions = 0;
+};
+
+// `now`: the new run with its figures (HeadlineFigures), labels, agents and workload hash.
+Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictOptions& options);
+
+// The per-run mean of each aggregate figure, by (step, point, figure).
+struct FigureKey {
+  std::string step;
+  int point = 0;
+  std::string figure;
+  auto operator<=>(const FigureKey&) const = default;
+};
+std::map<FigureKey, double> RunMeans(const std::vector<StoredFigure>& figures);
+
+}  // namespace iofleet::controller

@@ -1,0 +1,151 @@
+#include "controller/history/regression.h"
+
+#include <gtest/gtest.h>
+
+#include "controller/history/run_figures.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::controller {
+namespace {
+
+StoredRun MakeRun(const std::string& id, uint64_t started, double bandwidth, double p99) {
+  StoredRun r;
+  r.run_id = id;
+  r.workload = "nightly";
+  r.workload_hash = "h1";
+  r.started_at_unix_ns = started;
+  r.status = "succeeded";
+  r.agents = {{"a1", "", "", ""}};
+  // Two cycles: the run counts once, by their mean.
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    const double wobble = cycle ? 1.01 : 0.99;
+    r.figures.push_back({"read", 0, cycle, -1, "", "bandwidth", bandwidth * wobble});
+    r.figures.push_back({"read", 0, cycle, -1, "", "p99_latency", p99 * wobble});
+    r.figures.push_back({"read", 0, cycle, -1, "a1", "bandwidth", bandwidth * wobble});  // per agent: not judged
+  }
+  return r;
+}
+
+class JudgeRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = HistoryDb::Open((dir_.path() / "history.db").string());
+    ASSERT_TRUE(opened.ok());
+    db_ = std::move(*opened);
+    const double bw[] = {1000, 1010, 990, 1005, 995};
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(db_->Insert(MakeRun("b" + std::to_string(i), 100 + i, bw[i], 0.002)).ok());
+  }
+  VerdictOptions MeanOf5() {
+    VerdictOptions o;
+    o.reference = *Reference::Parse("mean-of:5");
+    return o;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<HistoryDb> db_;
+};
+
+TEST_F(JudgeRunTest, ASlowerRunIsARegressionOfThatFigureOnly) {
+  auto v = JudgeRun(*db_, MakeRun("now", 1000, 800, 0.002), MeanOf5());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->overall, "regression");
+  EXPECT_EQ(v->regressions, 1);
+  const auto& figures = v->json["steps"][0]["figures"];
+  ASSERT_EQ(figures.size(), 2u);
+  for (const auto& f : figures) {
+    if (f["figure"] == "bandwidth") {
+      EXPECT_EQ(f["verdict"], "regression");
+      EXPECT_NEAR(f["baseline"].get<double>(), 1000, 1e-9);
+      EXPECT_NEAR(f["change_pct"].get<double>(), -20, 1e-9);
+      EXPECT_EQ(f["baseline_runs"], 5);
+      EXPECT_EQ(f["unit"], "bytes_per_sec");
+    } else {
+      EXPECT_EQ(f["figure"], "p99_latency");
+      EXPECT_EQ(f["verdict"], "unchanged");
+      EXPECT_EQ(f["better"], "lower");
+    }
+  }
+  EXPECT_EQ(v->json["baseline_runs"].size(), 5u);
+  EXPECT_FALSE(v->json["workload_changed"].get<bool>());
+}
+
+TEST_F(JudgeRunTest, LabelsSelectTheBaselineAndExcludedRunsAreLeftOut) {
+  StoredRun labelled = MakeRun("now", 1000, 800, 0.002);
+  labelled.labels = {{"fs", "xfs"}};
+  auto v = JudgeRun(*db_, labelled, MeanOf5());
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->overall, "not enough history");  // no xfs run before it
+  ASSERT_TRUE(db_->SetExcluded("b1", true).ok());
+  ASSERT_TRUE(db_->SetExcluded("b2", true).ok());
+  ASSERT_TRUE(db_->SetExcluded("b3", true).ok());
+  auto few = JudgeRun(*db_, MakeRun("now", 1000, 800, 0.002), MeanOf5());
+  ASSERT_TRUE(few.ok());
+  EXPECT_EQ(few->overall, "not enough history");  // two runs left
+  EXPECT_EQ(few->json["steps"][0]["figures"][0]["baseline_runs"], 2);
+  EXPECT_FALSE(few->json["steps"][0]["figures"][0].contains("p_value"));
+}
+
+TEST_F(JudgeRunTest, AChangedWorkloadIsFlagged) {
+  StoredRun changed = MakeRun("now", 1000, 1000, 0.002);
+  changed.workload_hash = "h2";
+  auto v = JudgeRun(*db_, changed, MeanOf5());
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->json["workload_changed"].get<bool>());
+  EXPECT_EQ(v->overall, "unchanged");
+}
+
+TEST_F(JudgeRunTest, ARunIdReferenceMustBeABaseline) {
+  VerdictOptions o;
+  o.reference = *Reference::Parse("b3");
+  auto v = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), o);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_NEAR(v->json["steps"][0]["figures"][0]["baseline"].get<double>(), 1005, 1e-9);  // b3's bandwidth
+  EXPECT_EQ(v->json["steps"][0]["figures"][0]["baseline_runs"], 4);                     // b0..b3
+  o.reference = *Reference::Parse("nope");
+  auto missing = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no run nope"), std::string::npos) << missing.status().message();
+  StoredRun other = MakeRun("x", 500, 1000, 0.002);
+  other.workload = "another";
+  ASSERT_TRUE(db_->Insert(other).ok());
+  o.reference = *Reference::Parse("x");
+  auto foreign = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), o);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.status().message().find("no baseline"), std::string::npos);
+}
+
+TEST(HeadlineFigures, ReadsEachKindsFiguresFromTheReport) {
+  auto report = nlohmann::json::parse(R"({
+    "steps": [
+      {"name": "w", "kind": "io", "point": 1, "cycle": 2, "status": "succeeded",
+       "aggregate": {"ops": 10, "bytes_per_sec": 5e8, "iops": 1000, "latency_ns": {"p99": 2500000}},
+       "agents": [{"agent": "a1", "ops": 10, "bytes_per_sec": 5e8, "iops": 1000, "latency_ns": {"p99": 2500000}}]},
+      {"name": "bad", "kind": "io", "status": "failed", "aggregate": {"bytes_per_sec": 1}},
+      {"name": "tree", "kind": "files", "point": 0, "cycle": 0, "status": "succeeded", "aggregate": {},
+       "phases": [{"op": "create", "files_per_sec": 300, "agents": [{"agent": "a1", "files_per_sec": 300}]}]},
+      {"name": "cp", "kind": "copy", "status": "succeeded", "group": "g", "group_cycle": 3,
+       "aggregate": {"seconds": 4.5, "bytes_per_sec": 1e9, "files_per_sec": 20}},
+      {"name": "mkfs", "kind": "hook", "status": "succeeded", "aggregate": {"seconds": 1.25}}
+    ]})");
+  auto figures = HeadlineFigures(report);
+  auto find = [&](const std::string& step, const std::string& agent, const std::string& name) -> const StoredFigure* {
+    for (const auto& f : figures)
+      if (f.step == step && f.agent == agent && f.figure == name) return &f;
+    return nullptr;
+  };
+  ASSERT_NE(find("w", "", "bandwidth"), nullptr);
+  EXPECT_EQ(find("w", "", "bandwidth")->point, 1);
+  EXPECT_EQ(find("w", "", "bandwidth")->cycle, 2);
+  EXPECT_DOUBLE_EQ(find("w", "", "p99_latency")->value, 0.0025);
+  EXPECT_NE(find("w", "a1", "iops"), nullptr);
+  EXPECT_EQ(find("bad", "", "bandwidth"), nullptr);
+  EXPECT_DOUBLE_EQ(find("tree", "", "files_per_sec:create")->value, 300);
+  EXPECT_NE(find("tree", "a1", "files_per_sec:create"), nullptr);
+  EXPECT_DOUBLE_EQ(find("cp", "", "copy_seconds")->value, 4.5);
+  EXPECT_EQ(find("cp", "", "copy_seconds")->group_cycle, 3);
+  EXPECT_DOUBLE_EQ(find("mkfs", "", "seconds")->value, 1.25);
+  EXPECT_EQ(BetterOf("copy_seconds"), Better::kLower);
+  EXPECT_EQ(BetterOf("files_per_sec:create"), Better::kHigher);
+}
+
+}  // namespace
+}  // namespace iofleet::controller
