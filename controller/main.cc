@@ -7,6 +7,7 @@
 #include <set>
 
 #include "controller/fleet/agent_list.h"
+#include "controller/history/history_cli.h"
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/show_agents.h"
 #include "controller/run/planner.h"
@@ -163,12 +164,15 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR: plan for the local agent with these roots (repeatable)");
   validate_cmd->add_option("--local-config", run.local_config, "the local agent's config file (accepted as `run` takes it)");
 
+  auto history_commands = ctl::AddHistoryCommands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? ctl::kExitOk : ctl::kExitRejected;
   }
+  if (auto code = ctl::RunHistoryCommands(*history_commands)) return *code;
 
   std::optional<iofleet::TlsFiles> tls;
   if (!tls_dir.empty()) {
