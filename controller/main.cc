@@ -146,6 +146,15 @@ int main(int argc, char** argv) {
   const char* allow_help = "fio job files: leave out options iofleet cannot honour, with a warning, instead of "
                            "refusing the file (commands in the file are never run)";
   run_cmd->add_flag("--allow-unsupported", allow_unsupported, allow_help);
+  run_cmd->add_option("--db", run.db, "history database (default: history.db in --out); every run is recorded there");
+  std::vector<std::string> notes;
+  run_cmd->add_option("--note", notes, "KEY=VALUE recorded with the run (e.g. kernel=6.18); selects no baseline (repeatable)");
+  std::string compare_to;
+  run_cmd->add_option("--compare-to", compare_to,
+                      "judge the run against its history: last | RUN_ID | mean-of:N | median-of:N | best-of:N; a regression exits 3");
+  double max_regression = 5;
+  run_cmd->add_option("--max-regression", max_regression, "PCT: a significant change is a regression only beyond this (default 5)")
+      ->check(CLI::Range(0.0, 100.0));
 
   std::string list_spec;
   CLI::App* agents_cmd = app.add_subcommand("agents", "show each agent's version, engines, roots, round trip and clock offset");
@@ -239,6 +248,22 @@ int main(int argc, char** argv) {
     run.agents = *agents;
   }
   run.tls = tls;
+  for (const auto& note : notes) {
+    const size_t eq = note.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "iofleet: --note " << note << ": expected KEY=VALUE\n";
+      return ctl::kExitRejected;
+    }
+    run.notes[note.substr(0, eq)] = note.substr(eq + 1);
+  }
+  if (!compare_to.empty()) {
+    auto reference = ctl::Reference::Parse(compare_to);
+    if (!reference.ok()) {
+      std::cerr << "iofleet: " << reference.status().message() << "\n";
+      return ctl::kExitRejected;
+    }
+    run.verdicts = ctl::VerdictOptions{*reference, 0.05, max_regression};
+  }
   struct sigaction sa{};
   sa.sa_handler = OnInterrupt;
   sigaction(SIGINT, &sa, nullptr);

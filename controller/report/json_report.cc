@@ -167,6 +167,10 @@ std::string ReportJson(const RunReport& report) {
   j["workload"] = report.workload;
   j["status"] = report.status;
   if (!report.error.empty()) j["error"] = report.error;
+  if (report.started_at_unix_ns) {
+    j["started_at_unix_ns"] = report.started_at_unix_ns;
+    j["duration_ns"] = report.duration_ns;
+  }
   j["agents"] = nlohmann::ordered_json::array();
   for (const auto& a : report.agents) {
     nlohmann::ordered_json agent = {{"name", a.name}, {"address", a.address}, {"version", a.version}};

@@ -169,6 +169,8 @@ struct RunReport {
   std::string workload;
   std::string status;  // succeeded | failed | aborted
   std::string error;
+  uint64_t started_at_unix_ns = 0;  // when the controller began the run; 0: not known
+  uint64_t duration_ns = 0;         // from then until its report
   std::vector<AgentInfo> agents;
   std::vector<StepReport> steps;
 };

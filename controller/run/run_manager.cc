@@ -16,6 +16,9 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
+#include "controller/history/history_cli.h"
+#include "controller/history/history_db.h"
+#include "controller/history/record_run.h"
 #include "controller/report/invariants.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/write_file.h"
@@ -94,6 +97,7 @@ class RunManager {
   int Prepare();
   void StopAll();
   int Finish(int code);
+  int CheckReferenceRun();
   void Fail(const std::string& status, const std::string& error) {
     if (report_.status == "succeeded") {
       report_.status = status;
@@ -107,6 +111,7 @@ class RunManager {
   RunPlan plan_;
   RunReport report_;
   std::filesystem::path out_dir_;
+  std::string effective_;  // the effective workload, every default filled in: its hash goes in the history
 };
 
 int RunManager::Connect() {
@@ -303,8 +308,21 @@ int RunManager::Finish(int code) {
   for (const auto& broken : CheckInvariants(report_)) std::cerr << "iofleet: report: " << broken << "\n";
   if (report_.status != "succeeded") code = kExitFailed;
   bool written = true;
-  const std::pair<const char*, std::string> files[] = {{"report.json", ReportJson(report_)},
-                                                        {"summary.csv", SummaryCsv(report_)}};
+  report_.duration_ns = UnixNowNs() - report_.started_at_unix_ns;
+  // The history records the run (and judges it, if asked) before report.json is written: the
+  // verdicts are part of the report.
+  std::string json = ReportJson(report_);
+  std::optional<RunVerdicts> verdicts;
+  HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts, {}, options_.notes};
+  auto document = nlohmann::ordered_json::parse(json);
+  if (auto judged = JudgeAndRecord(history, document, effective_, ""); judged.ok()) {
+    verdicts = std::move(*judged);
+    json = document.dump(2) + "\n";
+  } else {
+    std::cerr << "iofleet: " << judged.status().message() << "\n";
+    written = false;
+  }
+  const std::pair<const char*, std::string> files[] = {{"report.json", json}, {"summary.csv", SummaryCsv(report_)}};
   for (const auto& [name, text] : files) {
     if (Status s = WriteTextFile(out_dir_ / name, text); !s.ok()) {
       std::cerr << "iofleet: " << s.message() << "\n";
@@ -312,9 +330,27 @@ int RunManager::Finish(int code) {
     }
   }
   std::cout << ConsoleSummary(report_);
+  if (verdicts) std::cout << VerdictLines(verdicts->json);
   if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
+  if (verdicts && verdicts->regressions > 0 && code == kExitOk) return kExitRegression;
   return code;
+}
+
+// --compare-to RUN_ID names a run that must be in the history: checked before anything starts.
+int RunManager::CheckReferenceRun() {
+  if (!options_.verdicts || options_.verdicts->reference.kind != Reference::Kind::kRun) return kExitOk;
+  const std::string path = HistoryDbPath(options_.db, options_.out_dir);
+  if (!std::filesystem::exists(path)) {
+    std::cerr << "iofleet: --compare-to " << options_.verdicts->reference.run_id << ": history database " << path
+              << " does not exist\n";
+    return kExitRejected;
+  }
+  auto db = HistoryDb::Open(path);
+  Status found = db.ok() ? (*db)->Load(options_.verdicts->reference.run_id).status() : db.status();
+  if (found.ok()) return kExitOk;
+  std::cerr << "iofleet: --compare-to " << options_.verdicts->reference.run_id << ": " << found.message() << "\n";
+  return kExitRejected;
 }
 
 int RunManager::Run() {
@@ -322,6 +358,8 @@ int RunManager::Run() {
   report_.run_id = NewRunId();
   report_.workload = w.name();
   report_.status = "succeeded";
+  report_.started_at_unix_ns = UnixNowNs();
+  if (int code = CheckReferenceRun(); code != kExitOk) return code;
 
   if (int code = Connect(); code != kExitOk) return code;
   if (int code = Plan(); code != kExitOk) return code;
@@ -343,8 +381,8 @@ int RunManager::Run() {
     StopAll();
     return kExitRejected;
   }
-  const std::string effective =
-      "# " + options_.workload_file + " with every default filled in\n" + ToYaml(spec::Effective(w));
+  effective_ = ToYaml(spec::Effective(w));
+  const std::string effective = "# " + options_.workload_file + " with every default filled in\n" + effective_;
   if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml", effective); !s.ok()) {
     std::cerr << "iofleet: " << s.message() << "\n";  // the report could not be written there either
     StopAll();

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "controller/history/verdict.h"
 #include "controller/report/report_model.h"
 #include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
@@ -17,6 +19,7 @@ namespace iofleet::controller {
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitRejected = 2;
+constexpr int kExitRegression = 3;  // the run succeeded, and a figure regressed
 
 struct RunOptions {
   std::string workload_file;
@@ -27,6 +30,9 @@ struct RunOptions {
   std::string out_dir = "iofleet-results";
   std::optional<TlsFiles> tls;
   uint64_t lease_ns = 10'000'000'000;
+  std::string db;                             // --db; empty: OUT/history.db
+  std::map<std::string, std::string> notes;   // --note: recorded with the run, select nothing
+  std::optional<VerdictOptions> verdicts;     // --compare-to given
 };
 
 // Set by the SIGINT handler; the run manager stops the agents and reports "aborted".
