@@ -28,6 +28,7 @@ class Process {
   int Wait(std::chrono::milliseconds timeout);
   bool Running();
   void Signal(int sig) { if (pid_ > 0) kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
   std::string Stdout() const;
   std::string Stderr() const;
   // Waits until stdout contains `needle`; false on timeout or exit.

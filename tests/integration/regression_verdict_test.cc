@@ -1,0 +1,127 @@
+// A real slowdown of the storage, not of the workload: the agent runs in a blkio cgroup and
+// reads a loop device with O_DIRECT. The device is a throttled one from the start (64 MiB/s):
+// an unthrottled loop device reads through the host's page cache at whatever speed the busy
+// CPUs allow, too noisy for three runs to be a baseline. After three baseline runs, the read
+// throttle is set to half the measured bandwidth: that run must be judged a regression (exit 3);
+// with the device back as it was, a rerun exits 0.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/loop_fs.h"
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A cgroup v1 blkio group of its own, removed at the end (once its processes are gone).
+class BlkioGroup {
+ public:
+  BlkioGroup() : dir_(fs::path("/sys/fs/cgroup/blkio") / ("iofleet-test-" + std::to_string(getpid()))) {
+    std::error_code ec;
+    made_ = fs::create_directory(dir_, ec) && fs::exists(dir_ / "blkio.throttle.read_bps_device");
+  }
+  ~BlkioGroup() {
+    if (made_) rmdir(dir_.c_str());
+  }
+  bool ok() const { return made_; }
+  bool Add(pid_t pid) { return Write("cgroup.procs", std::to_string(pid)); }
+  bool ThrottleReads(const std::string& device, uint64_t bytes_per_sec) {
+    struct stat st {};
+    if (stat(device.c_str(), &st) != 0) return false;
+    return Write("blkio.throttle.read_bps_device",
+                 std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)) + " " + std::to_string(bytes_per_sec));
+  }
+
+ private:
+  bool Write(const std::string& file, const std::string& text) {
+    std::ofstream out(dir_ / file);
+    out << text << "\n";
+    out.flush();
+    return static_cast<bool>(out);
+  }
+  fs::path dir_;
+  bool made_ = false;
+};
+
+std::string ReportPath(const std::string& stdout_text) {
+  const size_t at = stdout_text.rfind("report: ");
+  if (at == std::string::npos) return "";
+  return stdout_text.substr(at + 8, stdout_text.find('\n', at) - at - 8);
+}
+
+TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
+  TempDir tmp;
+  LoopFs loop(tmp / "disk.img", tmp / "mnt", "256M");
+  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
+  BlkioGroup group;
+  if (!group.ok()) GTEST_SKIP() << "no cgroup v1 blkio controller with read throttling here";
+  fs::create_directories(tmp / "mnt" / "data");
+  auto agent = std::make_unique<AgentProcess>(tmp / "mnt" / "data", "slowdisk", tmp.path());
+  ASSERT_TRUE(group.Add(agent->process().pid()));
+  constexpr uint64_t kDeviceSpeed = 64ull << 20;
+  ASSERT_TRUE(group.ThrottleReads(loop.device(), kDeviceSpeed));
+  WriteText(tmp / "read.yaml",
+            "name: throttle-check\n"
+            "defaults: { engine: psync, direct: true, block_size: 1MiB, jobs: 1, file_size: 64MiB }\n"
+            "steps:\n"
+            "  - name: read\n"
+            "    io: { op: read, runtime: 2s }\n");
+  auto run = [&](const std::string& compare_to) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "read.yaml").string(), "--agents", agent->address(),
+                                     "--out", (tmp / "results").string()};
+    if (!compare_to.empty()) argv.insert(argv.end(), {"--compare-to", compare_to});
+    return RunCommand(argv, tmp.path());
+  };
+
+  double sum = 0;
+  for (int i = 0; i < 3; ++i) {
+    CommandResult baseline = run("");
+    ASSERT_EQ(baseline.code, 0) << baseline.err;
+    sum += ReadJson(ReportPath(baseline.out))["steps"][0]["aggregate"]["bytes_per_sec"].get<double>();
+  }
+  const auto half = static_cast<uint64_t>(sum / 3 / 2);
+  ASSERT_TRUE(group.ThrottleReads(loop.device(), half));
+
+  CommandResult throttled = run("mean-of:3");
+  EXPECT_EQ(throttled.code, 3) << throttled.out << throttled.err;
+  EXPECT_NE(throttled.out.find("regression"), std::string::npos) << throttled.out;
+  auto report = ReadJson(ReportPath(throttled.out));
+  ASSERT_TRUE(report.contains("verdicts"));
+  EXPECT_EQ(report["verdicts"]["verdict"], "regression");
+  const double now = report["steps"][0]["aggregate"]["bytes_per_sec"].get<double>();
+  EXPECT_LT(now, 0.6 * sum / 3) << "the throttle did not slow the reads: the test proves nothing";
+  for (const auto& f : report["verdicts"]["steps"][0]["figures"]) {
+    if (f["figure"] == "bandwidth") {
+      EXPECT_EQ(f["verdict"], "regression");
+      EXPECT_LT(f["change_pct"].get<double>(), -30);
+      EXPECT_LT(f["p_value"].get<double>(), 0.05);
+    }
+  }
+
+  ASSERT_TRUE(group.ThrottleReads(loop.device(), kDeviceSpeed));  // the device as it was
+  // The throttled run is kept out of the baseline, as a user would after finding the cause.
+  CommandResult exclude = RunCommand({BinPath("iofleet"), "history", "--out", (tmp / "results").string(), "--exclude",
+                                      report["run_id"].get<std::string>()},
+                                     tmp.path());
+  ASSERT_EQ(exclude.code, 0) << exclude.err;
+  CommandResult rerun = run("mean-of:3");
+  EXPECT_EQ(rerun.code, 0) << rerun.out << rerun.err;
+  EXPECT_EQ(ReadJson(ReportPath(rerun.out))["verdicts"]["verdict"], "unchanged") << rerun.out;
+
+  CommandResult history = RunCommand({BinPath("iofleet"), "history", "--out", (tmp / "results").string()}, tmp.path());
+  ASSERT_EQ(history.code, 0) << history.err;
+  EXPECT_NE(history.out.find("(excluded)"), std::string::npos) << history.out;
+  agent.reset();  // the cgroup can go once its process has
+}
+
+}  // namespace
+}  // namespace iofleet::testing
