@@ -141,7 +141,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> sets;
   run_cmd->add_option("--set", sets, "PATH=VALUE: override any field, e.g. defaults.jobs=4 or steps[read].io.runtime=10s (repeatable)");
   std::string tls_dir;
+  std::string tls_server_name;
+  const char* server_name_help = "the name agents' certificates must carry (default: the host part of each address)";
   run_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
+  run_cmd->add_option("--tls-server-name", tls_server_name, server_name_help);
   bool allow_unsupported = false;
   const char* allow_help = "fio job files: leave out options iofleet cannot honour, with a warning, instead of "
                            "refusing the file (commands in the file are never run)";
@@ -160,6 +163,7 @@ int main(int argc, char** argv) {
   CLI::App* agents_cmd = app.add_subcommand("agents", "show each agent's version, engines, roots, round trip and clock offset");
   agents_cmd->add_option("--agents", list_spec, "agents: host:port,... | node[01-16]:7070 | @file.yaml | dns:NAME:PORT")->required();
   agents_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
+  agents_cmd->add_option("--tls-server-name", tls_server_name, server_name_help);
 
   std::string validate_file;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check a workload; print its expanded plan and every default filled in");
@@ -169,6 +173,7 @@ int main(int argc, char** argv) {
   std::string validate_agents;
   validate_cmd->add_option("--agents", validate_agents, "plan for these agents (their names and overrides); default: one local agent");
   validate_cmd->add_option("--tls-dir", tls_dir, "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem");
+  validate_cmd->add_option("--tls-server-name", tls_server_name, server_name_help);
   // As `run` takes them, so that one command line can be checked before it is run.
   validate_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR: plan for the local agent with these roots (repeatable)");
   validate_cmd->add_option("--local-config", run.local_config, "the local agent's config file (accepted as `run` takes it)");
@@ -191,6 +196,10 @@ int main(int argc, char** argv) {
       return ctl::kExitRejected;
     }
     tls = *files;
+    tls->server_name = tls_server_name;
+  } else if (!tls_server_name.empty()) {
+    std::cerr << "iofleet: --tls-server-name needs --tls-dir\n";
+    return ctl::kExitRejected;
   }
 
   if (agents_cmd->parsed()) {

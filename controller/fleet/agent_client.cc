@@ -23,6 +23,7 @@ AgentClient::AgentClient(std::string address, const std::optional<TlsFiles>& tls
     options.pem_cert_chain = tls->cert;
     options.pem_private_key = tls->key;
     credentials = grpc::SslCredentials(options);
+    if (!tls->server_name.empty()) args.SetSslTargetNameOverride(tls->server_name);
   } else {
     credentials = grpc::InsecureChannelCredentials();
   }

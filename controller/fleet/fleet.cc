@@ -61,7 +61,12 @@ Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std:
   Status first;
   for (size_t i = 0; i < fleet.size(); ++i) {
     if (errors[i].ok()) continue;
-    std::string hint = tls ? "" : " (if it serves TLS, pass --tls-dir)";
+    // gRPC does not say why a TLS handshake failed: name what must hold.
+    std::string hint = !tls ? " (if it serves TLS, pass --tls-dir)"
+                            : " (with TLS, check that it runs, that its certificate is signed by this --tls-dir's ca.pem "
+                              "for server use and names " +
+                                  (tls->server_name.empty() ? "the host part of its address" : tls->server_name) +
+                                  " (--tls-server-name), and that this side's certificate is a controller's, for client use)";
     std::string message = "agent " + fleet[i]->client->address() + ": unreachable: " + errors[i].message() + hint;
     std::cerr << "iofleet: " << message << "\n";
     if (first.ok()) first = Unavailable(message);

@@ -14,6 +14,9 @@ struct TlsFiles {
   std::string ca;
   std::string cert;
   std::string key;
+  // The controller's side: the name an agent's certificate must carry (--tls-server-name);
+  // empty: the host part of the address dialled.
+  std::string server_name = {};
 };
 
 inline Result<TlsFiles> ReadTlsDir(const std::string& dir) {

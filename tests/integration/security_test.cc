@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -28,11 +29,18 @@ std::string ReadText(const fs::path& path) {
   return s.str();
 }
 
-void MakeCerts(const fs::path& dir, const std::vector<std::string>& names = {}) {
-  std::vector<std::string> argv = {SourcePath("deploy/tls/make-certs"), dir.string()};
-  argv.insert(argv.end(), names.begin(), names.end());
+// deploy/tls/make-certs DIR ROLE NAME SAN...: DIR/NAME holds that host's --tls-dir.
+void MakeCert(const fs::path& dir, const std::string& role, const std::string& name, const std::vector<std::string>& sans = {}) {
+  std::vector<std::string> argv = {SourcePath("deploy/tls/make-certs"), dir.string(), role, name};
+  argv.insert(argv.end(), sans.begin(), sans.end());
   CommandResult r = RunCommand(argv, dir.parent_path() / "logs");
   ASSERT_EQ(r.code, 0) << r.err;
+}
+
+// An agent certificate for loopback and a controller certificate from one CA under `dir`.
+void MakeCerts(const fs::path& dir) {
+  MakeCert(dir, "agent", "agent", {"127.0.0.1"});
+  MakeCert(dir, "controller", "controller");
 }
 
 class TlsAgent : public ::testing::Test {
@@ -42,7 +50,7 @@ class TlsAgent : public ::testing::Test {
     MakeCerts(tmp_ / "other");  // a different CA
     fs::create_directories(tmp_ / "root");
     agent_ = std::make_unique<Process>(std::vector<std::string>{BinPath("iofleet-agent"), "--listen", "127.0.0.1:0",
-                                                                "--tls-dir", (tmp_ / "tls").string(), "--root",
+                                                                "--tls-dir", (tmp_ / "tls/agent").string(), "--root",
                                                                 (tmp_ / "root").string(), "--name", "secure"},
                                        tmp_ / "logs");
     ASSERT_TRUE(agent_->WaitForStdout("listening on ", 10s)) << agent_->Stderr();
@@ -64,28 +72,48 @@ class TlsAgent : public ::testing::Test {
 };
 
 TEST_F(TlsAgent, ControllerWithCertificateRuns) {
-  CommandResult r = RunWith({"--tls-dir", (tmp_ / "tls").string()});
+  CommandResult r = RunWith({"--tls-dir", (tmp_ / "tls/controller").string()});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "succeeded");
+}
+
+// Certificates have roles: an agent's key (server use only) cannot act as a controller.
+TEST_F(TlsAgent, AnAgentsCertificateCannotActAsAController) {
+  CommandResult r = RunWith({"--tls-dir", (tmp_ / "tls/agent").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("for client use"), std::string::npos) << r.err;
+  EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);
+}
+
+// The CA's key stays in DIR/ca: a host's folder holds only what it is given.
+TEST_F(TlsAgent, AHostsFolderHoldsNoCaKey) {
+  std::set<std::string> files;
+  for (const auto& e : fs::directory_iterator(tmp_ / "tls/agent")) files.insert(e.path().filename().string());
+  EXPECT_EQ(files, (std::set<std::string>{"ca.pem", "cert.pem", "key.pem"}));
+  EXPECT_TRUE(fs::exists(tmp_ / "tls/ca/ca.key"));
 }
 
 TEST_F(TlsAgent, ControllerWithoutOrWithForeignCertificateIsRefused) {
   CommandResult plain = RunWith({});
   EXPECT_EQ(plain.code, 1);
   EXPECT_NE(plain.err.find("unreachable"), std::string::npos) << plain.err;
-  CommandResult foreign = RunWith({"--tls-dir", (tmp_ / "other").string()});
+  CommandResult foreign = RunWith({"--tls-dir", (tmp_ / "other/controller").string()});
   EXPECT_EQ(foreign.code, 1);
   EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);
 }
 
 TEST_F(TlsAgent, EveryRpcRefusesAClientWithoutACertificate) {
   grpc::SslCredentialsOptions no_client_cert;
-  no_client_cert.pem_root_certs = ReadText(tmp_ / "tls/ca.pem");  // trusts the agent, shows nothing
+  no_client_cert.pem_root_certs = ReadText(tmp_ / "tls/agent/ca.pem");  // trusts the agent, shows nothing
   grpc::SslCredentialsOptions foreign;
-  foreign.pem_root_certs = ReadText(tmp_ / "tls/ca.pem");
-  foreign.pem_cert_chain = ReadText(tmp_ / "other/cert.pem");
-  foreign.pem_private_key = ReadText(tmp_ / "other/key.pem");
-  for (const auto& options : {no_client_cert, foreign}) {
+  foreign.pem_root_certs = ReadText(tmp_ / "tls/agent/ca.pem");
+  foreign.pem_cert_chain = ReadText(tmp_ / "other/controller/cert.pem");
+  foreign.pem_private_key = ReadText(tmp_ / "other/controller/key.pem");
+  grpc::SslCredentialsOptions agent_as_client;  // the right CA, but a certificate for server use
+  agent_as_client.pem_root_certs = ReadText(tmp_ / "tls/agent/ca.pem");
+  agent_as_client.pem_cert_chain = ReadText(tmp_ / "tls/agent/cert.pem");
+  agent_as_client.pem_private_key = ReadText(tmp_ / "tls/agent/key.pem");
+  for (const auto& options : {no_client_cert, foreign, agent_as_client}) {
     auto stub = v1::Agent::NewStub(grpc::CreateChannel(address_, grpc::SslCredentials(options)));
     auto context = [] {
       auto c = std::make_unique<grpc::ClientContext>();
@@ -117,6 +145,53 @@ TEST_F(TlsAgent, EveryRpcRefusesAClientWithoutACertificate) {
   EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);
 }
 
+// A DaemonSet's pods are dialled by pod IP and share one certificate for the service's name:
+// the controller checks it against --tls-server-name instead of the address's host part.
+TEST(TlsServerName, AgentsAreCheckedAgainstTheGivenName) {
+  TempDir tmp;
+  MakeCert(tmp / "tls", "agent", "iofleet-agent.bench.svc.cluster.local");  // no IP in it
+  MakeCert(tmp / "tls", "controller", "controller");
+  fs::create_directories(tmp / "root");
+  Process agent({BinPath("iofleet-agent"), "--listen", "127.0.0.1:0", "--tls-dir",
+                 (tmp / "tls/iofleet-agent.bench.svc.cluster.local").string(), "--root", (tmp / "root").string()},
+                tmp / "logs");
+  ASSERT_TRUE(agent.WaitForStdout("listening on ", 10s)) << agent.Stderr();
+  const std::string out = agent.Stdout();
+  const size_t at = out.find("listening on ") + 13;
+  const std::string address = out.substr(at, out.find('\n', at) - at);
+  std::ofstream(tmp / "w.yaml") << "name: tls\ndefaults: { block_size: 64KiB, file_size: 1MiB }\nsteps:\n  - io: { op: write }\n";
+  auto run = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", address,
+                                     "--tls-dir", (tmp / "tls/controller").string(), "--out", (tmp / "out").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, tmp / "logs", 60s);
+  };
+  CommandResult by_address = run({});  // 127.0.0.1 is not in the certificate
+  EXPECT_EQ(by_address.code, 1);
+  EXPECT_NE(by_address.err.find("names the host part of its address"), std::string::npos) << by_address.err;
+  CommandResult wrong = run({"--tls-server-name", "other.bench.svc.cluster.local"});
+  EXPECT_EQ(wrong.code, 1);
+  EXPECT_NE(wrong.err.find("other.bench.svc.cluster.local"), std::string::npos) << wrong.err;
+  CommandResult named = run({"--tls-server-name", "iofleet-agent.bench.svc.cluster.local"});
+  EXPECT_EQ(named.code, 0) << named.err;
+  CommandResult without_tls = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", address,
+                                          "--tls-server-name", "x"},
+                                         tmp / "logs", 60s);
+  EXPECT_EQ(without_tls.code, 2);
+  EXPECT_NE(without_tls.err.find("--tls-server-name needs --tls-dir"), std::string::npos) << without_tls.err;
+}
+
+TEST(MakeCerts, RefusesAnUnknownRoleAndAPathAsName) {
+  TempDir tmp;
+  CommandResult role = RunCommand({SourcePath("deploy/tls/make-certs"), (tmp / "tls").string(), "both", "x"}, tmp.path());
+  EXPECT_EQ(role.code, 2);
+  EXPECT_NE(role.err.find("unknown role"), std::string::npos) << role.err;
+  CommandResult path = RunCommand({SourcePath("deploy/tls/make-certs"), (tmp / "tls").string(), "agent", "../x"}, tmp.path());
+  EXPECT_EQ(path.code, 2);
+  CommandResult ca = RunCommand({SourcePath("deploy/tls/make-certs"), (tmp / "tls").string(), "agent", "ca"}, tmp.path());
+  EXPECT_EQ(ca.code, 2);
+}
+
 // Two namespaces, each an agent host on its own veth link to this (the controller's) namespace.
 class NetnsHosts : public ::testing::Test {
  protected:
@@ -141,14 +216,14 @@ class NetnsHosts : public ::testing::Test {
                 Ip({"-n", h.ns, "link", "set", h.inner, "up"}) && Ip({"-n", h.ns, "link", "set", "lo", "up"});
       if (!ok) GTEST_SKIP() << "veth links cannot be set up here";
     }
-    std::vector<std::string> names;
-    for (const auto& h : hosts_) names.push_back(h.address);
-    MakeCerts(tmp_ / "tls", names);
+    // One certificate per host, for the address the controller dials.
+    for (size_t i = 0; i < hosts_.size(); ++i) MakeCert(tmp_ / "tls", "agent", "host" + std::to_string(i), {hosts_[i].address});
+    MakeCert(tmp_ / "tls", "controller", "controller");
     for (size_t i = 0; i < hosts_.size(); ++i) {
       fs::create_directories(tmp_ / ("root" + std::to_string(i)));
       agents_.push_back(std::make_unique<Process>(
           std::vector<std::string>{"/usr/sbin/ip", "netns", "exec", hosts_[i].ns, BinPath("iofleet-agent"), "--listen",
-                                   hosts_[i].address + ":7070", "--tls-dir", (tmp_ / "tls").string(), "--root",
+                                   hosts_[i].address + ":7070", "--tls-dir", (tmp_ / ("tls/host" + std::to_string(i))).string(), "--root",
                                    (tmp_ / ("root" + std::to_string(i))).string(), "--name", "host" + std::to_string(i)},
           tmp_ / "logs"));
       ASSERT_TRUE(agents_.back()->WaitForStdout("listening on", 10s)) << agents_.back()->Stderr();
@@ -180,7 +255,7 @@ class NetnsHosts : public ::testing::Test {
 TEST_F(NetnsHosts, RunAcrossHosts) {
   std::ofstream(tmp_ / "w.yaml") << "name: hosts\ndefaults: { block_size: 64KiB, file_size: 2MiB }\nsteps:\n  - io: { op: write }\n  - io: { op: read }\n";
   CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(),
-                                "--tls-dir", (tmp_ / "tls").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs", 60s);
+                                "--tls-dir", (tmp_ / "tls/controller").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs", 60s);
   ASSERT_EQ(r.code, 0) << r.err;
   json report = ReadReport(tmp_ / "out");
   EXPECT_EQ(report["agents"].size(), 2u);
@@ -190,7 +265,7 @@ TEST_F(NetnsHosts, RunAcrossHosts) {
 TEST_F(NetnsHosts, SilentLinkCutFailsTheRunAndTheAgentCleansUp) {
   std::ofstream(tmp_ / "w.yaml") << "name: cut\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n";
   Process run({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(), "--tls-dir",
-               (tmp_ / "tls").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
+               (tmp_ / "tls/controller").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
   auto deadline = std::chrono::steady_clock::now() + 15s;
   while (!fs::exists(tmp_ / "root1" / "iofleet") && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
   std::this_thread::sleep_for(1s);
@@ -218,7 +293,7 @@ TEST_F(NetnsHosts, SilentLinkCutFailsTheRunAndTheAgentCleansUp) {
 TEST_F(NetnsHosts, LinkDownThenUpAfter15sLeavesTheAgentReady) {
   std::ofstream(tmp_ / "w.yaml") << "name: cut\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n";
   Process run({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(), "--tls-dir",
-               (tmp_ / "tls").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
+               (tmp_ / "tls/controller").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
   auto deadline = std::chrono::steady_clock::now() + 15s;
   while (!fs::exists(tmp_ / "root1" / "iofleet") && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
   std::this_thread::sleep_for(1s);
@@ -237,7 +312,7 @@ TEST_F(NetnsHosts, LinkDownThenUpAfter15sLeavesTheAgentReady) {
   EXPECT_EQ(CountEntries(tmp_ / "root1"), 0u) << agents_[1]->Stderr();
   std::ofstream(tmp_ / "short.yaml") << "name: next\ndefaults: { block_size: 64KiB, file_size: 1MiB }\nsteps:\n  - io: { op: write }\n";
   CommandResult next = RunCommand({BinPath("iofleet"), "run", (tmp_ / "short.yaml").string(), "--agents", Agents(),
-                                   "--tls-dir", (tmp_ / "tls").string(), "--out", (tmp_ / "out2").string()}, tmp_ / "logs", 60s);
+                                   "--tls-dir", (tmp_ / "tls/controller").string(), "--out", (tmp_ / "out2").string()}, tmp_ / "logs", 60s);
   EXPECT_EQ(next.code, 0) << next.err;
 }
 
