@@ -1,10 +1,13 @@
 // What deploy/ ships, checked by the tools that will read it: systemd's units by
-// `systemd-analyze verify` (every directive known, every command there, the drop-in applied).
+// `systemd-analyze verify` (every directive known, every command there, the drop-in applied),
+// the Kubernetes manifests by `kubectl kustomize` and a check of what it renders.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <yaml-cpp/yaml.h>
 
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -62,6 +65,152 @@ TEST(SystemdUnits, TheAgentUnitIsHardened) {
                                 "--tls-dir /etc/iofleet/tls", "NoNewPrivileges=true", "CapabilityBoundingSet=\n"}) {
     EXPECT_NE(unit.find(directive), std::string::npos) << directive;
   }
+}
+
+// The rendered objects of a kustomization, by kind and name.
+class Rendered {
+ public:
+  static Rendered Of(const std::string& kustomization, const fs::path& logs) {
+    Rendered r;
+    CommandResult render = RunCommand({"/usr/bin/kubectl", "kustomize", SourcePath(kustomization)}, logs);
+    EXPECT_EQ(render.code, 0) << kustomization << ": " << render.err;
+    for (const YAML::Node& doc : YAML::LoadAll(render.out)) {
+      EXPECT_TRUE(doc["apiVersion"] && doc["kind"] && doc["metadata"]["name"]) << kustomization << ": " << YAML::Dump(doc);
+      r.objects_[doc["kind"].as<std::string>() + "/" + doc["metadata"]["name"].as<std::string>()] = doc;
+    }
+    return r;
+  }
+  YAML::Node Get(const std::string& kind, const std::string& name) const {
+    auto it = objects_.find(kind + "/" + name);
+    EXPECT_NE(it, objects_.end()) << kind << "/" << name << " is not rendered";
+    return it == objects_.end() ? YAML::Node() : it->second;
+  }
+  // A generated ConfigMap's name carries a hash: found by its prefix.
+  YAML::Node ConfigMap(const std::string& prefix) const {
+    for (const auto& [key, doc] : objects_) {
+      if (key.rfind("ConfigMap/" + prefix + "-", 0) == 0) return doc;
+    }
+    ADD_FAILURE() << "no ConfigMap " << prefix;
+    return YAML::Node();
+  }
+  const std::map<std::string, YAML::Node>& objects() const { return objects_; }
+
+ private:
+  std::map<std::string, YAML::Node> objects_;
+};
+
+bool HasArg(const YAML::Node& container, const std::string& arg) {
+  for (const auto& a : container["args"]) {
+    if (a.as<std::string>() == arg) return true;
+  }
+  return false;
+}
+
+// What every overlay must hold together: the Service finds the DaemonSet's pods on the ports the
+// controller is given, names agree, and what the pods mount is rendered.
+void CheckFleet(const Rendered& r, const fs::path& tmp) {
+  for (const auto& [key, doc] : r.objects()) {
+    if (doc["kind"].as<std::string>() == "Namespace") continue;
+    EXPECT_EQ(doc["metadata"]["namespace"].as<std::string>(""), "iofleet") << key;
+  }
+  YAML::Node ds = r.Get("DaemonSet", "iofleet-agent");
+  YAML::Node svc = r.Get("Service", "iofleet-agent");
+  ASSERT_TRUE(ds && svc);
+  YAML::Node pod = ds["spec"]["template"];
+  EXPECT_EQ(svc["spec"]["clusterIP"].as<std::string>(), "None");  // headless: DNS gives every pod
+  for (const auto& kv : svc["spec"]["selector"]) {
+    EXPECT_EQ(pod["metadata"]["labels"][kv.first.as<std::string>()].as<std::string>(""), kv.second.as<std::string>())
+        << "the Service selects the DaemonSet's pods";
+  }
+  YAML::Node agent = pod["spec"]["containers"][0];
+  std::map<std::string, int> container_ports;
+  for (const auto& p : agent["ports"]) container_ports[p["name"].as<std::string>()] = p["containerPort"].as<int>();
+  int grpc_port = 0;
+  for (const auto& p : svc["spec"]["ports"]) {
+    const std::string target = p["targetPort"].as<std::string>();
+    ASSERT_TRUE(container_ports.count(target)) << "Service port " << target << " is no container port";
+    EXPECT_EQ(p["port"].as<int>(), container_ports[target]);
+    if (p["name"].as<std::string>() == "grpc") grpc_port = p["port"].as<int>();
+  }
+  EXPECT_EQ(grpc_port, 7070);
+  EXPECT_TRUE(HasArg(agent, "--listen=0.0.0.0:" + std::to_string(container_ports["grpc"])));
+  EXPECT_TRUE(HasArg(agent, "--metrics=0.0.0.0:" + std::to_string(container_ports["metrics"])));
+  EXPECT_TRUE(HasArg(agent, "--name=$(NODE_NAME)"));
+  EXPECT_EQ(agent["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>(), "spec.nodeName");
+
+  // The controller's Job and CronJob dial the Service's name and check the agents against it.
+  const std::string service_dns = "iofleet-agent.$(POD_NAMESPACE).svc.cluster.local";
+  YAML::Node job_pod = r.Get("Job", "iofleet-run")["spec"]["template"]["spec"];
+  YAML::Node cron_pod = r.Get("CronJob", "iofleet-nightly")["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  for (const YAML::Node& spec : {job_pod, cron_pod}) {
+    YAML::Node controller = spec["containers"][0];
+    EXPECT_TRUE(HasArg(controller, "--agents=dns:" + service_dns + ":" + std::to_string(grpc_port)));
+    EXPECT_TRUE(HasArg(controller, "--tls-server-name=" + service_dns));
+    EXPECT_EQ(controller["env"][0]["name"].as<std::string>(), "POD_NAMESPACE");
+    bool history_on_pvc = false;
+    for (const auto& v : spec["volumes"]) {
+      if (v["persistentVolumeClaim"]) {
+        history_on_pvc = true;
+        r.Get("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"].as<std::string>());
+      }
+      if (v["configMap"]) r.Get("ConfigMap", v["configMap"]["name"].as<std::string>());
+    }
+    EXPECT_TRUE(history_on_pvc);
+  }
+  for (const auto& v : pod["spec"]["volumes"]) {
+    if (v["configMap"]) r.Get("ConfigMap", v["configMap"]["name"].as<std::string>());
+  }
+  YAML::Node monitor = r.Get("PodMonitor", "iofleet-agent");
+  for (const auto& kv : monitor["spec"]["selector"]["matchLabels"]) {
+    EXPECT_EQ(pod["metadata"]["labels"][kv.first.as<std::string>()].as<std::string>(""), kv.second.as<std::string>());
+  }
+  EXPECT_TRUE(container_ports.count(monitor["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>()));
+
+  // The workload the jobs run is one iofleet accepts.
+  std::ofstream(tmp / "workload.yaml") << r.ConfigMap("iofleet-workload")["data"]["workload.yaml"].as<std::string>();
+  CommandResult valid = RunCommand({BinPath("iofleet"), "validate", (tmp / "workload.yaml").string()}, tmp);
+  EXPECT_EQ(valid.code, 0) << valid.err;
+}
+
+class Kustomize : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/bin/kubectl")) GTEST_SKIP() << "kubectl is not installed";
+  }
+  TempDir tmp_;
+};
+
+TEST_F(Kustomize, BaseRendersAnUnprivilegedFleet) {
+  Rendered r = Rendered::Of("deploy/kubernetes/base", tmp_.path());
+  CheckFleet(r, tmp_.path());
+  YAML::Node agent = r.Get("DaemonSet", "iofleet-agent")["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_FALSE(agent["securityContext"]["privileged"].as<bool>(false));
+  EXPECT_EQ(agent["securityContext"]["capabilities"]["drop"][0].as<std::string>(), "ALL");
+  EXPECT_NE(r.ConfigMap("iofleet-agent-config")["data"]["agent.yaml"].as<std::string>().find("allow_drop_caches: false"),
+            std::string::npos);
+}
+
+TEST_F(Kustomize, PrivilegedOverlayAllowsDropCachesAndReadahead) {
+  Rendered r = Rendered::Of("deploy/kubernetes/overlays/privileged", tmp_.path());
+  CheckFleet(r, tmp_.path());
+  YAML::Node agent = r.Get("DaemonSet", "iofleet-agent")["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_TRUE(agent["securityContext"]["privileged"].as<bool>(false));
+  const std::string config = r.ConfigMap("iofleet-agent-config")["data"]["agent.yaml"].as<std::string>();
+  EXPECT_NE(config.find("allow_drop_caches: true"), std::string::npos) << config;
+  EXPECT_NE(config.find("allow_readahead: true"), std::string::npos) << config;
+}
+
+TEST_F(Kustomize, EphemeralRootOverlayUsesAVolumeClaimAndNoHostPath) {
+  Rendered r = Rendered::Of("deploy/kubernetes/overlays/ephemeral-root", tmp_.path());
+  CheckFleet(r, tmp_.path());
+  YAML::Node spec = r.Get("DaemonSet", "iofleet-agent")["spec"]["template"]["spec"];
+  for (const auto& v : spec["volumes"]) {
+    EXPECT_FALSE(v["hostPath"]) << "volume " << v["name"].as<std::string>() << " is still a hostPath";
+    if (v["name"].as<std::string>() == "root") {
+      EXPECT_TRUE(v["ephemeral"]["volumeClaimTemplate"]);
+    }
+  }
+  EXPECT_TRUE(spec["containers"][0]["securityContext"]["runAsNonRoot"].as<bool>(false));
 }
 
 }  // namespace
