@@ -12,6 +12,7 @@
 #include "agent/service/agent_service.h"
 #include "agent/service/listen_address.h"
 #include "core/base/tls_files.h"
+#include "core/base/version.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   app.add_option("--name", name, "agent name (default: the hostname)");
   app.add_flag("--insecure", insecure, "serve without TLS: only on loopback or a unix socket");
   app.add_option("--config", config_path, "the agent's own config (agent.yaml): what this host allows, e.g. allow_drop_caches");
+  app.set_version_flag("--version", std::string("iofleet-agent ") + iofleet::VersionText(), "print the version and git revision");
   app.add_option("--tls-dir", tls_dir, "mutual TLS: DIR holds ca.pem, cert.pem, key.pem; clients need a certificate signed by ca.pem");
   try {
     app.parse(argc, argv);
@@ -111,7 +113,7 @@ int main(int argc, char** argv) {
   }
   std::string shown = listen;
   if (listen.rfind("unix:", 0) != 0 && port > 0) shown = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
-  std::cout << "iofleet-agent " << IOFLEET_VERSION << ": " << name << " listening on " << shown << std::endl;
+  std::cout << "iofleet-agent " << iofleet::VersionText() << ": " << name << " listening on " << shown << std::endl;
 
   int received = 0;
   sigwait(&signals, &received);

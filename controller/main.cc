@@ -8,6 +8,7 @@
 
 #include "controller/fleet/agent_list.h"
 #include "controller/history/history_cli.h"
+#include "core/base/version.h"
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/show_agents.h"
 #include "controller/run/planner.h"
@@ -127,6 +128,7 @@ bool LocalRootsHold(const std::vector<std::string>& specs, const iofleet::v1::Wo
 int main(int argc, char** argv) {
   CLI::App app{"iofleet: distributed storage benchmark controller"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("iofleet ") + iofleet::VersionText(), "print the version and git revision");
 
   ctl::RunOptions run;
   std::string agents_spec;

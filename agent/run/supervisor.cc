@@ -1,5 +1,7 @@
 #include "agent/run/supervisor.h"
 
+#include "core/base/version.h"
+
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,7 +87,8 @@ v1::HelloResponse Supervisor::Hello() const {
   // Tests only (like IOFLEET_FAULT_INJECT): pose as another version, to prove the controller
   // refuses a mixed fleet.
   const char* posed = std::getenv("IOFLEET_TEST_POSE_VERSION");
-  r.set_version(posed && *posed ? posed : IOFLEET_VERSION);
+  r.set_version(posed && *posed ? posed : kVersion);
+  r.set_revision(Revision());
   r.set_name(name_);
   for (const auto& e : EngineNames()) r.add_engines(e);
   r.set_allow_drop_caches(config_.allow_drop_caches);

@@ -1,5 +1,7 @@
 #include "controller/fleet/show_agents.h"
 
+#include "core/base/version.h"
+
 #include <fmt/format.h>
 
 #include <iostream>
@@ -12,17 +14,18 @@ int ShowAgents(const std::vector<std::string>& addresses, const std::optional<Tl
   auto fleet = ConnectFleet(addresses, tls);
   if (!fleet.ok()) return 1;
   int code = 0;
-  std::cout << fmt::format("{:<16} {:<24} {:<8} {:>10} {:>14}  {:<28} {}\n", "agent", "address", "version", "rtt",
+  std::cout << fmt::format("{:<16} {:<24} {:<22} {:>10} {:>14}  {:<28} {}\n", "agent", "address", "version (revision)", "rtt",
                            "clock offset", "engines", "roots");
   for (const auto& a : *fleet) {
     std::string engines, roots;
     for (const auto& e : a->hello.engines()) engines += (engines.empty() ? "" : ",") + e;
     for (const auto& r : a->hello.roots()) roots += (roots.empty() ? "" : " ") + r.name() + "=" + r.path();
-    std::cout << fmt::format("{:<16} {:<24} {:<8} {:>8.3f}ms {:>12.3f}ms  {:<28} {}\n", a->name, a->client->address(),
-                             a->hello.version(), a->rtt_ns / 1e6, a->clock_offset_ns / 1e6, engines, roots);
-    if (a->hello.version() != IOFLEET_VERSION) {
+    const std::string version = a->hello.version() + " (" + (a->hello.revision().empty() ? "?" : a->hello.revision()) + ")";
+    std::cout << fmt::format("{:<16} {:<24} {:<22} {:>8.3f}ms {:>12.3f}ms  {:<28} {}\n", a->name, a->client->address(),
+                             version, a->rtt_ns / 1e6, a->clock_offset_ns / 1e6, engines, roots);
+    if (!CompatibleVersion(a->hello.version())) {
       std::cerr << "iofleet: agent " << a->name << " runs version " << a->hello.version() << ", this controller "
-                << IOFLEET_VERSION << "\n";
+                << kVersion << ": use the same major.minor version\n";
       code = 2;
     }
   }

@@ -27,6 +27,7 @@
 #include "controller/workload/sweep.h"
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
+#include "core/base/version.h"
 #include "core/spec/defaults.h"
 #include "core/spec/host_steps.h"
 #include "core/spec/root_spec.h"
@@ -145,9 +146,9 @@ int RunManager::Connect() {
   }
   if (wanted > 0) fleet_.resize(wanted);  // the first N, in the order given
   for (auto& a : fleet_) {
-    if (a->hello.version() != IOFLEET_VERSION) {
+    if (!CompatibleVersion(a->hello.version())) {
       std::cerr << "iofleet: agent " << a->name << " (" << a->client->address() << ") runs version "
-                << a->hello.version() << ", this controller " << IOFLEET_VERSION << ": use the same version\n";
+                << a->hello.version() << ", this controller " << kVersion << ": use the same major.minor version\n";
       ++rejected;
     }
     report_.agents.push_back({a->name, a->client->address(), a->hello.version()});

@@ -239,8 +239,8 @@ TEST(AgentCommandLine, RefusesInsecureOffLoopbackAndMissingRoots) {
   EXPECT_EQ(agent({"--bogus"}).code, 2);
 }
 
-// Controller and agents must run the same version: a mixed fleet is refused before anything
-// starts, naming the agent and both versions.
+// Controller and agents must run the same major.minor version: a mixed fleet is refused before
+// anything starts, naming the agent and both versions.
 TEST(VersionCheck, AnAgentOfAnotherVersionIsRefused) {
   TempDir tmp;
   AgentProcess same(tmp / "a", "node1", tmp / "logs-a");
@@ -254,6 +254,32 @@ TEST(VersionCheck, AnAgentOfAnotherVersionIsRefused) {
   EXPECT_FALSE(fs::exists(tmp / "out"));
   EXPECT_EQ(CountEntries(tmp / "a"), 0u);
   EXPECT_EQ(CountEntries(tmp / "b"), 0u);
+}
+
+// A rolling upgrade: an agent of another patch release (same major.minor) takes part, and its
+// version and revision are shown, not compared.
+TEST(VersionCheck, AnAgentOfAnotherPatchReleaseRuns) {
+  TempDir tmp;
+  AgentProcess same(tmp / "a", "node1", tmp / "logs-a");
+  AgentProcess patched(tmp / "b", "node2", tmp / "logs-b", {}, {"IOFLEET_TEST_POSE_VERSION=0.1.99"});
+  WriteText(tmp / "w.yaml", std::string("name: t\n") + kSteps);
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents",
+                                same.address() + "," + patched.address(), "--out", (tmp / "out").string()},
+                               tmp / "logs", std::chrono::seconds(60));
+  EXPECT_EQ(r.code, 0) << r.err;
+  CommandResult shown = RunCommand({BinPath("iofleet"), "agents", "--agents", patched.address()}, tmp / "logs");
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("0.1.99 ("), std::string::npos) << shown.out;  // with its revision
+}
+
+TEST(VersionFlag, BothBinariesPrintVersionAndRevision) {
+  TempDir tmp;
+  for (const char* binary : {"iofleet", "iofleet-agent"}) {
+    CommandResult r = RunCommand({BinPath(binary), "--version"}, tmp.path());
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind(std::string(binary) + " " + IOFLEET_VERSION + " (", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.find("(unknown)"), std::string::npos) << "built from a git checkout: " << r.out;
+  }
 }
 
 }  // namespace
