@@ -1,6 +1,7 @@
 #include "agent/run/step_runner.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,6 +235,7 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
 }
 
 void StepRunner::RunJob(Job& job) {
+  pthread_setname_np(pthread_self(), kJobThreadName);  // top -H, bench/scrape-cost
   job.stats.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
   {
     std::unique_lock lock(mu_);

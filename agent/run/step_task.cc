@@ -1,5 +1,6 @@
 #include "agent/run/step_task.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@ uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
 // Before the first sample the split is not known: a files or copy job spends its time in
 // system calls, so the time counts as system time then.
 ThreadCpuRecorder::ThreadCpuRecorder(TaskCounters& counters) : counters_(counters) {
+  pthread_setname_np(pthread_self(), kJobThreadName);
   counters_.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
 }
 

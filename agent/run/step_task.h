@@ -17,6 +17,9 @@
 
 namespace iofleet::agent {
 
+// Every job thread's name (at most 15 characters), set as it starts.
+inline constexpr const char* kJobThreadName = "iofleet-job";
+
 // One job's counters: a single writer, read by the progress stream and the metrics collector.
 struct TaskCounters {
   std::atomic<uint64_t> ops{0};

@@ -10,6 +10,7 @@
 
 #include "agent/metrics/thread_cpu_reader.h"
 #include "core/spec/defaults.h"
+#include "core/spec/host_steps.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -59,12 +60,14 @@ class AgentCollectorTest : public ::testing::Test {
     run_ = run;
   }
   // Runs step `index`; `during` is called while its jobs run (before Finish).
-  void RunStep(uint32_t index, uint32_t cycle, const std::function<void(StepRunner&)>& during = {}) {
+  void RunStep(uint32_t index, uint32_t cycle, const std::function<void(StepRunner&)>& during = {},
+               uint32_t phase = 0) {
     v1::SetupStepRequest setup;
     setup.set_run_id(run_);
     setup.set_session_token(token_);
     setup.set_step_index(index);
     setup.set_cycle(cycle);
+    setup.set_phase(phase);
     ASSERT_TRUE(supervisor_->SetupStep(setup).ok());
     v1::StartRequest start;
     start.set_run_id(run_);
@@ -166,6 +169,35 @@ TEST_F(AgentCollectorTest, TheLiveStepShowsAndCountersNeverGoBack) {
   EXPECT_GE(WriteSeries(done)->ops, last_ops);
   EXPECT_GE(done.job_cpu_user_ns + done.job_cpu_sys_ns, last_cpu);
   EXPECT_FALSE(done.running);
+  Stop();
+}
+
+// A files step's phases are series of their own, by phase; a second cycle adds to them.
+TEST_F(AgentCollectorTest, FilesPhasesAreSeriesByPhase) {
+  v1::PlannedStep tree;
+  tree.set_name("tree");
+  v1::FilesStep files;
+  files.set_dirs(2);
+  files.set_files_per_dir(3);
+  files.set_file_size(1000);
+  files.add_ops(v1::FILES_OP_MKDIR);
+  files.add_ops(v1::FILES_OP_CREATE);
+  files.add_ops(v1::FILES_OP_DELETE);
+  files.add_ops(v1::FILES_OP_RMDIR);
+  *tree.mutable_files() = spec::ResolveFiles(files);
+  Prepare("r3", "meta", {tree});
+  for (uint32_t cycle = 0; cycle < 2; ++cycle) {
+    for (uint32_t phase = 0; phase < 4; ++phase) RunStep(0, cycle, {}, phase);
+  }
+  AgentMetrics m = collector_->Gather();
+  ASSERT_TRUE(m.run);
+  ASSERT_EQ(m.run->files.size(), 4u);
+  EXPECT_EQ((m.run->files[{"tree", "mkdir"}].ops), 2u * 2);
+  EXPECT_EQ((m.run->files[{"tree", "create"}].ops), 6u * 2);
+  EXPECT_EQ((m.run->files[{"tree", "create"}].latency.count), 6u * 2);
+  EXPECT_EQ((m.run->files[{"tree", "rmdir"}].ops), 2u * 2);
+  EXPECT_TRUE(m.run->io.empty());
+  EXPECT_GT(m.job_cpu_user_ns + m.job_cpu_sys_ns, 0u);  // the finished phases' job threads
   Stop();
 }
 
