@@ -1,5 +1,6 @@
 #include "agent/metrics/metrics_server.h"
 
+#include <civetweb.h>
 #include <prometheus/exposer.h>
 
 #include <cstdlib>
@@ -8,7 +9,7 @@ namespace iofleet::agent {
 
 Result<std::pair<std::string, int>> ParseMetricsAddress(const std::string& address) {
   auto bad = [&](const std::string& why) {
-    return InvalidArgument("--metrics " + address + ": " + why + " (expected host:port, e.g. 0.0.0.0:7071 or [::1]:7071)");
+    return InvalidArgument("--metrics " + address + ": " + why + " (expected host:port, e.g. 0.0.0.0:7071 or 127.0.0.1:7071)");
   };
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos) return bad("no port");
@@ -33,6 +34,11 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& a
                                                             std::shared_ptr<prometheus::Collectable> collector) {
   auto parsed = ParseMetricsAddress(address);
   if (!parsed.ok()) return parsed.status();
+  // Debian 12's civetweb is built without IPv6 (feature 8): say so rather than "cannot bind".
+  if (parsed->first.front() == '[' && !mg_check_feature(8)) {
+    return InvalidArgument("--metrics " + address +
+                           ": this build's HTTP server (civetweb) has no IPv6: use an IPv4 address, e.g. 0.0.0.0:7071");
+  }
   std::unique_ptr<MetricsServer> server(new MetricsServer());
   try {
     // civetweb's listening_ports names one address; it binds it or the Exposer throws.

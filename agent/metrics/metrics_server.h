@@ -16,8 +16,9 @@ namespace iofleet::agent {
 
 class MetricsServer {
  public:
-  // `address`: host:port or [v6]:port (port 0: the kernel picks one). A bad address, or one
-  // that cannot be bound (in use, not this host's), is an error naming it.
+  // `address`: host:port or [v6]:port (port 0: the kernel picks one). A bad address, one that
+  // cannot be bound (in use, not this host's), or IPv6 where civetweb was built without it (as
+  // Debian 12's is) is an error naming it.
   static Result<std::unique_ptr<MetricsServer>> Start(const std::string& address,
                                                       std::shared_ptr<prometheus::Collectable> collector);
   ~MetricsServer();

@@ -177,6 +177,10 @@ TEST(MetricsFlag, ABadOrTakenAddressIsRefusedNamingIt) {
   CommandResult no_port = start("127.0.0.1");
   EXPECT_EQ(no_port.code, 2);
   EXPECT_NE(no_port.err.find("--metrics 127.0.0.1: no port"), std::string::npos) << no_port.err;
+  // Debian's civetweb has no IPv6: said so, not "cannot bind".
+  CommandResult v6 = start("[::1]:0");
+  EXPECT_EQ(v6.code, 2);
+  EXPECT_NE(v6.err.find("--metrics [::1]:0: "), std::string::npos) << v6.err;
   // A port in use: this test holds it.
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
