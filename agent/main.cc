@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "agent/metrics/agent_collector.h"
+#include "agent/metrics/metrics_server.h"
 #include "agent/run/agent_config.h"
 #include "agent/run/roots.h"
 #include "agent/run/supervisor.h"
@@ -35,11 +37,13 @@ int main(int argc, char** argv) {
   bool insecure = false;
   std::string tls_dir;
   std::string config_path;
+  std::string metrics_address;
   app.add_option("--listen", listen, "ADDR to serve on: host:port, [::1]:port or unix:PATH")->required();
   app.add_option("--root", roots_specs, "[NAME=]DIR the agent may work in (repeatable); the first unnamed is \"default\"")->required();
   app.add_option("--name", name, "agent name (default: the hostname)");
   app.add_flag("--insecure", insecure, "serve without TLS: only on loopback or a unix socket");
   app.add_option("--config", config_path, "the agent's own config (agent.yaml): what this host allows, e.g. allow_drop_caches");
+  app.add_option("--metrics", metrics_address, "serve Prometheus metrics on http://ADDR/metrics (host:port; docs use port 7071)");
   app.set_version_flag("--version", std::string("iofleet-agent ") + iofleet::VersionText(), "print the version and git revision");
   app.add_option("--tls-dir", tls_dir, "mutual TLS: DIR holds ca.pem, cert.pem, key.pem; clients need a certificate signed by ca.pem");
   try {
@@ -92,7 +96,26 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  if (!metrics_address.empty()) {
+    if (auto parsed = iofleet::agent::ParseMetricsAddress(metrics_address); !parsed.ok()) {
+      std::cerr << "iofleet-agent: " << parsed.status().message() << "\n";
+      return kExitUsage;
+    }
+  }
+
   iofleet::agent::Supervisor supervisor(*roots, name, config);
+  // Serves for the agent's whole life, idle or running; destroyed before the supervisor.
+  std::unique_ptr<iofleet::agent::MetricsServer> metrics;
+  if (!metrics_address.empty()) {
+    auto collector = std::make_shared<iofleet::agent::AgentCollector>(
+        supervisor, iofleet::agent::AgentIdentity{name, iofleet::kVersion, iofleet::Revision()});
+    auto started = iofleet::agent::MetricsServer::Start(metrics_address, std::move(collector));
+    if (!started.ok()) {
+      std::cerr << "iofleet-agent: " << started.status().message() << "\n";
+      return kExitUsage;
+    }
+    metrics = std::move(*started);
+  }
   iofleet::agent::AgentService service(supervisor);
   grpc::ServerBuilder builder;
   int port = 0;
@@ -114,6 +137,7 @@ int main(int argc, char** argv) {
   std::string shown = listen;
   if (listen.rfind("unix:", 0) != 0 && port > 0) shown = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);
   std::cout << "iofleet-agent " << iofleet::VersionText() << ": " << name << " listening on " << shown << std::endl;
+  if (metrics) std::cout << "iofleet-agent: metrics on http://" << metrics->address() << "/metrics" << std::endl;
 
   int received = 0;
   sigwait(&signals, &received);

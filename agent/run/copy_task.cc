@@ -90,6 +90,8 @@ class CopyTask : public StepTask {
   uint64_t ops() const override { return SumOps(counters_); }
   uint64_t bytes() const override { return SumBytes(counters_); }
   std::optional<JobsCpuTime> JobsCpu() const override { return SumCpu(counters_); }
+  void Sample(StepSample& out) const override { out.copy = CopySample{SumBytes(counters_), SumOps(counters_)}; }
+  void JobThreadIds(std::vector<int>& out) const override { TaskThreadIds(counters_, out); }
 
  private:
   Status Failed(const std::string& path, const char* what, int err) {

@@ -122,6 +122,11 @@ class FilesTask : public StepTask {
   uint64_t ops() const override { return SumOps(counters_); }
   uint64_t bytes() const override { return SumBytes(counters_); }
   std::optional<JobsCpuTime> JobsCpu() const override { return SumCpu(counters_); }
+  void Sample(StepSample& out) const override {
+    out.phase = spec::FilesOpName(plan_.op);
+    out.files = SampleTaskJobs(counters_);
+  }
+  void JobThreadIds(std::vector<int>& out) const override { TaskThreadIds(counters_, out); }
 
  private:
   int FirstTreeFd() const {

@@ -1,6 +1,7 @@
 #include "agent/run/step_runner.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,6 +235,8 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
 }
 
 void StepRunner::RunJob(Job& job) {
+  pthread_setname_np(pthread_self(), kJobThreadName);  // top -H, bench/scrape-cost
+  job.stats.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
   {
     std::unique_lock lock(mu_);
     done_cv_.wait(lock, [&] { return released_; });
@@ -243,6 +246,7 @@ void StepRunner::RunJob(Job& job) {
                     spec::Writes(ctx_.io.op()) ? &job.data : nullptr);
     worker.Run(start_ns_, stop_);
   }
+  job.stats.tid.store(0, std::memory_order_relaxed);
   std::lock_guard lock(mu_);
   ++jobs_done_;
   done_cv_.notify_all();
@@ -329,6 +333,57 @@ v1::Progress StepRunner::Progress() const {
   p.set_bytes(bytes);
   p.set_elapsed_ns(start_ns_ ? MonotonicNs() - start_ns_ : 0);
   return p;
+}
+
+StepSample StepRunner::Sample() const {
+  StepSample s;
+  if (ctx_.task) {
+    ctx_.task->Sample(s);
+    return s;
+  }
+  const v1::IoSpec& io = ctx_.io;
+  s.engine = EngineName(io.engine());
+  // Each direction's counters, read once: a scrape racing the writers sees each value at
+  // some instant, and every value only grows.
+  auto sample_op = [](const OpCounters& c, IoSample& out) {
+    const uint64_t reaped = c.reaped.load(std::memory_order_relaxed);  // before submitted
+    const uint64_t submitted = c.submitted.load(std::memory_order_relaxed);
+    out.inflight += submitted > reaped ? submitted - reaped : 0;
+    out.ops += c.ops.load(std::memory_order_relaxed);
+    out.bytes += c.bytes.load(std::memory_order_relaxed);
+    for (int e = 0; e < kErrnoSlots; ++e) {
+      if (uint64_t n = c.errors[e].load(std::memory_order_relaxed)) out.errors[ErrorReasonOf(e)] += n;
+    }
+    AddFolded(out.latency, Fold(c.latency));
+  };
+  if (spec::Reads(io.op())) s.read.emplace();
+  if (spec::Writes(io.op())) s.write.emplace();
+  for (const auto& job : jobs_) {
+    if (s.read) sample_op(job->stats.read, *s.read);
+    if (s.write) {
+      sample_op(job->stats.write, *s.write);
+      s.write->fsyncs += job->stats.fsyncs.load(std::memory_order_relaxed);
+    }
+  }
+  return s;
+}
+
+JobsCpuTime StepRunner::JobsCpu() const {
+  if (ctx_.task) return ctx_.task->JobsCpu().value_or(JobsCpuTime{});
+  JobsCpuTime t;
+  for (const auto& job : jobs_) {
+    t.user_ns += job->stats.cpu_user_ns;
+    t.sys_ns += job->stats.cpu_sys_ns;
+    t.busiest_ns = std::max(t.busiest_ns, job->stats.cpu_user_ns + job->stats.cpu_sys_ns);
+  }
+  return t;
+}
+
+void StepRunner::JobThreadIds(std::vector<int>& out) const {
+  for (const auto& job : jobs_) {
+    if (int tid = job->stats.tid.load(std::memory_order_relaxed)) out.push_back(tid);
+  }
+  if (ctx_.task) ctx_.task->JobThreadIds(out);
 }
 
 Status StepRunner::JobError(const Job& job) const {
@@ -418,7 +473,7 @@ Result<v1::StepResult> StepRunner::Finish() {
     cpu_user += s.cpu_user_ns;
     cpu_sys += s.cpu_sys_ns;
     max_job_cpu = std::max(max_job_cpu, s.cpu_user_ns + s.cpu_sys_ns);
-    for (int e = 0; e < JobStats::kErrnoSlots; ++e) errors[e] += s.errors[e].load();
+    for (int e = 0; e < JobStats::kErrnoSlots; ++e) errors[e] += s.read.errors[e].load() + s.write.errors[e].load();
   }
   all_latency->Add(*read_latency);
   all_latency->Add(*write_latency);

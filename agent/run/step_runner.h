@@ -62,6 +62,12 @@ class StepRunner {
   void Abort();
   bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
   v1::Progress Progress() const;
+  // For the metrics, from any thread: what the step did so far, read from its jobs' counters
+  // (final once Finish has joined them), and the ids of its job threads still running.
+  StepSample Sample() const;
+  void JobThreadIds(std::vector<int>& out) const;
+  // The job threads' exact CPU time: after Finish (written by each job as it returns).
+  JobsCpuTime JobsCpu() const;
   // Joins the jobs; the exact result, or the first job's error naming agent, file and offset.
   Result<v1::StepResult> Finish();
 

@@ -1,5 +1,8 @@
 #include "agent/run/step_task.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "agent/worker/io_worker.h"
@@ -24,7 +27,30 @@ uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
 // exact; getrusage gives the user/system split, which the kernel itself keeps by tick samples.
 // Before the first sample the split is not known: a files or copy job spends its time in
 // system calls, so the time counts as system time then.
-ThreadCpuRecorder::~ThreadCpuRecorder() { SplitThreadCpu({}, ReadThreadCpu(), counters_.cpu_user_ns, counters_.cpu_sys_ns); }
+ThreadCpuRecorder::ThreadCpuRecorder(TaskCounters& counters) : counters_(counters) {
+  pthread_setname_np(pthread_self(), kJobThreadName);
+  counters_.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
+}
+
+ThreadCpuRecorder::~ThreadCpuRecorder() {
+  SplitThreadCpu({}, ReadThreadCpu(), counters_.cpu_user_ns, counters_.cpu_sys_ns);
+  counters_.tid.store(0, std::memory_order_relaxed);
+}
+
+FilesSample SampleTaskJobs(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
+  FilesSample s;
+  for (const auto& j : jobs) {
+    s.ops += j->ops.load(std::memory_order_relaxed);
+    AddFolded(s.latency, Fold(j->latency));
+  }
+  return s;
+}
+
+void TaskThreadIds(const std::vector<std::unique_ptr<TaskCounters>>& jobs, std::vector<int>& out) {
+  for (const auto& j : jobs) {
+    if (int tid = j->tid.load(std::memory_order_relaxed)) out.push_back(tid);
+  }
+}
 
 JobsCpuTime SumCpu(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
   JobsCpuTime t;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "agent/metrics/step_sample.h"
 #include "agent/run/host_stats.h"
 #include "core/base/histogram.h"
 #include "core/base/status.h"
@@ -16,22 +17,27 @@
 
 namespace iofleet::agent {
 
-// One job's counters: a single writer, read by the progress stream.
+// Every job thread's name (at most 15 characters), set as it starts.
+inline constexpr const char* kJobThreadName = "iofleet-job";
+
+// One job's counters: a single writer, read by the progress stream and the metrics collector.
 struct TaskCounters {
   std::atomic<uint64_t> ops{0};
   std::atomic<uint64_t> bytes{0};
   LatencyHistogram latency;
+  // The job thread's id while it runs (ThreadCpuRecorder): the collector reads its CPU time.
+  std::atomic<int32_t> tid{0};
   // The job thread's CPU time, written once by that thread as it returns (ThreadCpuRecorder)
   // and read after it is joined.
   uint64_t cpu_user_ns = 0;
   uint64_t cpu_sys_ns = 0;
 };
 
-// Placed first in a job thread: records the thread's CPU time into its counters when the job
-// returns, however it returns.
+// Placed first in a job thread: publishes the thread's id, and records the thread's CPU time
+// into its counters when the job returns, however it returns.
 class ThreadCpuRecorder {
  public:
-  explicit ThreadCpuRecorder(TaskCounters& counters) : counters_(counters) {}
+  explicit ThreadCpuRecorder(TaskCounters& counters);
   ~ThreadCpuRecorder();
   ThreadCpuRecorder(const ThreadCpuRecorder&) = delete;
   ThreadCpuRecorder& operator=(const ThreadCpuRecorder&) = delete;
@@ -60,6 +66,10 @@ class StepTask {
   // Tasks that run jobs (files, copy): their threads' CPU time, after Run. None for a host
   // action (sync, drop_caches, readahead, hook): its step then reports no CPU at all.
   virtual std::optional<JobsCpuTime> JobsCpu() const { return std::nullopt; }
+  // For the metrics, from any thread while it runs: what its jobs did so far (files and copy
+  // tasks; nothing for a host action), and its job threads' ids.
+  virtual void Sample(StepSample& out) const {}
+  virtual void JobThreadIds(std::vector<int>& out) const {}
 };
 
 // Sums counters and merges histograms of the jobs into `result`.
@@ -67,6 +77,9 @@ void ReportCounters(const std::vector<std::unique_ptr<TaskCounters>>& jobs, v1::
 uint64_t SumOps(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
 uint64_t SumBytes(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
 JobsCpuTime SumCpu(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
+// The jobs' ops and latency folded for the metrics, and their running threads' ids.
+FilesSample SampleTaskJobs(const std::vector<std::unique_ptr<TaskCounters>>& jobs);
+void TaskThreadIds(const std::vector<std::unique_ptr<TaskCounters>>& jobs, std::vector<int>& out);
 
 // A task step's CPU inside its window: its jobs', the agent process's and the host's, the
 // latter two from samples at the window's edges (as io steps have them).

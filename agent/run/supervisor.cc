@@ -331,6 +331,10 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   workspace_ = std::move(*workspace);
   coverage_ = std::make_shared<FileCoverage>();
   point_ = 0;
+  auto totals = std::make_shared<RunTotals>();
+  totals->run_id = request.run_id();
+  totals->workload = request.workload_name();
+  run_totals_ = std::move(totals);
   run_token_ = RunToken(request.run_id());
   v1::PrepareResponse response;
   response.set_run_dir(workspace_->run_dir());
@@ -393,6 +397,8 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   step_ready_ = false;
   setup_in_flight_ = true;
   step_index_ = request.step_index();
+  step_name_ = planned.name();
+  step_cycle_ = request.cycle();
   // File setup can take long (a read step fills what is missing): done without the lock so
   // that Stop can interrupt it; the setting_up state keeps other commands out meanwhile, and
   // ending waits for this to return before it removes anything.
@@ -496,10 +502,21 @@ Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest
 }
 
 Status Supervisor::StepEnded(const std::shared_ptr<StepRunner>& runner) {
+  // Read without the lock: the runner's jobs have returned, its counters are final.
+  const StepSample final_sample = runner->Sample();
+  const JobsCpuTime cpu = runner->JobsCpu();
   std::lock_guard lock(mu_);
   if (current_ != runner) return Aborted("agent " + name_ + ": the run ended during the step");
   --streams_;
   changed_.notify_all();
+  finished_cpu_user_ns_ += cpu.user_ns;
+  finished_cpu_sys_ns_ += cpu.sys_ns;
+  if (run_totals_ && state_ != AgentState::kEnding) {
+    // The step moves from live to finished in one swap: a scrape sees it in one or the other.
+    auto totals = std::make_shared<RunTotals>(*run_totals_);
+    totals->Add(step_name_, final_sample, /*finished=*/true);
+    run_totals_ = std::move(totals);
+  }
   if (state_ == AgentState::kEnding) {
     // Stopped by Stop, the lease or shutdown, not by the controller's StopStep: what the step
     // did so far is no result.
@@ -534,6 +551,23 @@ AgentState Supervisor::state() const {
   return state_;
 }
 
+MetricsRefs Supervisor::ForMetrics() const {
+  std::lock_guard lock(mu_);
+  MetricsRefs refs;
+  refs.state = state_;
+  refs.finished_cpu_user_ns = finished_cpu_user_ns_;
+  refs.finished_cpu_sys_ns = finished_cpu_sys_ns_;
+  if (state_ == AgentState::kIdle || state_ == AgentState::kPreparing || state_ == AgentState::kEnding) return refs;
+  refs.run = run_totals_;
+  if (state_ == AgentState::kRunning && current_) {
+    refs.live = current_;
+    refs.live_step = step_name_;
+    refs.live_point = point_;
+    refs.live_cycle = step_cycle_;
+  }
+  return refs;
+}
+
 void Supervisor::WatchLease() {
   std::unique_lock lock(mu_);
   while (!shutting_down_) {
@@ -556,6 +590,7 @@ uint64_t Supervisor::EndRunLocked(std::unique_lock<std::mutex>& lock) {
   }
   if (state_ == AgentState::kIdle) return 0;
   state_ = AgentState::kEnding;
+  run_totals_.reset();  // the run's series go with it
   step_ready_ = false;
   changed_.notify_all();
   if (setup_cancel_) setup_cancel_->store(true);

@@ -21,6 +21,7 @@
 #include <thread>
 #include <string>
 
+#include "agent/metrics/run_totals.h"
 #include "agent/run/agent_config.h"
 #include "agent/run/agent_state.h"
 #include "agent/run/coverage.h"
@@ -31,6 +32,22 @@
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::agent {
+
+// What the metrics collector reads, taken in one piece under the supervisor's lock: the
+// finished steps' totals and the live step always agree (a step is in one or the other).
+struct MetricsRefs {
+  AgentState state = AgentState::kIdle;
+  // The active run's finished steps: null when idle, preparing or ending (its series are gone).
+  std::shared_ptr<const RunTotals> run;
+  // The step running now, with its labels.
+  std::shared_ptr<const StepRunner> live;
+  std::string live_step;
+  uint32_t live_point = 0;
+  uint32_t live_cycle = 0;
+  // The job threads' exact CPU time of every step that finished since the agent started.
+  uint64_t finished_cpu_user_ns = 0;
+  uint64_t finished_cpu_sys_ns = 0;
+};
 
 class Supervisor {
  public:
@@ -54,6 +71,9 @@ class Supervisor {
   // Agent exit: interrupt and clean up whatever run is active.
   void Shutdown();
   AgentState state() const;
+  // For the metrics collector (any thread): cheap, it copies a few pointers under the lock;
+  // the caller reads the counters behind them without it.
+  MetricsRefs ForMetrics() const;
 
  private:
   Status Preflight(const v1::PrepareRequest& request, Workspace& workspace);
@@ -106,6 +126,13 @@ class Supervisor {
   std::shared_ptr<StepRunner> current_;
   uint32_t step_index_ = 0;
   uint32_t point_ = 0;  // the sweep point of the last step set up
+  // For the metrics: the run's finished steps, replaced (never changed) as each step ends, and
+  // the labels of the step set up last.
+  std::shared_ptr<const RunTotals> run_totals_;
+  std::string step_name_;
+  uint32_t step_cycle_ = 0;
+  uint64_t finished_cpu_user_ns_ = 0;
+  uint64_t finished_cpu_sys_ns_ = 0;
   int streams_ = 0;  // Start streams open: the controller is there
   std::chrono::nanoseconds lease_{10'000'000'000};
   std::chrono::steady_clock::time_point last_contact_;

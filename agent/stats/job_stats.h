@@ -1,5 +1,6 @@
 // Per-job counters: one writer (the job's worker thread), any number of readers (progress
-// stream, final result after join). Nobody resets them: readers copy and subtract.
+// stream, the Prometheus collector at scrape time, final result after join). Nobody resets
+// them: readers copy and subtract.
 #pragma once
 
 #include <array>
@@ -15,11 +16,19 @@ inline void Bump(std::atomic<uint64_t>& c, uint64_t n) noexcept {
   c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
 }
 
+inline constexpr int kErrnoSlots = 160;  // errno values below this are counted by kind
+inline constexpr int kVerifySlot = 0;    // errno 0 never fails a request: verify mismatches
+
 struct OpCounters {
-  std::atomic<uint64_t> ops{0};
+  std::atomic<uint64_t> ops{0};    // completed inside the measurement window
   std::atomic<uint64_t> bytes{0};
   LatencyHistogram latency;
   LatencyHistogram scheduled;  // rate-limited steps: from the scheduled time
+  // Requests handed to the engine and taken back, ramp included: in flight = submitted - reaped
+  // (a reader loads reaped first). The worker sets reaped to submitted when it returns.
+  std::atomic<uint64_t> submitted{0};
+  std::atomic<uint64_t> reaped{0};
+  std::array<std::atomic<uint64_t>, kErrnoSlots> errors{};  // continue_on_error counts
 
   void Record(uint64_t nbytes, uint64_t latency_ns) noexcept {
     Bump(ops, 1);
@@ -29,15 +38,17 @@ struct OpCounters {
 };
 
 struct JobStats {
-  static constexpr int kErrnoSlots = 160;  // errno values below this are counted by kind
-  static constexpr int kVerifySlot = 0;    // errno 0 never fails a request: verify mismatches
+  static constexpr int kErrnoSlots = agent::kErrnoSlots;
+  static constexpr int kVerifySlot = agent::kVerifySlot;
 
   OpCounters read;
   OpCounters write;
   std::atomic<uint64_t> last_completion_ns{0};
   std::atomic<uint64_t> fsyncs{0};
   LatencyHistogram fsync_latency;
-  std::array<std::atomic<uint64_t>, kErrnoSlots> errors{};  // continue_on_error counts
+  // The job thread's id, published once as the thread starts (0 before and after): the
+  // collector reads the thread's CPU time from /proc while the step runs.
+  std::atomic<int32_t> tid{0};
 
   // Written by the worker before it returns.
   uint64_t issued = 0;         // I/Os taken from the sequence, every pass together
@@ -49,7 +60,8 @@ struct JobStats {
   // Errors counted under continue_on_error, every kind together (cold path: after the join).
   uint64_t ErrorCount() const noexcept {
     uint64_t n = 0;
-    for (const auto& e : errors) n += e.load(std::memory_order_relaxed);
+    for (const auto& e : read.errors) n += e.load(std::memory_order_relaxed);
+    for (const auto& e : write.errors) n += e.load(std::memory_order_relaxed);
     return n;
   }
 

@@ -58,12 +58,12 @@ void IoWorker::Fail(int err, uint64_t offset) noexcept {
   stats_.error_offset = offset;
 }
 
-void IoWorker::CountError(int err, uint64_t offset) noexcept {
+void IoWorker::CountError(int err, uint64_t offset, OpCounters& op) noexcept {
   if (!plan_.continue_on_error) {
     Fail(err, offset);
     return;
   }
-  Bump(stats_.errors[err > 0 && err < JobStats::kErrnoSlots ? err : JobStats::kVerifySlot], 1);
+  Bump(op.errors[err > 0 && err < kErrnoSlots ? err : kVerifySlot], 1);
 }
 
 bool IoWorker::IssueOne() noexcept {
@@ -98,6 +98,7 @@ bool IoWorker::IssueOne() noexcept {
     return false;
   }
   ++inflight_;
+  Bump(CountersOf(r.dir).submitted, 1);
   if (++staged_ >= plan_.submit_batch) return SubmitStaged();
   return true;
 }
@@ -130,7 +131,7 @@ void IoWorker::Fsync(uint64_t& now) noexcept {
   int rc = fsync(plan_.fd);
   uint64_t done = MonotonicNs();
   if (rc < 0) {
-    CountError(errno, 0);
+    CountError(errno, 0, stats_.write);
   } else {
     Bump(stats_.fsyncs, 1);
     stats_.fsync_latency.Record(done - now);
@@ -141,16 +142,19 @@ void IoWorker::Fsync(uint64_t& now) noexcept {
 
 void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
   IoRequest& r = requests_[c.slot];
+  OpCounters& op = CountersOf(r.dir);
   --inflight_;
   if (c.result < 0) {
-    CountError(static_cast<int>(-c.result), r.offset + r.done);
+    Bump(op.reaped, 1);
+    CountError(static_cast<int>(-c.result), r.offset + r.done, op);
     free_[free_count_++] = c.slot;
     return;
   }
   uint32_t remaining = r.length - r.done;
   if (static_cast<uint64_t>(c.result) < remaining) {
     if (c.result == 0) {  // end of file where data was expected
-      CountError(r.dir == IoDir::kRead ? ENODATA : EIO, r.offset + r.done);
+      Bump(op.reaped, 1);
+      CountError(r.dir == IoDir::kRead ? ENODATA : EIO, r.offset + r.done, op);
       free_[free_count_++] = c.slot;
       return;
     }
@@ -158,6 +162,7 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
     r.done += static_cast<uint32_t>(c.result);
     int rc = engine_.Enqueue(r);
     if (rc < 0) {
+      Bump(op.reaped, 1);
       Fail(-rc, r.offset + r.done);
       free_[free_count_++] = c.slot;
     } else {
@@ -166,6 +171,7 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
     }
     return;
   }
+  Bump(op.reaped, 1);
   if (plan_.verify && r.dir == IoDir::kRead) {
     VerifyResult v = CheckVerifyHeader(r.buffer, r.length, r.offset, plan_.run_token);
     if (v.failure != VerifyFailure::kNone) {
@@ -174,13 +180,12 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
         stats_.verify_found = v.found;
         stats_.verify_expected = v.expected;
       }
-      CountError(0, r.offset);
+      CountError(0, r.offset, op);
       free_[free_count_++] = c.slot;
       return;
     }
   }
   if (now >= window_start_ && now <= window_end_) {
-    OpCounters& op = r.dir == IoDir::kRead ? stats_.read : stats_.write;
     op.Record(r.length, now - r.issue_ns);
     if (rate_limited_) op.scheduled.Record(now - scheduled_[c.slot]);
     stats_.last_completion_ns.store(now, std::memory_order_relaxed);
@@ -259,6 +264,9 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     issuing = issuing && !failed_ && now < issue_end && !stop.load(std::memory_order_relaxed);
   }
   Drain();
+  // Drained requests are not reaped one by one: nothing is in flight any more.
+  stats_.read.reaped.store(stats_.read.submitted.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  stats_.write.reaped.store(stats_.write.submitted.load(std::memory_order_relaxed), std::memory_order_relaxed);
   if (plan_.fsync_at_end && !failed_) Fsync(now);
   if (!window_closed) cpu_at_close = ReadThreadCpu();
   if (window_open) SplitThreadCpu(cpu_at_open, cpu_at_close, stats_.cpu_user_ns, stats_.cpu_sys_ns);

@@ -56,7 +56,8 @@ class IoWorker {
   void Drain() noexcept;
   bool SubmitStaged() noexcept;
   void Complete(const Completion& c, uint64_t now) noexcept;
-  void CountError(int err, uint64_t offset) noexcept;
+  void CountError(int err, uint64_t offset, OpCounters& op) noexcept;
+  OpCounters& CountersOf(IoDir dir) noexcept { return dir == IoDir::kRead ? stats_.read : stats_.write; }
   void Fail(int err, uint64_t offset) noexcept;
   void Fsync(uint64_t& now) noexcept;
 

@@ -227,6 +227,7 @@ int RunManager::Prepare() {
     request.set_run_id(report_.run_id);
     request.set_agent_name(fleet_[i]->name);
     request.set_lease_ns(options_.lease_ns);
+    request.set_workload_name(plan_.workloads[i].name());
     *request.mutable_target() = plan_.workloads[i].target();
     for (const auto& step : plan_.steps[i]) *request.add_steps() = step;
     auto prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);

@@ -1,5 +1,7 @@
 #include "core/spec/planned_check.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -132,8 +134,15 @@ std::vector<Violation> CheckPrepareRequest(const v1::PrepareRequest& request) {
   if (!IsSinglePathComponent(request.agent_name())) {
     out.push_back({"agent_name", "must be a single path component ([A-Za-z0-9._-]+, at most 64 characters, not . or ..)"});
   }
+  // A label of the agent's metrics: the workload name's own rule, and bounded.
+  const std::string& workload = request.workload_name();
+  if (workload.size() > 128 || !std::all_of(workload.begin(), workload.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      })) {
+    out.push_back({"workload_name", "must match [a-z0-9-]+ (at most 128 characters)"});
+  }
   ValidateTarget(request.target(), out);
-  CheckFieldBounds(request, "", ZeroMeans::kValue, out, {"steps", "run_id", "agent_name"});
+  CheckFieldBounds(request, "", ZeroMeans::kValue, out, {"steps", "run_id", "agent_name", "workload_name"});
   if (request.steps_size() == 0) out.push_back({"steps", "a plan needs at least one step"});
   const std::string target_root = request.target().root().empty() ? "default" : request.target().root();
   for (int i = 0; i < request.steps_size(); ++i) {

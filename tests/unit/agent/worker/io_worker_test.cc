@@ -40,6 +40,12 @@ class FakeEngine final : public IoEngine {
   }
   int Submit() noexcept override { return 0; }
   int Reap(std::span<Completion> out, uint32_t, int64_t) noexcept override {
+    if (watched) {  // what the collector would read as in flight, against what is
+      const OpCounters& c = watched->write;
+      const uint64_t inflight = c.submitted.load() - c.reaped.load();
+      if (inflight != count_) inflight_mismatch = true;
+      max_inflight = std::max<uint64_t>(max_inflight, inflight);
+    }
     uint32_t n = 0;
     while (count_ > 0 && n < out.size()) out[n++] = done_[--count_];
     return static_cast<int>(n);
@@ -50,6 +56,9 @@ class FakeEngine final : public IoEngine {
   uint64_t enqueued = 0;
   uint64_t writes = 0;
   std::vector<uint64_t> offsets;
+  const JobStats* watched = nullptr;
+  bool inflight_mismatch = false;
+  uint64_t max_inflight = 0;
 
  private:
   std::vector<Completion> done_;
@@ -128,8 +137,33 @@ TEST(IoWorker, ContinueOnErrorCountsByKind) {
   h.plan.continue_on_error = true;
   h.Run();
   EXPECT_EQ(h.stats.error, 0);
-  EXPECT_EQ(h.stats.errors[EIO].load(), 1u);
+  EXPECT_EQ(h.stats.write.errors[EIO].load(), 1u);  // counted under the request's direction
+  EXPECT_EQ(h.stats.ErrorCount(), 1u);
   EXPECT_EQ(h.stats.write.ops.load(), kSlots - 1);
+}
+
+// The collector's in-flight gauge is submitted - reaped: it follows the engine's queue while
+// the job runs and is 0 once it has returned, short transfers counted once.
+TEST(IoWorker, SubmittedMinusReapedIsWhatIsInFlight) {
+  for (int64_t short_by : {0, 1000}) {
+    Harness h(4);
+    h.engine.short_by = short_by;
+    h.engine.watched = &h.stats;
+    h.Run();
+    EXPECT_FALSE(h.engine.inflight_mismatch) << short_by;
+    EXPECT_EQ(h.engine.max_inflight, 4u) << short_by;
+    EXPECT_EQ(h.stats.write.submitted.load(), kSlots) << short_by;
+    EXPECT_EQ(h.stats.write.reaped.load(), kSlots) << short_by;
+    EXPECT_EQ(h.stats.read.submitted.load(), 0u) << short_by;
+  }
+}
+
+TEST(IoWorker, NothingIsLeftInFlightAfterAnError) {
+  Harness h(4);
+  h.engine.fail_offset = 10 * kBlock;
+  h.Run();
+  EXPECT_EQ(h.stats.error, EIO);
+  EXPECT_EQ(h.stats.write.submitted.load(), h.stats.write.reaped.load());
 }
 
 TEST(IoWorker, MixedOpsFollowReadPct) {

@@ -81,6 +81,19 @@ TEST(PlannedCheck, AResolvedPlanPasses) {
   EXPECT_TRUE(CheckPrepare(r, "node1").ok());
 }
 
+// A label of the agent's metrics: the workload name's own rule, bounded; absent is fine.
+TEST(PlannedCheck, WorkloadName) {
+  v1::PrepareRequest r = Valid();
+  r.set_workload_name("zebclient-seq64k");
+  EXPECT_EQ(All(CheckPrepareRequest(r)), "");
+  r.clear_workload_name();
+  EXPECT_EQ(All(CheckPrepareRequest(r)), "");
+  for (const std::string bad : {std::string("Quick Start"), std::string("a\"b"), std::string(129, 'a')}) {
+    r.set_workload_name(bad);
+    EXPECT_TRUE(Has(CheckPrepareRequest(r), "workload_name", "must match [a-z0-9-]+")) << bad;
+  }
+}
+
 TEST(PlannedCheck, BlockSizeZero) {
   v1::PrepareRequest r = Valid();
   Io(r).set_block_size(0);
