@@ -9,6 +9,7 @@
 #include "controller/fleet/agent_list.h"
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/show_agents.h"
+#include "controller/report/report_command.h"
 #include "controller/run/planner.h"
 #include "controller/run/run_manager.h"
 #include "controller/workload/fio_import.h"
@@ -163,12 +164,20 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR: plan for the local agent with these roots (repeatable)");
   validate_cmd->add_option("--local-config", run.local_config, "the local agent's config file (accepted as `run` takes it)");
 
+  ctl::ReportCommandOptions report;
+  CLI::App* report_cmd = app.add_subcommand("report", "render a stored run again from its report.json");
+  report_cmd->add_option("run", report.run, "the run's directory (OUT/<run-id>) or its report.json")->required();
+  report_cmd->add_option("--format", report.format, "json | csv | md | html (default md)");
+  report_cmd->add_option("--out", report.out, "write to FILE (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? ctl::kExitOk : ctl::kExitRejected;
   }
+
+  if (report_cmd->parsed()) return ctl::ReportCommand(report);
 
   std::optional<iofleet::TlsFiles> tls;
   if (!tls_dir.empty()) {

@@ -17,6 +17,7 @@
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
 #include "controller/report/invariants.h"
+#include "controller/report/html_report.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/write_file.h"
 #include "controller/run/planner.h"
@@ -303,15 +304,22 @@ int RunManager::Finish(int code) {
   for (const auto& broken : CheckInvariants(report_)) std::cerr << "iofleet: report: " << broken << "\n";
   if (report_.status != "succeeded") code = kExitFailed;
   bool written = true;
-  const std::pair<const char*, std::string> files[] = {{"report.json", ReportJson(report_)},
-                                                        {"summary.csv", SummaryCsv(report_)}};
+  // report.json is the run's document; every other format is rendered from it (report_document.h).
+  const std::string json = ReportJson(report_);
+  const ReportDocument doc = ReportDocument::parse(json);
+  HtmlAssets html = LoadHtmlAssets(out_dir_);
+  if (!html.chart_js) std::cerr << "iofleet: report.html without charts: " << html.chart_js_path << " cannot be read (install libjs-chart.js)\n";
+  const std::pair<const char*, std::string> files[] = {{"report.json", json},
+                                                        {"summary.csv", SummaryCsv(doc)},
+                                                        {"report.md", ReportMarkdown(doc)},
+                                                        {"report.html", ReportHtml(doc, html)}};
   for (const auto& [name, text] : files) {
     if (Status s = WriteTextFile(out_dir_ / name, text); !s.ok()) {
       std::cerr << "iofleet: " << s.message() << "\n";
       written = false;
     }
   }
-  std::cout << ConsoleSummary(report_);
+  std::cout << ConsoleSummary(doc);
   if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
   return code;

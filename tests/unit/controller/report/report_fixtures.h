@@ -1,11 +1,13 @@
 // Runs built from round numbers for the console and summary.csv tests
-// (tests/unit/controller/report/text_reports_test.cc, headline_table_test.cc).
+// (tests/unit/controller/report/text_reports_test.cc, headline_table_test.cc). The renderers
+// read the run's document, so the tests render ToDocument(run): RunReport -> report.json -> parsed.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "controller/report/report_document.h"
 #include "controller/report/report_model.h"
 
 namespace iofleet::controller::report_fixtures {
