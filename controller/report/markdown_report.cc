@@ -52,7 +52,7 @@ std::string ReportMarkdown(const ReportDocument& doc) {
   const Table verdicts = VerdictsTable(doc);
   if (!verdicts.title.empty()) {
     out += "\n## Verdicts\n\n";
-    for (const auto& note : verdicts.notes) out += Md(note) + "\n";
+    for (const auto& note : verdicts.notes) out += "- " + Md(note) + "\n";
     out += "\n" + MdTable(verdicts.headers, verdicts.rows, 3);
   }
   const Table steps = StepsTable(doc);

@@ -187,39 +187,48 @@ void Sweeps(const ReportDocument& doc, Charts& charts) {
   }
 }
 
-// A repeat: for each summary (step and point over its cycles), each cycle's bandwidth as a bar,
-// with the mean and the 95% interval's ends as lines across.
+// A repeat: for each summary (step and point over its cycles), each cycle's figure as a bar, with
+// the mean and the 95% interval's ends as lines across. The figure: bandwidth for steps that move
+// bytes, the time for a hook or sync (mkfs, fsck); steps that only prepare have no chart.
 void Cycles(const ReportDocument& doc, Charts& charts) {
   for (const auto& summary : List(doc, "summaries")) {
-    const ReportDocument& bps = Object(summary, "bytes_per_sec");
-    if (bps.empty()) continue;
     const bool in_group = summary.contains("group");
-    J labels = J::array(), values = J::array();
+    std::vector<const ReportDocument*> runs;
     for (const auto& step : List(doc, "steps")) {
       if (Count(step, "index") != Count(summary, "index") || Count(step, "point") != Count(summary, "point")) continue;
       if (in_group && Count(step, "cycle") != Count(summary, "cycle")) continue;
-      if (Text(step, "status") != "succeeded") continue;
-      labels.push_back(fmt::format("{} {}", in_group ? "group cycle" : "cycle", Count(step, in_group ? "group_cycle" : "cycle")));
-      values.push_back(Number(Object(step, "aggregate"), "bytes_per_sec") / kMiB);
+      if (Text(step, "status") == "succeeded") runs.push_back(&step);
     }
-    if (values.size() < 2) continue;
-    auto across = [&](const char* key) {
+    if (runs.size() < 2) continue;
+    const std::string kind = Text(*runs.front(), "kind");
+    const bool rate = MovesBytes(kind);
+    if (!rate && kind != "hook" && kind != "sync") continue;
+    const char* key = rate ? "bytes_per_sec" : "seconds";
+    const double per = rate ? kMiB : 1;
+    const ReportDocument& figure = Object(summary, key);
+    J labels = J::array(), values = J::array();
+    for (const ReportDocument* step : runs) {
+      labels.push_back(fmt::format("{} {}", in_group ? "group cycle" : "cycle", Count(*step, in_group ? "group_cycle" : "cycle")));
+      values.push_back(Number(Object(*step, "aggregate"), key) / per);
+    }
+    auto across = [&](const char* what) {
       J line = J::array();
-      for (size_t i = 0; i < values.size(); ++i) line.push_back(Number(bps, key) / kMiB);
+      for (size_t i = 0; i < values.size(); ++i) line.push_back(Number(figure, what) / per);
       return line;
     };
     std::string title = fmt::format("{} point {}", Text(summary, "name"), Count(summary, "point"));
     if (in_group) title += fmt::format(" cycle {}", Count(summary, "cycle"));
     const std::string params = SweptLabel(Object(summary, "params"));
+    const std::string unit = rate ? "MiB/s" : "seconds";
     J options = BaseOptions(title + (params.empty() ? "" : " (" + params + ")") + ": cycles with the 95% interval");
-    options["scales"] = {{"y", Axis("MiB/s")}};
+    options["scales"] = {{"y", Axis(unit)}};
     J line = {{"type", "line"}, {"pointRadius", 0}, {"borderWidth", 2}, {"fill", false}};
     J mean = line, low = line, high = line;
     mean.update({{"label", "mean"}, {"data", across("mean")}, {"borderColor", Color(1)}, {"backgroundColor", Color(1)}});
     low.update({{"label", "95% interval"}, {"data", across("ci95_low")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
     high.update({{"label", "95% interval (high)"}, {"data", across("ci95_high")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
     J config = {{"type", "bar"},
-                {"data", {{"labels", labels}, {"datasets", {{{"type", "bar"}, {"label", "MiB/s"}, {"data", values}, {"backgroundColor", Color(0)}}, mean, low, high}}}},
+                {"data", {{"labels", labels}, {"datasets", {{{"type", "bar"}, {"label", unit}, {"data", values}, {"backgroundColor", Color(0)}}, mean, low, high}}}},
                 {"options", options}};
     charts.Add("cycles", title, std::move(config));
   }
