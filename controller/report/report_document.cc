@@ -28,6 +28,36 @@ Result<ReportDocument> ParseReportDocument(const std::string& text, const std::s
     return InvalidArgument(source + ": not an iofleet report (its \"schema\" is not \"iofleet.report/v1\")");
   }
   if (!doc.contains("steps") || !doc["steps"].is_array()) return InvalidArgument(source + ": not an iofleet report (no \"steps\" list)");
+  // The shape the renderers walk: a wrong type names its place rather than rendering as blanks.
+  auto wrong = [&](const std::string& where, const char* what) { return InvalidArgument(fmt::format("{}: {}: not {}", source, where, what)); };
+  auto objects = [&](const ReportDocument& parent, const char* key, const std::string& where) -> Status {
+    auto it = parent.find(key);
+    if (it == parent.end()) return Status::Ok();
+    if (!it->is_array()) return wrong(where + key, "a list");
+    for (size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_object()) return wrong(fmt::format("{}{}[{}]", where, key, i), "an object");
+    }
+    return Status::Ok();
+  };
+  IOFLEET_RETURN_IF_ERROR(objects(doc, "agents", ""));
+  IOFLEET_RETURN_IF_ERROR(objects(doc, "steps", ""));
+  IOFLEET_RETURN_IF_ERROR(objects(doc, "summaries", ""));
+  for (size_t i = 0; i < doc["steps"].size(); ++i) {
+    const ReportDocument& step = doc["steps"][i];
+    const std::string where = fmt::format("steps[{}].", i);
+    for (const char* key : {"name", "kind", "status"}) {
+      if (step.contains(key) && !step[key].is_string()) return wrong(where + key, "a string");
+    }
+    for (const char* key : {"index", "point", "cycle"}) {
+      if (step.contains(key) && !step[key].is_number()) return wrong(where + key, "a number");
+    }
+    for (const char* key : {"params", "aggregate"}) {
+      if (step.contains(key) && !step[key].is_object()) return wrong(where + key, "an object");
+    }
+    IOFLEET_RETURN_IF_ERROR(objects(step, "agents", where));
+    IOFLEET_RETURN_IF_ERROR(objects(step, "phases", where));
+  }
+  if (doc.contains("verdicts") && !doc["verdicts"].is_object()) return wrong("verdicts", "an object");
   return doc;
 }
 

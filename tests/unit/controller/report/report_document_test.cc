@@ -24,6 +24,13 @@ TEST(ReportDocument, OtherJsonIsNotAReport) {
   EXPECT_EQ(ParseReportDocument(R"({"schema": "iofleet.report/v1"})", "a.json").status().message(),
             "a.json: not an iofleet report (no \"steps\" list)");
   EXPECT_TRUE(ParseReportDocument(R"({"schema": "iofleet.report/v1", "steps": []})", "a.json").ok());
+  // The shape the renderers read: a wrong type is named, not rendered as blanks.
+  EXPECT_EQ(ParseReportDocument(R"({"schema": "iofleet.report/v1", "steps": [{"name": "a", "agents": [1]}]})", "a.json").status().message(),
+            "a.json: steps[0].agents[0]: not an object");
+  EXPECT_EQ(ParseReportDocument(R"({"schema": "iofleet.report/v1", "steps": [{"point": "1"}]})", "a.json").status().message(),
+            "a.json: steps[0].point: not a number");
+  EXPECT_EQ(ParseReportDocument(R"({"schema": "iofleet.report/v1", "steps": [], "agents": {}})", "a.json").status().message(),
+            "a.json: agents: not a list");
 }
 
 TEST(ReportDocument, TheStepsLatencyCurveComesFromTheExactHistogram) {
