@@ -39,7 +39,10 @@ constexpr const char* kDraw = R"(
   window.iofleetCharts = [];
   specs.forEach(function (spec) {
     var canvas = document.getElementById(spec.id);
-    if (canvas) window.iofleetCharts.push(new Chart(canvas.getContext('2d'), spec.config));
+    if (!canvas) return;
+    var legend = spec.config.options.plugins.legend;
+    legend.labels = { filter: function (item) { return item.text !== ''; } };
+    window.iofleetCharts.push(new Chart(canvas.getContext('2d'), spec.config));
   });
 })();
 )";

@@ -65,10 +65,14 @@ class Charts {
   std::map<std::string, size_t> left_out_;
 };
 
-// Each step instance's bandwidth (bars, left axis) and IOPS (points, right axis) per agent.
+// Each step instance's bandwidth (bars, left axis) and IOPS (points, right axis) per agent. With
+// one agent, only for a step that ran once: a sweep's or repeat's runs are in their own charts.
 void AgentBars(const ReportDocument& doc, Charts& charts) {
+  std::map<uint64_t, size_t> runs;
+  for (const auto& step : List(doc, "steps")) ++runs[Count(step, "index")];
   for (const auto& step : List(doc, "steps")) {
     if (!MovesBytes(Text(step, "kind")) || List(step, "agents").empty()) continue;
+    if (List(step, "agents").size() == 1 && runs[Count(step, "index")] > 1) continue;
     const std::string slowest = List(step, "agents").size() > 1 ? Text(step, "slowest_agent") : "";
     J labels = J::array(), mib = J::array(), iops = J::array(), colors = J::array();
     for (const auto& a : List(step, "agents")) {
@@ -223,10 +227,11 @@ void Cycles(const ReportDocument& doc, Charts& charts) {
     J options = BaseOptions(title + (params.empty() ? "" : " (" + params + ")") + ": cycles with the 95% interval");
     options["scales"] = {{"y", Axis(unit)}};
     J line = {{"type", "line"}, {"pointRadius", 0}, {"borderWidth", 2}, {"fill", false}};
+    // The interval's two ends share one legend entry (the page's script hides unnamed ones).
     J mean = line, low = line, high = line;
     mean.update({{"label", "mean"}, {"data", across("mean")}, {"borderColor", Color(1)}, {"backgroundColor", Color(1)}});
     low.update({{"label", "95% interval"}, {"data", across("ci95_low")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
-    high.update({{"label", "95% interval (high)"}, {"data", across("ci95_high")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
+    high.update({{"label", ""}, {"data", across("ci95_high")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
     J config = {{"type", "bar"},
                 {"data", {{"labels", labels}, {"datasets", {{{"type", "bar"}, {"label", unit}, {"data", values}, {"backgroundColor", Color(0)}}, mean, low, high}}}},
                 {"options", options}};
