@@ -75,6 +75,20 @@ TEST(ReportCommand, RendersAStoredRunAgainInEachFormat) {
   EXPECT_NE(ReadAll(tmp / "r.html").find("# &lt;b&gt;escaped&lt;/b&gt;"), std::string::npos);  // the workload beside it
 }
 
+TEST(ReportCommand, WithoutChartJsTheTablesAreWrittenAndTheGapIsSaid) {
+  TempDir tmp;
+  const fs::path dir = StoreRun(tmp, EveryChart());
+  Process report({BinPath("iofleet"), "report", dir.string(), "--format", "html", "--out", (tmp / "r.html").string()}, tmp / "logs",
+                 {"IOFLEET_CHART_JS=" + (tmp / "none.js").string()});
+  EXPECT_EQ(report.Wait(std::chrono::seconds(30)), 0) << report.Stderr();
+  EXPECT_NE(report.Stderr().find("report.html without charts: " + (tmp / "none.js").string() + " cannot be read (install libjs-chart.js)"),
+            std::string::npos)
+      << report.Stderr();
+  const std::string html = ReadAll(tmp / "r.html");
+  EXPECT_NE(html.find("id=\"no-charts\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"steps-table\""), std::string::npos);
+}
+
 TEST(ReportCommand, BadInputExitsTwoNamingTheFile) {
   TempDir tmp;
   fs::create_directories(tmp / "run");
