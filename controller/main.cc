@@ -11,6 +11,7 @@
 #include "core/base/version.h"
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/show_agents.h"
+#include "controller/report/report_command.h"
 #include "controller/run/planner.h"
 #include "controller/run/run_manager.h"
 #include "controller/workload/fio_import.h"
@@ -181,6 +182,11 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--local-config", run.local_config, "the local agent's config file (accepted as `run` takes it)");
 
   auto history_commands = ctl::AddHistoryCommands(app);
+  ctl::ReportCommandOptions report;
+  CLI::App* report_cmd = app.add_subcommand("report", "render a stored run again from its report.json");
+  report_cmd->add_option("run", report.run, "the run's directory (OUT/<run-id>) or its report.json")->required();
+  report_cmd->add_option("--format", report.format, "json | csv | md | html (default md)");
+  report_cmd->add_option("--out", report.out, "write to FILE (default: standard output)");
 
   try {
     app.parse(argc, argv);
@@ -189,6 +195,8 @@ int main(int argc, char** argv) {
     return rc == 0 ? ctl::kExitOk : ctl::kExitRejected;
   }
   if (auto code = ctl::RunHistoryCommands(*history_commands)) return *code;
+
+  if (report_cmd->parsed()) return ctl::ReportCommand(report);
 
   std::optional<iofleet::TlsFiles> tls;
   if (!tls_dir.empty()) {

@@ -15,9 +15,11 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
 constexpr double kMB = 1e6;
 
-std::optional<double> PhaseFilesPerSec(const StepReport& step, const std::string& op) {
-  for (const auto& phase : step.phases) {
-    if (phase.op == op) return phase.aggregate.iops();
+using Step = ReportDocument;
+
+std::optional<double> PhaseFilesPerSec(const Step& step, const std::string& op) {
+  for (const auto& phase : List(step, "phases")) {
+    if (Text(phase, "op") == op) return Number(phase, "iops");
   }
   return std::nullopt;
 }
@@ -28,65 +30,75 @@ class TextTable {
   explicit TextTable(std::vector<std::string> headers) : rows_{std::move(headers)} {}
   void Add(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
 
-  std::string Render(const std::string& indent) const {
-    std::vector<size_t> widths(rows_.front().size(), 0);
-    for (const auto& row : rows_) {
-      for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-    }
-    std::string out;
-    for (const auto& row : rows_) {
-      std::string line = indent;
-      for (size_t c = 0; c < row.size(); ++c) line += fmt::format("{}{:>{}}", c ? "  " : "", row[c], widths[c]);
-      out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";  // an empty status cell leaves no blanks
-    }
-    return out;
-  }
+  std::vector<std::vector<std::string>> rows() && { return std::move(rows_); }
 
  private:
   std::vector<std::vector<std::string>> rows_;
 };
 
+std::string Render(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t c = 0; c < row.size(); ++c) line += fmt::format("{}{:>{}}", c ? "  " : "", row[c], widths[c]);
+    out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";  // an empty status cell leaves no blanks
+  }
+  return out;
+}
+
+const ReportDocument kNoParams = ReportDocument::object();
+const ReportDocument& Params(const Step& run) {
+  auto it = run.find("params");
+  return it != run.end() && it->is_object() ? *it : kNoParams;
+}
+int Int(const Step& run, const char* key) { return static_cast<int>(Number(run, key)); }
+// A group's step has a group cycle; others -1, as the RunReport numbers them.
+int GroupCycle(const Step& run) { return run.contains("group_cycle") ? Int(run, "group_cycle") : -1; }
+
 // The swept paths of these runs, in the order the first run lists them.
-std::vector<std::string> SweptPaths(const std::vector<const StepReport*>& runs) {
+std::vector<std::string> SweptPaths(const std::vector<const Step*>& runs) {
   std::vector<std::string> paths;
-  for (const StepReport* run : runs) {
-    for (const auto& [path, value] : run->params) {
+  for (const Step* run : runs) {
+    for (const auto& [path, value] : Params(*run).items()) {
       if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
     }
   }
   return paths;
 }
 
-std::string SweptValue(const StepReport& run, const std::string& path) {
-  for (const auto& [p, value] : run.params) {
-    if (p == path) return value;
-  }
-  return "-";
+std::string SweptValue(const Step& run, const std::string& path) {
+  const ReportDocument& params = Params(run);
+  auto it = params.find(path);
+  return it != params.end() ? ParamText(*it) : "-";
 }
 
-std::vector<std::string> PhaseOps(const std::vector<const StepReport*>& runs) {
+std::vector<std::string> PhaseOps(const std::vector<const Step*>& runs) {
   std::vector<std::string> ops;
-  for (const StepReport* run : runs) {
-    for (const auto& phase : run->phases) {
-      if (std::find(ops.begin(), ops.end(), phase.op) == ops.end()) ops.push_back(phase.op);
+  for (const Step* run : runs) {
+    for (const auto& phase : List(*run, "phases")) {
+      if (std::find(ops.begin(), ops.end(), Text(phase, "op")) == ops.end()) ops.push_back(Text(phase, "op"));
     }
   }
   return ops;
 }
 
 // One step's table: its runs in the order they ran (point by point, cycle by cycle).
-std::string StepTable(const std::vector<const StepReport*>& runs) {
-  const StepReport& first = *runs.front();
+std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
+  const Step& first = *runs.front();
   const std::vector<std::string> paths = SweptPaths(runs);
-  const std::vector<HeadlineFigure> figures = HeadlineFigures(first.kind, PhaseOps(runs));
-  if (figures.empty()) return "";  // a files step that failed before its first phase, every time
+  const std::vector<HeadlineFigure> figures = HeadlineFigures(Text(first, "kind"), PhaseOps(runs));
+  if (figures.empty()) return std::nullopt;  // a files step that failed before its first phase, every time
   std::map<int, size_t> runs_per_point;
   std::set<std::pair<int, int>> point_cycles;
   bool failed = false;
-  for (const StepReport* run : runs) {
-    ++runs_per_point[run->point];
-    point_cycles.insert({run->point, run->cycle});
-    failed = failed || run->status != "succeeded";
+  for (const Step* run : runs) {
+    ++runs_per_point[Int(*run, "point")];
+    point_cycles.insert({Int(*run, "point"), Int(*run, "cycle")});
+    failed = failed || Text(*run, "status") != "succeeded";
   }
   // A step that runs several times within one cycle (repeated inside it) is numbered by its
   // place among the point's runs; otherwise by its cycle, as report.json numbers it.
@@ -96,13 +108,13 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
   const bool by_point = runs_per_point.size() > 1;
   // A group's step: its rows are its group cycles, and its spread is over the group cycles of
   // one point and repeat cycle (as report.json's summaries), never across repeat cycles.
-  const bool grouped = first.group_cycle >= 0;
+  const bool grouped = GroupCycle(first) >= 0;
   std::set<int> repeat_cycles;
-  for (const StepReport* run : runs) repeat_cycles.insert(run->cycle);
+  for (const Step* run : runs) repeat_cycles.insert(Int(*run, "cycle"));
   const bool cycle_column = grouped && repeat_cycles.size() > 1;
   const bool by_cycle = grouped || cycles > 1;
   size_t group_cycles = 0;
-  for (const StepReport* run : runs) group_cycles = std::max(group_cycles, static_cast<size_t>(run->group_cycle + 1));
+  for (const Step* run : runs) group_cycles = std::max(group_cycles, static_cast<size_t>(GroupCycle(*run) + 1));
 
   std::vector<std::string> headers;
   if (by_point) headers.push_back("point");
@@ -114,25 +126,26 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
   TextTable table(headers);
 
   // The columns left of the figures for a row of `run` whose cycle column reads `cycle`.
-  auto labels = [&](const StepReport& run, const std::string& cycle) {
+  auto labels = [&](const Step& run, const std::string& cycle) {
     std::vector<std::string> cells;
-    if (by_point) cells.push_back(std::to_string(run.point));
-    if (cycle_column) cells.push_back(std::to_string(run.cycle));
+    if (by_point) cells.push_back(std::to_string(Int(run, "point")));
+    if (cycle_column) cells.push_back(std::to_string(Int(run, "cycle")));
     if (by_cycle) cells.push_back(cycle);
     for (const auto& path : paths) cells.push_back(SweptValue(run, path));
     return cells;
   };
   for (size_t begin = 0; begin < runs.size();) {
     size_t end = begin;
-    while (end < runs.size() && runs[end]->point == runs[begin]->point && (!grouped || runs[end]->cycle == runs[begin]->cycle)) ++end;
-    auto number = [&](size_t r) { return grouped ? runs[r]->group_cycle : by_run ? static_cast<int>(r - begin) : runs[r]->cycle; };
+    auto same = [&](const char* key) { return Int(*runs[end], key) == Int(*runs[begin], key); };
+    while (end < runs.size() && same("point") && (!grouped || same("cycle"))) ++end;
+    auto number = [&](size_t r) { return grouped ? GroupCycle(*runs[r]) : by_run ? static_cast<int>(r - begin) : Int(*runs[r], "cycle"); };
     for (size_t r = begin; r < end; ++r) {
       std::vector<std::string> cells = labels(*runs[r], std::to_string(number(r)));
       for (const auto& f : figures) {
         std::optional<double> v = f.value(*runs[r]);
         cells.push_back(v ? fmt::format("{:.{}f}", *v, f.decimals) : "-");
       }
-      if (failed) cells.push_back(runs[r]->status);
+      if (failed) cells.push_back(Text(*runs[r], "status"));
       table.Add(cells);
     }
     // The spread over this point's cycles: succeeded runs only, as report.json's summaries.
@@ -143,7 +156,7 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
       std::vector<double> values;
       std::vector<int> cycle_numbers;
       for (size_t r = begin; r < end; ++r) {
-        std::optional<double> v = runs[r]->status == "succeeded" ? f.value(*runs[r]) : std::nullopt;
+        std::optional<double> v = Text(*runs[r], "status") == "succeeded" ? f.value(*runs[r]) : std::nullopt;
         if (!v) continue;
         values.push_back(*v);
         cycle_numbers.push_back(number(r));
@@ -167,19 +180,19 @@ std::string StepTable(const std::vector<const StepReport*>& runs) {
     begin = end;
   }
 
-  std::string title = fmt::format("{} ({})", first.name, first.kind);
+  std::string title = fmt::format("{} ({})", Text(first, "name"), Text(first, "kind"));
   if (!paths.empty()) {
     std::string swept;
     for (const auto& p : paths) swept += (swept.empty() ? "" : ", ") + p;
     title += " by " + swept;
   }
   if (grouped) {
-    title += fmt::format("{} {} cycles of group {}{}", paths.empty() ? " over" : ",", group_cycles, first.group,
+    title += fmt::format("{} {} cycles of group {}{}", paths.empty() ? " over" : ",", group_cycles, Text(first, "group"),
                          by_point || cycle_column ? " per point and cycle" : "");
   } else if (by_cycle) {
     title += fmt::format("{} {} {}{}", paths.empty() ? " over" : ",", cycles, by_run ? "runs" : "cycles", by_point ? " per point" : "");
   }
-  return "\n" + title + "\n" + table.Render("  ");
+  return HeadlineTable{title, std::move(table).rows()};
 }
 
 }  // namespace
@@ -191,40 +204,52 @@ bool MovesNoData(const std::string& kind) {
 bool OnlyPrepares(const std::string& kind) { return kind == "sleep" || kind == "drop_caches" || kind == "readahead"; }
 
 std::vector<HeadlineFigure> HeadlineFigures(const std::string& kind, const std::vector<std::string>& phase_ops) {
-  auto stat = [](double (*f)(const StepStats&)) {
-    return [f](const StepReport& s) -> std::optional<double> { return f(s.aggregate); };
+  // A figure of the step's aggregate: `key` x `times` / `per`, in that order (as the console
+  // computes it, to the last bit).
+  auto stat = [](const char* key, double times, double per) {
+    return [key, times, per](const Step& s) -> std::optional<double> {
+      auto agg = s.find("aggregate");
+      return agg == s.end() ? 0.0 : Number(*agg, key) * times / per;
+    };
   };
-  HeadlineFigure seconds{"seconds", 3, stat([](const StepStats& a) { return a.seconds(); })};
-  HeadlineFigure mib{"MiB/s", 1, stat([](const StepStats& a) { return a.bytes_per_sec() / kMiB; })};
-  HeadlineFigure mb{"MB/s", 1, stat([](const StepStats& a) { return a.bytes_per_sec() / kMB; })};
-  if (kind == "io") return {mib, mb, {"IOPS", 0, stat([](const StepStats& a) { return a.iops(); })}};
+  HeadlineFigure seconds{"seconds", 3, stat("seconds", 1, 1)};
+  HeadlineFigure mib{"MiB/s", 1, stat("bytes_per_sec", 1, kMiB)};
+  HeadlineFigure mb{"MB/s", 1, stat("bytes_per_sec", 1, kMB)};
+  if (kind == "io") return {mib, mb, {"IOPS", 0, stat("iops", 1, 1)}};
   if (kind == "copy") {
     return {seconds,
-            {"Gbps", 3, stat([](const StepStats& a) { return a.bytes_per_sec() * 8 / 1e9; })},
-            {"GiB/s", 3, stat([](const StepStats& a) { return a.bytes_per_sec() / kGiB; })},
+            {"Gbps", 3, stat("bytes_per_sec", 8, 1e9)},
+            {"GiB/s", 3, stat("bytes_per_sec", 1, kGiB)},
             mib,
             mb,
-            {"files/s", 0, stat([](const StepStats& a) { return a.iops(); })}};
+            {"files/s", 0, stat("iops", 1, 1)}};
   }
   if (kind == "files") {
     std::vector<HeadlineFigure> out;
     for (const auto& op : phase_ops) {
-      out.push_back({op + " files/s", 0, [op](const StepReport& s) { return PhaseFilesPerSec(s, op); }});
+      out.push_back({op + " files/s", 0, [op](const Step& s) { return PhaseFilesPerSec(s, op); }});
     }
     return out;
   }
   return {seconds};
 }
 
-std::string HeadlineTables(const RunReport& report) {
-  std::map<int, std::vector<const StepReport*>> by_step;
-  for (const auto& step : report.steps) {
-    if (!OnlyPrepares(step.kind)) by_step[step.index].push_back(&step);
+std::vector<HeadlineTable> HeadlineTableList(const ReportDocument& doc) {
+  std::map<int, std::vector<const Step*>> by_step;
+  for (const auto& step : List(doc, "steps")) {
+    if (!OnlyPrepares(Text(step, "kind"))) by_step[Int(step, "index")].push_back(&step);
   }
-  std::string out;
+  std::vector<HeadlineTable> out;
   for (const auto& [index, runs] : by_step) {
-    if (runs.size() > 1) out += StepTable(runs);
+    if (runs.size() < 2) continue;
+    if (auto table = StepTable(runs)) out.push_back(std::move(*table));
   }
+  return out;
+}
+
+std::string HeadlineTables(const ReportDocument& doc) {
+  std::string out;
+  for (const auto& table : HeadlineTableList(doc)) out += "\n" + table.title + "\n" + Render(table.rows, "  ");
   return out;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/report/report_model.h"
+#include "controller/report/report_document.h"
 
 namespace iofleet::controller {
 
@@ -19,7 +19,7 @@ namespace iofleet::controller {
 struct HeadlineFigure {
   std::string header;  // "MiB/s", "files/s", "create files/s", "seconds"
   int decimals = 1;
-  std::function<std::optional<double>(const StepReport&)> value;  // nullopt: not in this run
+  std::function<std::optional<double>(const ReportDocument& step)> value;  // nullopt: not in this run
 };
 
 // The figures that say what a step of `kind` did: io: MiB/s, MB/s, IOPS; copy: seconds, Gbps,
@@ -34,7 +34,16 @@ bool MovesNoData(const std::string& kind);
 // table (a hook or sync is timed for its own sake: mkfs, fsck).
 bool OnlyPrepares(const std::string& kind);
 
-// The headline tables of the run, one per step that ran more than once; empty when none did.
-std::string HeadlineTables(const RunReport& report);
+// One step's headline table: a title ("write (io) by total_jobs") and its rows of cells, the
+// first row the headers.
+struct HeadlineTable {
+  std::string title;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// The headline tables of the run (its document), one per step that ran more than once.
+std::vector<HeadlineTable> HeadlineTableList(const ReportDocument& doc);
+// The same as the console prints them; empty when no step ran more than once.
+std::string HeadlineTables(const ReportDocument& doc);
 
 }  // namespace iofleet::controller

@@ -16,6 +16,16 @@ nlohmann::ordered_json LatencyJson(const LatencyHistogram& h) {
   };
 }
 
+// The step's latency distribution at these percentiles, as [percentile, ns] points from the exact
+// merged histogram: enough to draw its percentile curve (report.html), small enough to store.
+nlohmann::ordered_json LatencyCurve(const LatencyHistogram& h) {
+  static constexpr double kPercentiles[] = {50, 75, 90, 95, 99, 99.5, 99.9, 99.99};
+  nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+  for (double p : kPercentiles) curve.push_back({p, h.Quantile(p / 100)});
+  curve.push_back({100, h.max()});
+  return curve;
+}
+
 nlohmann::ordered_json OpJson(const OpFigures& op, double seconds, bool rate_limited) {
   nlohmann::ordered_json j;
   j["ops"] = op.ops;
@@ -193,6 +203,7 @@ std::string ReportJson(const RunReport& report) {
     }
     s["status"] = step.status;
     s["aggregate"] = StatsJson(step.aggregate);
+    if (step.aggregate.latency->count()) s["aggregate"]["latency_curve_ns"] = LatencyCurve(*step.aggregate.latency);
     EntryFigures(step.kind, step.aggregate, s["aggregate"]);
     if (!step.phases.empty()) {
       s["phases"] = nlohmann::ordered_json::array();

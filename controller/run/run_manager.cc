@@ -20,6 +20,7 @@
 #include "controller/history/history_db.h"
 #include "controller/history/record_run.h"
 #include "controller/report/invariants.h"
+#include "controller/report/html_report.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/write_file.h"
 #include "controller/run/planner.h"
@@ -311,27 +312,32 @@ int RunManager::Finish(int code) {
   if (report_.status != "succeeded") code = kExitFailed;
   bool written = true;
   report_.duration_ns = UnixNowNs() - report_.started_at_unix_ns;
-  // The history records the run (and judges it, if asked) before report.json is written: the
-  // verdicts are part of the report.
+  // report.json is the run's document; every other format is rendered from it (report_document.h).
+  // The history records the run (and judges it, if asked) first: the verdicts are part of it.
   std::string json = ReportJson(report_);
+  ReportDocument doc = ReportDocument::parse(json);
   std::optional<RunVerdicts> verdicts;
   HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts, {}, options_.notes};
-  auto document = nlohmann::ordered_json::parse(json);
-  if (auto judged = JudgeAndRecord(history, document, effective_, ""); judged.ok()) {
+  if (auto judged = JudgeAndRecord(history, doc, effective_, ""); judged.ok()) {
     verdicts = std::move(*judged);
-    json = document.dump(2) + "\n";
+    json = doc.dump(2) + "\n";
   } else {
     std::cerr << "iofleet: " << judged.status().message() << "\n";
     written = false;
   }
-  const std::pair<const char*, std::string> files[] = {{"report.json", json}, {"summary.csv", SummaryCsv(report_)}};
+  HtmlAssets html = LoadHtmlAssets(out_dir_);
+  if (!html.chart_js) std::cerr << "iofleet: report.html without charts: " << html.chart_js_path << " cannot be read (install libjs-chart.js)\n";
+  const std::pair<const char*, std::string> files[] = {{"report.json", json},
+                                                        {"summary.csv", SummaryCsv(doc)},
+                                                        {"report.md", ReportMarkdown(doc)},
+                                                        {"report.html", ReportHtml(doc, html)}};
   for (const auto& [name, text] : files) {
     if (Status s = WriteTextFile(out_dir_ / name, text); !s.ok()) {
       std::cerr << "iofleet: " << s.message() << "\n";
       written = false;
     }
   }
-  std::cout << ConsoleSummary(report_);
+  std::cout << ConsoleSummary(doc);
   if (verdicts) std::cout << VerdictLines(verdicts->json);
   if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";

@@ -14,7 +14,7 @@ using namespace report_fixtures;  // NOLINT: the runs the tests render
 
 TEST(HeadlineTable, ASweepHasARowPerPointWithTheSweptValues) {
   // 100 MiB/s = 104.8576 MB/s; drop_caches only prepares, so it has no table.
-  EXPECT_EQ(HeadlineTables(ThreadSweep()),
+  EXPECT_EQ(HeadlineTables(ToDocument(ThreadSweep())),
             "\n"
             "write (io) by total_jobs\n"
             "  point  total_jobs  MiB/s   MB/s  IOPS\n"
@@ -27,7 +27,7 @@ TEST(HeadlineTable, ARepeatHasARowPerCycleThenMeanStddevAndInterval) {
   // Seconds 1, 2, 4: mean 7/3, sample stddev sqrt(14/9 * 3 / 2) = 1.5275, 95% half width
   // t(0.975, 2) = 4.3027 x 1.5275 / sqrt(3) = 3.795. Gbps 8, 4, 2: mean 4.667, stddev 3.055,
   // half width 7.589. 1 GB/s = 0.931 GiB/s = 953.7 MiB/s; MB/s is Gbps x 125.
-  EXPECT_EQ(HeadlineTables(CopyCycles()),
+  EXPECT_EQ(HeadlineTables(ToDocument(CopyCycles())),
             "\n"
             "copy-in (copy) over 3 cycles\n"
             "   cycle   seconds      Gbps     GiB/s     MiB/s      MB/s  files/s\n"
@@ -60,7 +60,7 @@ TEST(HeadlineTable, ASweepRepeatedHasEachPointsCyclesAndTheirSpread) {
   // 100 and 300: mean 200, stddev 141.42, half width t(0.975, 1) = 12.706 x 141.42 / sqrt(2).
   // A failed cycle is left out of the spread: point 1 has one cycle left, and no spread.
   steps[3].status = "failed";
-  EXPECT_EQ(HeadlineTables(Report(steps)),
+  EXPECT_EQ(HeadlineTables(ToDocument(Report(steps))),
             "\n"
             "read (io) by data.compressible_pct, 2 cycles per point\n"
             "  point   cycle  data.compressible_pct      MiB/s       MB/s     IOPS     status\n"
@@ -79,7 +79,7 @@ TEST(HeadlineTable, AStepRunSeveralTimesInOneCycleIsNumberedByItsRun) {
   // e.g. GiB/s 0.9313 and 0.4657: 0.329 and 2.958.
   std::vector<StepReport> steps;
   for (int run = 0; run < 2; ++run) steps.push_back(StepRun(0, "copy-in", "copy", 0, 0, Stats(10, 1'000'000'000, (run + 1) * kSec)));
-  EXPECT_EQ(HeadlineTables(Report(steps)),
+  EXPECT_EQ(HeadlineTables(ToDocument(Report(steps))),
             "\n"
             "copy-in (copy) over 2 runs\n"
             "     run   seconds       Gbps     GiB/s      MiB/s       MB/s  files/s\n"
@@ -102,7 +102,7 @@ TEST(HeadlineTable, AGroupsStepIsSpreadOverTheGroupCyclesOfEachCycle) {
       steps.push_back(run);
     }
   }
-  const std::string table = HeadlineTables(Report(steps));
+  const std::string table = HeadlineTables(ToDocument(Report(steps)));
   EXPECT_NE(table.find("copy-in (copy) over 3 cycles of group in per point and cycle\n"), std::string::npos) << table;
   EXPECT_NE(table.find("cycle  group cycle"), std::string::npos) << table;
   EXPECT_NE(table.find("      0         mean     2.000"), std::string::npos) << table;

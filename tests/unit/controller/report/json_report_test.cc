@@ -344,7 +344,7 @@ TEST(JsonReportTest, HostBusyIsLeftOutWhenTheWindowWasShorterThanATick) {
 TEST(JsonReportTest, AHostAtFullLoadMarksTheFilesStepCpuBound) {
   nlohmann::json j = Json(Report("files", {WithCpu(Result(1 << 20), 95, 100)}));
   EXPECT_EQ(j["steps"][0]["aggregate"]["client_cpu_bound"], true);
-  EXPECT_NE(ConsoleSummary(Report("files", {WithCpu(Result(1 << 20), 95, 100)})).find("CPU-bound"), std::string::npos);
+  EXPECT_NE(ConsoleSummary(ToDocument(Report("files", {WithCpu(Result(1 << 20), 95, 100)}))).find("CPU-bound"), std::string::npos);
 }
 
 // Issue 10 (seed 004): a mkfs or fsck point carries the fill level of its file system (df's
@@ -382,7 +382,7 @@ TEST(JsonReportTest, CacheResidencyOnlyWhereMeasured) {
   EXPECT_FALSE(step["agents"][1].contains("cache_resident"));
   // The aggregate covers the agents that measured.
   EXPECT_DOUBLE_EQ(step["aggregate"]["cache_resident_pct"].get<double>(), 10.0);
-  EXPECT_EQ(ConsoleSummary(Report("read", {WithCache(Result(1 << 20), 100, 1000)})).find("page cache"), std::string::npos);
+  EXPECT_EQ(ConsoleSummary(ToDocument(Report("read", {WithCache(Result(1 << 20), 100, 1000)}))).find("page cache"), std::string::npos);
 }
 
 TEST(JsonReportTest, AggregateResidencyIsWeightedByPages) {
@@ -397,7 +397,7 @@ TEST(JsonReportTest, AMostlyResidentDataSetIsFlaggedAndWarned) {
   nlohmann::json j = Json(report);
   EXPECT_DOUBLE_EQ(j["steps"][0]["aggregate"]["cache_resident_pct"].get<double>(), 99.0);
   EXPECT_EQ(j["steps"][0]["aggregate"]["cache_resident"], true);
-  std::string console = ConsoleSummary(report);
+  std::string console = ConsoleSummary(ToDocument(report));
   EXPECT_NE(console.find("99% of the data was in the page cache"), std::string::npos) << console;
 }
 

@@ -1,11 +1,13 @@
 // Runs built from round numbers for the console and summary.csv tests
-// (tests/unit/controller/report/text_reports_test.cc, headline_table_test.cc).
+// (tests/unit/controller/report/text_reports_test.cc, headline_table_test.cc). The renderers
+// read the run's document, so the tests render ToDocument(run): RunReport -> report.json -> parsed.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "controller/report/report_document.h"
 #include "controller/report/report_model.h"
 
 namespace iofleet::controller::report_fixtures {
@@ -97,6 +99,50 @@ inline RunReport FilesSweep() {
     steps.push_back(files);
   }
   return Report(steps);
+}
+
+}  // namespace iofleet::controller::report_fixtures
+
+namespace iofleet::controller::report_fixtures {
+
+// Two agents, "node1" and the slower "node2", reading for one second with latencies of 100 us
+// to 1 ms; with a host for node1.
+inline RunReport TwoAgentRead() {
+  StepReport step = StepRun(0, "read", "io", 0, 0, Stats(0, 0, kSec));
+  step.agents.clear();
+  const uint64_t mib[] = {300, 100};
+  for (int i = 0; i < 2; ++i) {
+    StepStats s = Stats(mib[i] * 256, mib[i] * kMiB, kSec);  // 4 KiB reads
+    s.read = s.write;
+    s.write = OpFigures();
+    for (uint64_t ns = 100'000; ns <= 1'000'000; ns += 100'000) s.latency->Record(ns);
+    step.agents.push_back({i ? "node2" : "node1", s});
+    step.aggregate.Add(s, i == 0);
+  }
+  step.slowest_agent = "node2";
+  RunReport report = Report({step});
+  report.workload = "nightly-read";
+  report.agents = {{"node1", "10.0.0.1:7070", "0.1.0"}, {"node2", "10.0.0.2:7070", "0.1.0"}};
+  v1::HostInfo host;
+  host.set_hostname("node1.example");
+  host.set_kernel("6.18.0");
+  host.set_cpus(8);
+  host.set_fs_type("ext4");
+  host.set_mount_point("/fs");
+  report.agents[0].host = host;
+  return report;
+}
+
+// The verdicts key as the run history writes it: a regression of bandwidth, and a figure with
+// too little history.
+inline ReportDocument WithVerdicts(ReportDocument doc) {
+  doc["verdicts"] = ReportDocument::parse(R"({"reference": "mean-of:5", "alpha": 0.05, "max_regression_pct": 5,
+    "workload_changed": true, "steps": [{"step": "read", "point": 0, "figures": [
+      {"figure": "bandwidth", "unit": "bytes_per_sec", "better": "higher", "baseline": 440401920, "now": 419430400,
+       "change_pct": -4.76, "p_value": 0.0123, "baseline_runs": 5, "verdict": "regression"},
+      {"figure": "p99_latency", "unit": "ns", "better": "lower", "now": 1000000, "baseline_runs": 2,
+       "verdict": "not enough history"}]}]})");
+  return doc;
 }
 
 }  // namespace iofleet::controller::report_fixtures

@@ -16,7 +16,7 @@ namespace {
 using namespace report_fixtures;  // NOLINT: the runs the tests render
 
 TEST(ConsoleSummary, NoDataMovedPrintsTheTimeAndTheTablesFollowTheSteps) {
-  std::string console = ConsoleSummary(ThreadSweep());
+  std::string console = ConsoleSummary(ToDocument(ThreadSweep()));
   EXPECT_NE(console.find("drop point 1 cycle 0 total_jobs=2\n"
                          "drop           a            took 0.100 s\n"
                          "write point 1 cycle 0 total_jobs=2\n"
@@ -25,11 +25,11 @@ TEST(ConsoleSummary, NoDataMovedPrintsTheTimeAndTheTablesFollowTheSteps) {
       << console;
   EXPECT_NE(console.find("IOPS"), std::string::npos);
   EXPECT_EQ(console.find("files/s"), std::string::npos);  // an io step counts I/Os
-  EXPECT_EQ(console.substr(console.size() - HeadlineTables(ThreadSweep()).size()), HeadlineTables(ThreadSweep()));
+  EXPECT_EQ(console.substr(console.size() - HeadlineTables(ToDocument(ThreadSweep())).size()), HeadlineTables(ToDocument(ThreadSweep())));
 }
 
 TEST(ConsoleSummary, ACopyCountsFilesAndTimePerFile) {
-  std::string console = ConsoleSummary(CopyCycles());
+  std::string console = ConsoleSummary(ToDocument(CopyCycles()));
   EXPECT_NE(console.find("step           agent             MiB/s       MB/s    files/s  mean/file   p50/file   p99/file   max/file\n"
                          "copy-in        a                 953.7     1000.0       1000"),
             std::string::npos)
@@ -42,7 +42,7 @@ TEST(ConsoleSummary, ACopyCountsFilesAndTimePerFile) {
 TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
   // The step's whole (2,000 operations of two kinds in 1.25 s: "1600 IOPS") is no rate of
   // anything: each phase is a row of its own.
-  std::string console = ConsoleSummary(FilesSweep());
+  std::string console = ConsoleSummary(ToDocument(FilesSweep()));
   EXPECT_NE(console.find("tree point 0 cycle 0 steps[tree].files.files_per_dir=10\n"
                          "step           agent             MiB/s       MB/s    files/s  mean/file   p50/file   p99/file   max/file\n"
                          "tree           create              0.0        0.0       1000       0 ns       0 ns       0 ns       0 ns\n"
@@ -56,7 +56,7 @@ TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
     step.phases.clear();
     step.status = "failed";
   }
-  EXPECT_EQ(HeadlineTables(no_phases), "");
+  EXPECT_EQ(HeadlineTables(ToDocument(no_phases)), "");
   EXPECT_NE(console.find("\n"
                          "tree (files) by steps[tree].files.files_per_dir\n"
                          "  point  steps[tree].files.files_per_dir  create files/s  stat files/s\n"
@@ -72,7 +72,7 @@ constexpr const char* kCsvHeader =
 
 TEST(SummaryCsv, SweptPathsAreColumnsBesideGbps) {
   // 100 MiB/s = 0.838861 Gbps; files_per_sec is empty where ops are I/Os, not files.
-  std::string csv = SummaryCsv(ThreadSweep());
+  std::string csv = SummaryCsv(ToDocument(ThreadSweep()));
   EXPECT_EQ(csv.substr(0, csv.find('\n')), std::string(kCsvHeader) + ",total_jobs");
   EXPECT_NE(csv.find("\n0,drop,drop_caches,1,0,succeeded,aggregate,,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,,,2\n"
                      "0,drop,drop_caches,1,0,succeeded,agent,a,0,0,0.1,0.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,,,,2\n"
@@ -84,7 +84,7 @@ TEST(SummaryCsv, SweptPathsAreColumnsBesideGbps) {
 }
 
 TEST(SummaryCsv, ACopyHasFilesPerSecondAndNoSweptColumnsWithoutASweep) {
-  std::string csv = SummaryCsv(CopyCycles());
+  std::string csv = SummaryCsv(ToDocument(CopyCycles()));
   EXPECT_EQ(csv.substr(0, csv.find('\n')), kCsvHeader);
   EXPECT_NE(csv.find("\n1,copy-in,copy,0,2,succeeded,aggregate,,1000,1000000000,4,250.000000,250000000.000,238.418579,250.000000,"
                      "0.0,0,0,0,0,0,0,0,2.000000,250.000000,,\n"),
@@ -93,7 +93,7 @@ TEST(SummaryCsv, ACopyHasFilesPerSecondAndNoSweptColumnsWithoutASweep) {
 }
 
 TEST(SummaryCsv, AFilesStepHasPhaseRowsOnlyForAllAgentsAndEach) {
-  std::string csv = SummaryCsv(FilesSweep());
+  std::string csv = SummaryCsv(ToDocument(FilesSweep()));
   EXPECT_EQ(csv,
             std::string(kCsvHeader) + ",steps[tree].files.files_per_dir\n" +
                 "0,tree,files,0,0,succeeded,phase:create,,1000,0,1,1000.000000,0.000,0.000000,0.000000,0.0,0,0,0,0,0,0,0,0.000000,1000.000000,,,10\n"
@@ -109,7 +109,7 @@ TEST(SummaryCsv, AFilesStepHasPhaseRowsOnlyForAllAgentsAndEach) {
 TEST(SummaryCsv, ASweptValueWithACommaIsQuoted) {
   RunReport report = ThreadSweep();
   for (auto& step : report.steps) step.params = {{"block_size_split", "[{size: 4KiB, weight: 1}]"}};
-  std::string csv = SummaryCsv(report);
+  std::string csv = SummaryCsv(ToDocument(report));
   EXPECT_NE(csv.find(",\"[{size: 4KiB, weight: 1}]\"\n"), std::string::npos) << csv;
 }
 

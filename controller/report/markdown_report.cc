@@ -1,0 +1,74 @@
+// report.md: the console's tables and the verdicts as Markdown tables, for pasting into a ticket.
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "controller/report/headline_table.h"
+#include "controller/report/report_tables.h"
+#include "controller/report/report_writers.h"
+
+namespace iofleet::controller {
+namespace {
+
+// Text from the document is data, never markup: Markdown's punctuation is escaped (CommonMark
+// allows a backslash before any ASCII punctuation), a line break would end the table row.
+std::string Md(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (std::string_view("\\`*_[]<>|#!&~").find(c) != std::string_view::npos) {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string MdTable(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows, size_t left_columns) {
+  std::string out = "|";
+  std::string rule = "|";
+  for (size_t c = 0; c < headers.size(); ++c) {
+    out += " " + Md(headers[c]) + " |";
+    rule += c < left_columns ? " --- |" : " ---: |";
+  }
+  out += "\n" + rule + "\n";
+  for (const auto& row : rows) {
+    out += "|";
+    for (const auto& cell : row) out += " " + Md(cell) + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ReportMarkdown(const ReportDocument& doc) {
+  std::string out = fmt::format("# iofleet run {}\n\nWorkload **{}**, status **{}**.\n", Md(Text(doc, "run_id")), Md(Text(doc, "workload")),
+                                Md(Text(doc, "status")));
+  if (const std::string error = Text(doc, "error"); !error.empty()) out += "\nError: " + Md(error) + "\n";
+  const Table verdicts = VerdictsTable(doc);
+  if (!verdicts.title.empty()) {
+    out += "\n## Verdicts\n\n";
+    for (const auto& note : verdicts.notes) out += "- " + Md(note) + "\n";
+    out += "\n" + MdTable(verdicts.headers, verdicts.rows, 3);
+  }
+  const Table steps = StepsTable(doc);
+  out += "\n## Steps\n\n" + MdTable(steps.headers, steps.rows, 5);
+  if (!steps.notes.empty()) {
+    out += "\n";
+    for (const auto& note : steps.notes) out += "- " + Md(note) + "\n";
+  }
+  for (const auto& table : HeadlineTableList(doc)) {
+    std::vector<std::string> headers = table.rows.front();
+    std::vector<std::vector<std::string>> rows(table.rows.begin() + 1, table.rows.end());
+    out += "\n### " + Md(table.title) + "\n\n" + MdTable(headers, rows, 0);
+  }
+  const Table agents = AgentsTable(doc);
+  out += "\n## Agents\n\n" + MdTable(agents.headers, agents.rows, agents.headers.size());
+  return out;
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,20 @@
+// The charts of report.html as Chart.js 3 configurations (plain JSON, no functions), built from
+// the run's document: per-step bandwidth and IOPS by agent (the slowest marked), throughput over
+// time by agent (when the document has samples), the latency percentile curve, a sweep's figures
+// against its swept values, and a repeat's cycles with their 95% interval.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "controller/report/report_document.h"
+
+namespace iofleet::controller {
+
+// At most this many charts of one kind: a long sweep would make the page unreadable (and slow on
+// a phone); the tables still hold every figure.
+constexpr size_t kMaxChartsPerKind = 24;
+
+// [{ "id": "chart-3", "section": "bandwidth", "title": "...", "config": { Chart.js config } }, ...]
+nlohmann::ordered_json ChartSpecs(const ReportDocument& doc);
+
+}  // namespace iofleet::controller

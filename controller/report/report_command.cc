@@ -1,0 +1,53 @@
+#include "controller/report/report_command.h"
+
+#include <iostream>
+
+#include "controller/report/html_report.h"
+#include "controller/report/report_writers.h"
+#include "controller/report/stored_report.h"
+#include "controller/report/write_file.h"
+
+namespace iofleet::controller {
+namespace {
+
+constexpr int kOk = 0, kFailed = 1, kRejected = 2;  // as controller/run/run_manager.h
+
+}  // namespace
+
+int ReportCommand(const ReportCommandOptions& options) {
+  const std::string& f = options.format;
+  if (f != "json" && f != "csv" && f != "md" && f != "html") {
+    std::cerr << "iofleet: report: --format " << f << ": not one of json, csv, md, html\n";
+    return kRejected;
+  }
+  Result<ReportDocument> doc = LoadStoredReport(options.run);
+  if (!doc.ok()) {
+    std::cerr << "iofleet: " << doc.status().message() << "\n";
+    return kRejected;
+  }
+  std::string text;
+  try {  // a document of the right schema but the wrong shape (a number where a list belongs)
+    if (f == "json") text = doc->dump(2) + "\n";
+    if (f == "csv") text = SummaryCsv(*doc);
+    if (f == "md") text = ReportMarkdown(*doc);
+    if (f == "html") {
+      HtmlAssets assets = LoadHtmlAssets(StoredRunDirectory(options.run));
+      if (!assets.chart_js) std::cerr << "iofleet: report.html without charts: " << assets.chart_js_path << " cannot be read (install libjs-chart.js)\n";
+      text = ReportHtml(*doc, assets);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "iofleet: " << options.run << ": not an iofleet report: " << e.what() << "\n";
+    return kRejected;
+  }
+  if (options.out.empty()) {
+    std::cout << text << std::flush;
+    return std::cout ? kOk : kFailed;
+  }
+  if (Status s = WriteTextFile(options.out, text); !s.ok()) {
+    std::cerr << "iofleet: " << s.message() << "\n";
+    return kFailed;
+  }
+  return kOk;
+}
+
+}  // namespace iofleet::controller

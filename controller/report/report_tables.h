@@ -1,0 +1,35 @@
+// The tables of a run's document that report.md and report.html share: the agents, every step's
+// figures (as the console shows them), and the regression verdicts. Cells are plain text; each
+// format escapes them its own way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "controller/report/report_document.h"
+
+namespace iofleet::controller {
+
+struct Table {
+  std::string title;
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;  // what the console prints under a step: warnings, errors, notes
+};
+
+// One row per agent: name, address, version and the host facts it reported.
+Table AgentsTable(const ReportDocument& doc);
+
+// Every step instance: its aggregate row, a mixed step's read and write rows, then one row per
+// agent (the slowest marked), or a files step's phases; columns as the console's.
+Table StepsTable(const ReportDocument& doc);
+
+// The verdicts (key `verdicts`, written by the run history), one row per figure; a table with
+// an empty title when the document has none. Its `notes` say what the run was compared with,
+// and warn when the effective workload changed.
+Table VerdictsTable(const ReportDocument& doc);
+
+// A figure in its unit: bytes_per_sec as MiB/s, ns as a latency, else as a plain number.
+std::string FormatFigure(double value, const std::string& unit);
+
+}  // namespace iofleet::controller

@@ -1,0 +1,204 @@
+// The reports a run leaves, read again: `iofleet run` writes report.md and report.html beside
+// report.json; `iofleet report DIR` renders them again from report.json alone, and names bad
+// input; and report.html, opened in headless Chromium, draws every chart, logs no error and makes
+// no request (read through the DevTools protocol, tests/support/cdp_client.h).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "controller/report/report_writers.h"
+#include "tests/support/cdp_client.h"
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+#include "tests/unit/controller/report/report_fixtures.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using controller::ReportDocument;
+using nlohmann::json;
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+
+// A stored run with every kind of chart: a read swept over total_jobs (1, 2), 3 cycles at each
+// point on two agents (node2 the slower), progress samples on one step, and verdicts.
+ReportDocument EveryChart() {
+  using namespace controller::report_fixtures;  // NOLINT
+  std::vector<controller::StepReport> steps;
+  for (int point = 0; point < 2; ++point) {
+    for (int cycle = 0; cycle < 3; ++cycle) {
+      controller::StepReport step = TwoAgentRead().steps[0];
+      step.point = point;
+      step.cycle = cycle;
+      step.params = {{"total_jobs", std::to_string(point + 1)}};
+      steps.push_back(step);
+      steps.back().agents[0].stats.window_ns = kSec + cycle * kSec / 10;  // cycles differ a little
+      steps.back().aggregate.window_ns = steps.back().agents[0].stats.window_ns;
+    }
+  }
+  controller::RunReport run = TwoAgentRead();
+  run.steps = steps;
+  run.workload = "nightly</script><script>window.injected=1</script>";
+  ReportDocument doc = WithVerdicts(controller::ToDocument(run));
+  doc["steps"][0]["agents"][0]["samples"] = json::parse(
+      R"([{"elapsed_ns": 250000000, "bytes": 52428800}, {"elapsed_ns": 500000000, "bytes": 157286400},
+          {"elapsed_ns": 750000000, "bytes": 209715200}, {"elapsed_ns": 1000000000, "bytes": 314572800}])");
+  return doc;
+}
+
+fs::path StoreRun(const TempDir& tmp, const ReportDocument& doc) {
+  const fs::path dir = tmp / "run";
+  fs::create_directories(dir);
+  WriteText(dir / "report.json", doc.dump(2) + "\n");
+  WriteText(dir / "workload.effective.yaml", "name: nightly\n# <b>escaped</b>\n");
+  return dir;
+}
+
+TEST(ReportCommand, RendersAStoredRunAgainInEachFormat) {
+  TempDir tmp;
+  const ReportDocument doc = EveryChart();
+  const fs::path dir = StoreRun(tmp, doc);
+  CommandResult md = RunCommand({BinPath("iofleet"), "report", dir.string(), "--format", "md"}, tmp / "logs");
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_EQ(md.out, controller::ReportMarkdown(doc));
+  CommandResult csv = RunCommand({BinPath("iofleet"), "report", (dir / "report.json").string(), "--format", "csv"}, tmp / "logs");
+  EXPECT_EQ(csv.out, controller::SummaryCsv(doc));
+  CommandResult same = RunCommand({BinPath("iofleet"), "report", dir.string(), "--format", "json"}, tmp / "logs");
+  EXPECT_EQ(same.out, ReadAll(dir / "report.json"));
+  CommandResult html = RunCommand({BinPath("iofleet"), "report", dir.string(), "--format", "html", "--out", (tmp / "r.html").string()},
+                                  tmp / "logs");
+  ASSERT_EQ(html.code, 0) << html.err;
+  EXPECT_EQ(html.out, "");
+  EXPECT_NE(ReadAll(tmp / "r.html").find("# &lt;b&gt;escaped&lt;/b&gt;"), std::string::npos);  // the workload beside it
+}
+
+TEST(ReportCommand, WithoutChartJsTheTablesAreWrittenAndTheGapIsSaid) {
+  TempDir tmp;
+  const fs::path dir = StoreRun(tmp, EveryChart());
+  Process report({BinPath("iofleet"), "report", dir.string(), "--format", "html", "--out", (tmp / "r.html").string()}, tmp / "logs",
+                 {"IOFLEET_CHART_JS=" + (tmp / "none.js").string()});
+  EXPECT_EQ(report.Wait(std::chrono::seconds(30)), 0) << report.Stderr();
+  EXPECT_NE(report.Stderr().find("report.html without charts: " + (tmp / "none.js").string() + " cannot be read (install libjs-chart.js)"),
+            std::string::npos)
+      << report.Stderr();
+  const std::string html = ReadAll(tmp / "r.html");
+  EXPECT_NE(html.find("id=\"no-charts\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"steps-table\""), std::string::npos);
+}
+
+TEST(ReportCommand, BadInputExitsTwoNamingTheFile) {
+  TempDir tmp;
+  fs::create_directories(tmp / "run");
+  WriteText(tmp / "run" / "report.json", "{\n  \"schema\": \"iofleet.report/v1\",\n  \"steps\": [\n}\n");
+  CommandResult bad = RunCommand({BinPath("iofleet"), "report", (tmp / "run").string()}, tmp / "logs");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find((tmp / "run" / "report.json").string() + ":4:1: not valid JSON: "), std::string::npos) << bad.err;
+  CommandResult missing = RunCommand({BinPath("iofleet"), "report", (tmp / "nothing").string()}, tmp / "logs");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find((tmp / "nothing").string() + ": no such run directory or report.json file"), std::string::npos) << missing.err;
+  WriteText(tmp / "run" / "report.json", R"({"schema": "iofleet.report/v1", "steps": 3})");
+  CommandResult shape = RunCommand({BinPath("iofleet"), "report", (tmp / "run").string()}, tmp / "logs");
+  EXPECT_EQ(shape.code, 2);
+  EXPECT_NE(shape.err.find("not an iofleet report (no \"steps\" list)"), std::string::npos) << shape.err;
+  WriteText(tmp / "run" / "report.json", R"({"schema": "iofleet.report/v1", "steps": [{"params": 3, "agents": [1]}]})");
+  CommandResult wrong = RunCommand({BinPath("iofleet"), "report", (tmp / "run").string(), "--format", "csv"}, tmp / "logs");
+  EXPECT_EQ(wrong.code, 2) << wrong.out;
+  EXPECT_NE(wrong.err.find((tmp / "run" / "report.json").string() + ": steps[0].params: not an object"), std::string::npos) << wrong.err;
+  CommandResult format = RunCommand({BinPath("iofleet"), "report", (tmp / "run").string(), "--format", "pdf"}, tmp / "logs");
+  EXPECT_EQ(format.code, 2);
+  EXPECT_NE(format.err.find("--format pdf: not one of json, csv, md, html"), std::string::npos) << format.err;
+}
+
+TEST(ReportCommand, ARunWritesReportMdAndHtmlBesideReportJson) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", "name: tiny\ndefaults: { engine: psync, block_size: 64KiB, file_size: 1MiB }\n"
+                            "steps:\n  - name: write\n    io: { op: write }\n");
+  fs::create_directories(tmp / "data");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string()},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const fs::path run = OnlyRunDir(tmp / "out");
+  const std::string md = ReadAll(run / "report.md");
+  EXPECT_NE(md.find("Workload **tiny**, status **succeeded**."), std::string::npos) << md;
+  const std::string html = ReadAll(run / "report.html");
+  EXPECT_NE(html.find("<canvas "), std::string::npos);
+  EXPECT_NE(html.find("name: &quot;tiny&quot;"), std::string::npos);  // its effective workload
+  // And `iofleet report` renders the same pages from the directory.
+  EXPECT_EQ(RunCommand({BinPath("iofleet"), "report", run.string(), "--format", "md"}, tmp / "logs").out, md);
+  EXPECT_EQ(RunCommand({BinPath("iofleet"), "report", run.string(), "--format", "html"}, tmp / "logs").out, html);
+}
+
+TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
+  if (access(kChromium, X_OK) != 0) GTEST_SKIP() << kChromium << " is missing: install Debian's chromium to check report.html in a browser";
+  TempDir tmp;
+  const fs::path dir = StoreRun(tmp, EveryChart());
+  CommandResult html = RunCommand({BinPath("iofleet"), "report", dir.string(), "--format", "html", "--out", (dir / "report.html").string()},
+                                  tmp / "logs");
+  ASSERT_EQ(html.code, 0) << html.err;
+  ASSERT_EQ(html.err, "") << "Chart.js should be installed (libjs-chart.js)";
+
+  CdpBrowser browser(kChromium, tmp / "profile");
+  ASSERT_TRUE(browser.ok()) << browser.error();
+  const std::string page = browser.AttachToPage();
+  ASSERT_FALSE(page.empty()) << browser.error() << ReadAll(tmp / "profile" / "stderr");
+  for (const char* domain : {"Runtime.enable", "Log.enable", "Network.enable", "Page.enable"}) {
+    ASSERT_TRUE(browser.Call(domain, json::object(), page)) << browser.error();
+  }
+  const std::string url = "file://" + fs::absolute(dir / "report.html").string();
+  ASSERT_TRUE(browser.Call("Page.navigate", {{"url", url}}, page)) << browser.error();
+  ASSERT_TRUE(browser.WaitForEvent("Page.loadEventFired", std::chrono::seconds(10))) << browser.error();
+
+  // Every canvas holds a Chart with data and has pixels that are not blank.
+  const char* check = R"JS((() => {
+    const canvases = [...document.querySelectorAll('canvas')];
+    const drawn = canvases.filter(c => {
+      const chart = window.Chart && Chart.getChart(c);
+      if (!chart || !chart.data.datasets.some(d => d.data.length > 0)) return false;
+      const pixels = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
+      return false;
+    });
+    return JSON.stringify({canvases: canvases.length, drawn: drawn.length, injected: !!window.injected,
+                           sections: [...document.querySelectorAll('h3')].map(h => h.textContent)});
+  })())JS";
+  auto result = browser.Call("Runtime.evaluate", {{"expression", check}, {"returnByValue", true}}, page);
+  ASSERT_TRUE(result) << browser.error();
+  ASSERT_TRUE((*result)["result"].contains("value")) << result->dump();
+  const json seen = json::parse((*result)["result"]["value"].get<std::string>());
+  // Sweep, 2 x cycles, 6 x bandwidth, 1 timeline, 1 latency curve.
+  EXPECT_EQ(seen["canvases"], 11) << seen;
+  EXPECT_EQ(seen["drawn"], seen["canvases"]) << seen;
+  EXPECT_EQ(seen["injected"], false);  // the workload's name stayed text
+  for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Throughput over time", "Latency percentiles"}) {
+    EXPECT_NE(seen["sections"].dump().find(section), std::string::npos) << section << " " << seen;
+  }
+
+  browser.Call("Runtime.evaluate", {{"expression", "1"}}, page);  // let late events arrive
+  std::vector<std::string> problems;
+  for (const auto& e : browser.events()) {
+    const std::string method = e.value("method", "");
+    const json& p = e.contains("params") ? e["params"] : json::object();
+    if (method == "Network.requestWillBeSent") {
+      const std::string requested = p["request"].value("url", "");
+      if (requested.rfind("file:", 0) != 0 && requested.rfind("data:", 0) != 0) problems.push_back("request: " + requested);
+    } else if (method == "Runtime.exceptionThrown") {
+      problems.push_back("exception: " + p.dump());
+    } else if (method == "Runtime.consoleAPICalled" && (p.value("type", "") == "error" || p.value("type", "") == "warning")) {
+      problems.push_back("console: " + p.dump());
+    } else if (method == "Log.entryAdded" && p["entry"].value("level", "") == "error") {
+      problems.push_back("log: " + p.dump());
+    }
+  }
+  EXPECT_TRUE(problems.empty()) << [&] {
+    std::string all;
+    for (const auto& s : problems) all += s + "\n";
+    return all;
+  }();
+}
+
+}  // namespace
+}  // namespace iofleet::testing

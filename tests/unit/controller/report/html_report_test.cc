@@ -1,0 +1,132 @@
+// report.html's structure: one page with everything inlined, every string from the document
+// escaped (in the text and inside <script>), a canvas per chart, the library inlined or its
+// absence said. Whether the charts draw is tested in Chromium (tests/integration/report_html_test.cc).
+#include "controller/report/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "controller/report/report_charts.h"
+#include "tests/unit/controller/report/report_fixtures.h"
+
+namespace iofleet::controller {
+namespace {
+
+using namespace report_fixtures;  // NOLINT: the runs the tests render
+
+HtmlAssets FakeLibrary() {
+  HtmlAssets assets;
+  assets.chart_js = "window.Chart = function () {}; /* </script> inside the library */";
+  assets.chart_js_path = "/lib/chart.min.js";
+  assets.effective_workload = "name: nightly-read\n# <b>not bold</b> & more\n";
+  return assets;
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(needle, at)) != std::string::npos; at += needle.size()) ++n;
+  return n;
+}
+
+TEST(ReportHtml, OnePageWithItsTablesChartsLibraryAndWorkload) {
+  const std::string html = ReportHtml(WithVerdicts(ToDocument(TwoAgentRead())), FakeLibrary());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
+  EXPECT_NE(html.find("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"), std::string::npos);
+  EXPECT_NE(html.find("default-src 'none'"), std::string::npos);  // nothing may be fetched
+  for (const char* id : {"id=\"verdicts-table\"", "id=\"steps-table\"", "id=\"agents-table\"", "id=\"workload-text\"", "id=\"iofleet-charts\""}) {
+    EXPECT_EQ(Count(html, id), 1u) << id;
+  }
+  EXPECT_NE(html.find("<td class=\"regression\">regression</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>node2 (slowest)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>node1.example</td>"), std::string::npos);
+  // A bandwidth chart (one step) and a latency curve: a canvas for each spec, nothing else.
+  const nlohmann::ordered_json specs = ChartSpecs(WithVerdicts(ToDocument(TwoAgentRead())));
+  ASSERT_EQ(specs.size(), 2u) << specs.dump(1);
+  EXPECT_EQ(specs[0]["section"], "bandwidth");
+  EXPECT_EQ(specs[0]["config"]["data"]["labels"], nlohmann::ordered_json::parse(R"j(["node1", "node2 (slowest)"])j"));
+  EXPECT_EQ(specs[0]["config"]["data"]["datasets"][0]["backgroundColor"][1], "#d62728");  // the slowest in red
+  EXPECT_EQ(specs[1]["section"], "latency");
+  EXPECT_EQ(Count(html, "<canvas "), 2u);
+  EXPECT_NE(html.find("No throughput over time: this report holds no progress samples."), std::string::npos);
+  // The library, unable to close its own element; no address outside the page.
+  EXPECT_NE(html.find("window.Chart = function () {}; /* <\\/script> inside the library */"), std::string::npos);
+  EXPECT_EQ(Count(html, "</script>"), Count(html, "<script"));
+  EXPECT_FALSE(std::regex_search(html, std::regex("(src|href)=")));
+  EXPECT_NE(html.find("# &lt;b&gt;not bold&lt;/b&gt; &amp; more"), std::string::npos);
+}
+
+TEST(ReportHtml, StringsFromTheDocumentAreEscapedInTextAndInScript) {
+  RunReport run = TwoAgentRead();
+  run.workload = "</script><script>alert(1)</script>";
+  run.steps[0].name = "x</script>\xe2\x80\xa8y";  // and a U+2028 line separator
+  run.steps[0].agents[0].agent = "<img src=x onerror=alert(1)>";
+  const std::string html = ReportHtml(ToDocument(run), FakeLibrary());
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  const size_t data = html.find("<script id=\"iofleet-charts\"");
+  const std::string script = html.substr(data, html.find("</script>", data) - data);
+  EXPECT_EQ(script.find("\xe2\x80\xa8"), std::string::npos);  // in <script> JSON: \u2028, no line break for old parsers
+  EXPECT_NE(script.find("x\\u003c/script\\u003e\\u2028y"), std::string::npos) << script;
+  EXPECT_EQ(ScriptJson(nlohmann::ordered_json("a</b>&\xe2\x80\xa9")), "\"a\\u003c/b\\u003e\\u0026\\u2029\"");
+}
+
+TEST(ReportHtml, WithoutTheLibraryTheTablesStayAndThePageSaysWhy) {
+  HtmlAssets assets;
+  assets.chart_js_path = "/nowhere/chart.min.js";
+  const std::string html = ReportHtml(ToDocument(TwoAgentRead()), assets);
+  EXPECT_NE(html.find("No charts: the chart library (Debian's libjs-chart.js) was not found at /nowhere/chart.min.js"), std::string::npos);
+  EXPECT_EQ(html.find("<canvas"), std::string::npos);
+  EXPECT_NE(html.find("id=\"steps-table\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"workload\""), std::string::npos);  // not given: not shown
+}
+
+TEST(ReportCharts, ASweepIsDrawnAgainstItsSweptValuesAndARepeatWithItsInterval) {
+  const nlohmann::ordered_json sweep = ChartSpecs(ToDocument(ThreadSweep()));
+  ASSERT_FALSE(sweep.empty());
+  EXPECT_EQ(sweep[0]["section"], "sweep");
+  EXPECT_EQ(sweep[0]["config"]["data"]["labels"], nlohmann::ordered_json::parse(R"(["total_jobs=1", "total_jobs=2", "total_jobs=4"])"));
+  EXPECT_EQ(sweep[0]["config"]["data"]["datasets"][0]["data"], nlohmann::ordered_json::parse("[100.0, 200.0, 400.0]"));
+
+  // Copies of 1 GB in 1, 2 and 4 s: 953.7, 476.8 and 238.4 MiB/s, their mean and 95% interval
+  // as lines across (report.json's summaries).
+  const ReportDocument doc = ToDocument(CopyCycles());
+  const nlohmann::ordered_json cycles = ChartSpecs(doc);
+  // (the drop_caches step only prepares: no chart; the hook is timed: a chart of seconds)
+  ASSERT_EQ(cycles.size(), 2u) << cycles.dump(1);  // copy and hook cycles; one agent, so no bars by agent for each copy
+  const auto& c = cycles[0];
+  ASSERT_EQ(c["section"], "cycles") << cycles.dump(1);
+  EXPECT_EQ(cycles[1]["section"], "cycles");
+  EXPECT_EQ(cycles[1]["config"]["options"]["scales"]["y"]["title"]["text"], "seconds");
+  EXPECT_EQ(c["config"]["data"]["labels"], nlohmann::ordered_json::parse(R"(["cycle 0", "cycle 1", "cycle 2"])"));
+  const auto& datasets = c["config"]["data"]["datasets"];
+  EXPECT_NEAR(datasets[0]["data"][2].get<double>(), 1e9 / 4 / (1 << 20), 1e-9);
+  double mean = 0;
+  for (const auto& summary : doc["summaries"]) {
+    if (summary["name"] == "copy-in") mean = summary["bytes_per_sec"]["mean"].get<double>() / (1 << 20);
+  }
+  EXPECT_NEAR(mean, (953.674 + 476.837 + 238.419) / 3, 1e-3);
+  EXPECT_DOUBLE_EQ(datasets[1]["data"][0].get<double>(), mean);
+  EXPECT_EQ(datasets[2]["label"], "95% interval");
+  EXPECT_LT(datasets[2]["data"][0].get<double>(), mean);
+  EXPECT_GT(datasets[3]["data"][0].get<double>(), mean);
+}
+
+TEST(ReportCharts, ProgressSamplesDrawEachAgentsThroughputOverTime) {
+  ReportDocument doc = ToDocument(TwoAgentRead());
+  // Cumulative bytes after the step's start, as the progress stream carries them.
+  doc["steps"][0]["agents"][0]["samples"] = nlohmann::ordered_json::parse(
+      R"([{"elapsed_ns": 500000000, "bytes": 104857600}, {"elapsed_ns": 1000000000, "bytes": 314572800}])");
+  const nlohmann::ordered_json specs = ChartSpecs(doc);
+  const nlohmann::ordered_json* timeline = nullptr;
+  for (const auto& s : specs) {
+    if (s["section"] == "timeline") timeline = &s;
+  }
+  ASSERT_NE(timeline, nullptr) << specs.dump(1);
+  const auto& data = (*timeline)["config"]["data"]["datasets"][0]["data"];
+  EXPECT_EQ(data, nlohmann::ordered_json::parse(R"([{"x": 0.5, "y": 200.0}, {"x": 1.0, "y": 400.0}])"));
+}
+
+}  // namespace
+}  // namespace iofleet::controller

@@ -1,0 +1,68 @@
+// report.md: the run's tables and its verdicts as Markdown, for a ticket (golden).
+#include <gtest/gtest.h>
+
+#include "controller/report/report_writers.h"
+#include "tests/unit/controller/report/report_fixtures.h"
+
+namespace iofleet::controller {
+namespace {
+
+using namespace report_fixtures;  // NOLINT: the runs the tests render
+
+TEST(ReportMarkdown, TwoAgentsWithVerdicts) {
+  // 300 and 100 MiB/s of 4 KiB reads: 76,800 and 25,600 IOPS; latencies 100 us to 1 ms in steps of
+  // 100 us: mean 550 us. Text from the document is escaped (p99\\_latency).
+  EXPECT_EQ(ReportMarkdown(WithVerdicts(ToDocument(TwoAgentRead()))),
+            "# iofleet run r1\n"
+            "\n"
+            "Workload **nightly-read**, status **succeeded**.\n"
+            "\n"
+            "## Verdicts\n"
+            "\n"
+            "- Compared with mean-of:5, alpha 0.05, a regression is significant and worse than 5%.\n"
+            "- warning: the effective workload differs from the baseline runs' (its hash changed): the comparison may not be like for like.\n"
+            "\n"
+            "| step | point | figure | baseline | now | change | p-value | baseline runs | verdict |\n"
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            "| read | 0 | bandwidth (higher is better) | 420.0 MiB/s | 400.0 MiB/s | -4.8% | 0.0123 | 5 | regression |\n"
+            "| read | 0 | p99\\_latency (lower is better) | - | 1.00 ms | - | - | 2 | not enough history |\n"
+            "\n"
+            "## Steps\n"
+            "\n"
+            "| step | point | cycle | swept | agent | MiB/s | MB/s | IOPS or files/s | mean | p50 | p99 | max | status |\n"
+            "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            "| read | 0 | 0 |  | (all) | 400.0 | 419.4 | 102400 | 550.0 us | 501.8 us | 1.00 ms | 1.00 ms | succeeded |\n"
+            "| read | 0 | 0 |  | node1 | 300.0 | 314.6 | 76800 | 550.0 us | 501.8 us | 1.00 ms | 1.00 ms | succeeded |\n"
+            "| read | 0 | 0 |  | node2 (slowest) | 100.0 | 104.9 | 25600 | 550.0 us | 501.8 us | 1.00 ms | 1.00 ms | succeeded |\n"
+            "\n"
+            "## Agents\n"
+            "\n"
+            "| agent | address | version | host | kernel | cpus | memory | file system | device | scheduler |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            "| node1 | 10.0.0.1:7070 | 0.1.0 | node1.example | 6.18.0 | 8 |  | ext4 on /fs |  |  |\n"
+            "| node2 | 10.0.0.2:7070 | 0.1.0 |  |  |  |  |  |  |  |\n");
+}
+
+TEST(ReportMarkdown, ASweepHasItsHeadlineTableAndNoVerdictsWithoutTheKey) {
+  const std::string md = ReportMarkdown(ToDocument(ThreadSweep()));
+  EXPECT_EQ(md.find("Verdicts"), std::string::npos) << md;
+  EXPECT_NE(md.find("### write (io) by total\\_jobs\n"
+                    "\n"
+                    "| point | total\\_jobs | MiB/s | MB/s | IOPS |\n"
+                    "| ---: | ---: | ---: | ---: | ---: |\n"
+                    "| 0 | 1 | 100.0 | 104.9 | 100 |\n"),
+            std::string::npos)
+      << md;
+}
+
+TEST(ReportMarkdown, MarkupInTheDocumentIsText) {
+  RunReport run = TwoAgentRead();
+  run.workload = "a|b <script>";
+  run.error = "line\nbreak";
+  const std::string md = ReportMarkdown(ToDocument(run));
+  EXPECT_NE(md.find("Workload **a\\|b \\<script\\>**"), std::string::npos) << md;
+  EXPECT_NE(md.find("Error: line break\n"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace iofleet::controller
