@@ -167,6 +167,8 @@ std::string ReportJson(const RunReport& report) {
   j["workload"] = report.workload;
   j["status"] = report.status;
   if (!report.error.empty()) j["error"] = report.error;
+  j["labels"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : report.labels) j["labels"][key] = value;
   j["agents"] = nlohmann::ordered_json::array();
   for (const auto& a : report.agents) {
     nlohmann::ordered_json agent = {{"name", a.name}, {"address", a.address}, {"version", a.version}};

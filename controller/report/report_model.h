@@ -169,6 +169,8 @@ struct RunReport {
   std::string workload;
   std::string status;  // succeeded | failed | aborted
   std::string error;
+  // `run --label KEY=VALUE`, in the order given (report.json's "labels"; the pushgateway's grouping key).
+  std::vector<std::pair<std::string, std::string>> labels;
   std::vector<AgentInfo> agents;
   std::vector<StepReport> steps;
 };

@@ -16,6 +16,7 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
+#include "controller/push/push_results.h"
 #include "controller/report/invariants.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/write_file.h"
@@ -107,6 +108,7 @@ class RunManager {
   RunPlan plan_;
   RunReport report_;
   std::filesystem::path out_dir_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 int RunManager::Connect() {
@@ -312,6 +314,15 @@ int RunManager::Finish(int code) {
     }
   }
   std::cout << ConsoleSummary(report_);
+  // Whatever the outcome, so that a failed night shows as failed: a push that fails only warns
+  // (the run's figures are in its report either way).
+  if (options_.pushgateway) {
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (Status s = PushResults(*options_.pushgateway, report_, seconds, now); !s.ok()) {
+      std::cerr << "iofleet: warning: " << s.message() << "\n";
+    }
+  }
   if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
   return code;
@@ -322,6 +333,7 @@ int RunManager::Run() {
   report_.run_id = NewRunId();
   report_.workload = w.name();
   report_.status = "succeeded";
+  report_.labels = options_.labels;
 
   if (int code = Connect(); code != kExitOk) return code;
   if (int code = Plan(); code != kExitOk) return code;

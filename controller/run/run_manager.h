@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "controller/push/pushgateway_url.h"
 #include "controller/report/report_model.h"
+#include "controller/run/run_labels.h"
 #include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
 
@@ -27,6 +29,8 @@ struct RunOptions {
   std::string out_dir = "iofleet-results";
   std::optional<TlsFiles> tls;
   uint64_t lease_ns = 10'000'000'000;
+  RunLabels labels;                        // --label KEY=VALUE
+  std::optional<PushgatewayUrl> pushgateway;  // --pushgateway URL: push the final figures there
 };
 
 // Set by the SIGINT handler; the run manager stops the agents and reports "aborted".
