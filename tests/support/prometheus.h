@@ -59,9 +59,10 @@ class PrometheusProcess {
   bool WaitForData(const std::string& promql, std::chrono::milliseconds timeout) const;
   // GET /api/v1/targets: the scrape targets and their health.
   nlohmann::json Targets() const;
+  // Any GET of its HTTP API, parsed ("/api/v1/rules", "/api/v1/alerts", ...).
+  nlohmann::json Get(const std::string& target) const;
 
  private:
-  nlohmann::json Get(const std::string& target) const;
   std::unique_ptr<Process> process_;
   std::string address_;
   bool ready_ = false;

@@ -12,6 +12,8 @@
 #include <regex>
 #include <set>
 
+#include "tests/support/dashboards.h"
+
 namespace iofleet {
 namespace {
 
@@ -74,51 +76,12 @@ std::set<std::string> MetricNames(std::string expr) {
   return names;
 }
 
-struct Dashboard {
-  std::string file;
-  json doc;
-};
+using testing::CollectPanels;
+using testing::LoadDashboards;
 
-std::vector<Dashboard> LoadDashboards() {
-  std::vector<Dashboard> boards;
-  for (const auto& e : fs::directory_iterator(kSource / "dashboards")) {
-    if (e.path().extension() != ".json") continue;
-    std::ifstream in(e.path());
-    json doc = json::parse(in, nullptr, false);
-    EXPECT_FALSE(doc.is_discarded()) << e.path().filename() << " is not valid JSON";
-    if (!doc.is_discarded()) boards.push_back({e.path().filename().string(), doc});
-  }
-  std::sort(boards.begin(), boards.end(), [](const auto& a, const auto& b) { return a.file < b.file; });
-  return boards;
-}
-
-// Every panel, rows' nested panels included.
-void Panels(const json& list, std::vector<const json*>& out) {
-  for (const auto& p : list) {
-    out.push_back(&p);
-    if (p.contains("panels")) Panels(p["panels"], out);
-  }
-}
-
-// Every PromQL text in a dashboard: targets, annotations, and query variables (label_values(Q, l)
-// is Q).
 std::vector<std::string> Queries(const json& doc) {
   std::vector<std::string> queries;
-  std::vector<const json*> panels;
-  Panels(doc["panels"], panels);
-  for (const json* p : panels) {
-    for (const auto& t : p->value("targets", json::array())) queries.push_back(t.value("expr", ""));
-  }
-  for (const auto& a : doc["annotations"].value("list", json::array())) {
-    if (a.contains("expr")) queries.push_back(a["expr"]);
-  }
-  for (const auto& v : doc["templating"]["list"]) {
-    if (v.value("type", "") != "query") continue;
-    std::string q = v["query"].is_object() ? v["query"].value("query", "") : v["query"].get<std::string>();
-    std::smatch m;
-    if (std::regex_match(q, m, std::regex(R"(label_values\((.*),\s*\w+\))"))) q = m[1];
-    queries.push_back(q);
-  }
+  for (const auto& q : testing::DashboardQueries({"", doc})) queries.push_back(q.expr);
   return queries;
 }
 
@@ -195,7 +158,7 @@ TEST(DashboardsLint, TheVariablesArePresent) {
 TEST(DashboardsLint, EveryPanelHasAUnitAndAPlace) {
   for (const auto& b : LoadDashboards()) {
     std::vector<const json*> panels;
-    Panels(b.doc["panels"], panels);
+    CollectPanels(b.doc["panels"], panels);
     std::set<int> ids;
     for (const json* p : panels) {
       std::string title = p->value("title", "?");
