@@ -32,10 +32,12 @@ bool MovesData(const StepReport& step) { return step.kind == "io" || step.kind =
 // Shortest text that reads back as the same double (report.json's numbers do the same).
 std::string Number(double v) { return fmt::format("{}", v); }
 
+// A family with no series is left out altogether (a run that ended before its first step).
 void Family(std::string& out, const char* name, const char* help,
             const std::function<void(std::string&)>& series) {
-  out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name);
-  series(out);
+  std::string lines;
+  series(lines);
+  if (!lines.empty()) out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name) + lines;
 }
 
 }  // namespace
@@ -65,11 +67,13 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
              }
            }
          });
-  Family(out, "iofleet_result_status", "1 for the step's status (succeeded, failed or aborted).", [&](std::string& o) {
-    for (const auto& s : report.steps) {
-      o += fmt::format("iofleet_result_status{{{},status=\"{}\"}} 1\n", StepLabels(s), Escaped(s.status));
-    }
-  });
+  Family(out, "iofleet_result_status", "1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).",
+         [&](std::string& o) {
+           for (const auto& s : report.steps) {
+             o += fmt::format("iofleet_result_status{{{},status=\"{}\"}} 1\n", StepLabels(s), Escaped(s.status));
+           }
+           o += fmt::format("iofleet_result_status{{status=\"{}\"}} 1\n", Escaped(report.status));
+         });
   Family(out, "iofleet_result_timestamp_seconds", "When the step's first I/O began (Unix time; the run's end if it did none).",
          [&](std::string& o) {
            for (const auto& s : report.steps) {

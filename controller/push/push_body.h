@@ -15,7 +15,8 @@ namespace iofleet::controller {
 //   iofleet_result_bytes_per_second, iofleet_result_iops, iofleet_result_latency_seconds{quantile}
 //     io, files and copy steps (the steps that move data), as report.json gives them;
 //   iofleet_result_status{status} = 1, iofleet_result_timestamp_seconds   every step;
-//   iofleet_run_duration_seconds                                           the run.
+//   iofleet_result_status{status} = 1 without step labels, iofleet_run_duration_seconds   the run
+//     (a run that ended before its first step pushes only these two).
 // `ended_at_unix_s` stamps a step that never started I/O (its started_at_unix_ns is 0).
 std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s);
 

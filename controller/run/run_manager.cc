@@ -86,6 +86,9 @@ class RunManager {
  public:
   explicit RunManager(const RunOptions& options) : options_(options) {}
   int Run();
+  int RunSteps();
+  // --pushgateway: the run's final figures, once, whatever its outcome.
+  void Push();
 
  private:
   int Connect();
@@ -109,6 +112,7 @@ class RunManager {
   RunReport report_;
   std::filesystem::path out_dir_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  bool pushed_ = false;
 };
 
 int RunManager::Connect() {
@@ -314,21 +318,35 @@ int RunManager::Finish(int code) {
     }
   }
   std::cout << ConsoleSummary(report_);
-  // Whatever the outcome, so that a failed night shows as failed: a push that fails only warns
-  // (the run's figures are in its report either way).
-  if (options_.pushgateway) {
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    if (Status s = PushResults(*options_.pushgateway, report_, seconds, now); !s.ok()) {
-      std::cerr << "iofleet: warning: " << s.message() << "\n";
-    }
-  }
+  Push();
   if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
   return code;
 }
 
+// Whatever the outcome, so that a failed night shows as failed, also when it ended before its
+// first step (agents unreachable, refused at Prepare): a push that fails only warns (the run's
+// figures are in its report either way).
+void RunManager::Push() {
+  if (!options_.pushgateway || pushed_) return;
+  pushed_ = true;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (Status s = PushResults(*options_.pushgateway, report_, seconds, now); !s.ok()) {
+    std::cerr << "iofleet: warning: " << s.message() << "\n";
+  }
+}
+
 int RunManager::Run() {
+  int code = RunSteps();
+  if (code != kExitOk && !pushed_) {  // it ended before Finish
+    if (report_.status == "succeeded") report_.status = "failed";
+    Push();
+  }
+  return code;
+}
+
+int RunManager::RunSteps() {
   const v1::Workload& w = options_.workload;
   report_.run_id = NewRunId();
   report_.workload = w.name();

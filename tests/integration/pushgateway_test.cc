@@ -58,13 +58,14 @@ std::vector<Sample> ParseExposition(const std::string& text) {
   return samples;
 }
 
-// The one sample of `name` whose labels include every one of `want`.
+// The one sample of `name` whose labels include every one of `want` (a wanted "" is a label
+// the sample does not have, as in PromQL).
 const Sample* Find(const std::vector<Sample>& samples, const std::string& name, const std::map<std::string, std::string>& want) {
   const Sample* found = nullptr;
   for (const auto& s : samples) {
     if (s.name != name) continue;
     bool all = true;
-    for (const auto& [k, v] : want) all = all && s.labels.count(k) && s.labels.at(k) == v;
+    for (const auto& [k, v] : want) all = all && (s.labels.count(k) ? s.labels.at(k) == v : v.empty());
     if (!all) continue;
     EXPECT_EQ(found, nullptr) << "two samples of " << name << " match";
     found = &s;
@@ -144,6 +145,11 @@ TEST_F(PushgatewayTest, PushedFiguresAreTheReports) {
       EXPECT_GT(latency->value, 0);
     }
   }
+  auto run_status = group;
+  run_status["status"] = "succeeded";
+  run_status["step"] = "";
+  const Sample* status = Find(samples, "iofleet_result_status", run_status);  // the run's own
+  ASSERT_NE(status, nullptr);
   const Sample* duration = Find(samples, "iofleet_run_duration_seconds", group);
   ASSERT_NE(duration, nullptr);
   EXPECT_GT(duration->value, 1.0);  // the write alone ran 1 s
@@ -168,6 +174,22 @@ TEST_F(PushgatewayTest, AFailedRunStillPushesItsStatus) {
   EXPECT_EQ(status->labels.at("status"), "failed");
   EXPECT_EQ(status->value, 1);
   EXPECT_NE(Find(samples, "iofleet_run_duration_seconds", {{"workload", "it-push-fail"}}), nullptr);
+}
+
+TEST_F(PushgatewayTest, ARunThatCouldNotReachItsAgentsPushesFailed) {
+  TempDir tmp;
+  PushgatewayProcess gateway(tmp / "logs");
+  ASSERT_TRUE(gateway.ready());
+  WriteText(tmp / "w.yaml", "name: it-push-unreachable\nsteps:\n  - io: { op: write }\n");
+  const std::string nobody = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  CommandResult run = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", nobody, "--out",
+                                  (tmp / "out").string(), "--pushgateway", gateway.url()},
+                                 tmp / "logs", 60s);
+  EXPECT_EQ(run.code, 1) << run.err;
+  std::vector<Sample> samples = ParseExposition(gateway.Metrics());
+  const Sample* status = Find(samples, "iofleet_result_status", {{"job", "iofleet"}, {"workload", "it-push-unreachable"}, {"step", ""}});
+  ASSERT_NE(status, nullptr) << gateway.Metrics();
+  EXPECT_EQ(status->labels.at("status"), "failed");
 }
 
 TEST_F(PushgatewayTest, APushThatFailsWarnsAndKeepsTheExitStatus) {

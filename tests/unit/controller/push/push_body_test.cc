@@ -87,6 +87,19 @@ TEST(PushBodyTest, AFailedStepPushesItsStatus) {
   EXPECT_NE(body.find("group_cycle=\"2\",status=\"failed\"} 1\n"), std::string::npos) << body;
 }
 
+TEST(PushBodyTest, TheRunsStatusHasNoStepLabels) {
+  RunReport report;  // ended before its first step: agents unreachable
+  report.workload = "w";
+  report.status = "failed";
+  EXPECT_EQ(PushBody(report, 0.25, 1.0),
+            "# HELP iofleet_result_status 1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).\n"
+            "# TYPE iofleet_result_status gauge\n"
+            "iofleet_result_status{status=\"failed\"} 1\n"
+            "# HELP iofleet_run_duration_seconds The run's wall time, from its start to its report.\n"
+            "# TYPE iofleet_run_duration_seconds gauge\n"
+            "iofleet_run_duration_seconds 0.25\n");
+}
+
 TEST(GroupingPathTest, PlainValuesStayPlain) {
   EXPECT_EQ(GroupingPath("nightly-seq", {{"cluster", "lab1"}, {"build", "v1.2.3_rc~1"}}),
             "/metrics/job/iofleet/workload/nightly-seq/cluster/lab1/build/v1.2.3_rc~1");
