@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "tests/support/http_client.h"
 #include "tests/support/process.h"
@@ -174,6 +175,32 @@ TEST_F(PushgatewayTest, AFailedRunStillPushesItsStatus) {
   EXPECT_EQ(status->labels.at("status"), "failed");
   EXPECT_EQ(status->value, 1);
   EXPECT_NE(Find(samples, "iofleet_run_duration_seconds", {{"workload", "it-push-fail"}}), nullptr);
+}
+
+TEST_F(PushgatewayTest, ACtrlCRunPushesAborted) {
+  TempDir tmp;
+  PushgatewayProcess gateway(tmp / "logs");
+  ASSERT_TRUE(gateway.ready());
+  AgentProcess agent(tmp / "node01", "node01", tmp / "logs");
+  WriteText(tmp / "w.yaml", "name: it-push-abort\ndefaults: { engine: psync, block_size: 4KiB, file_size: 4MiB }\nsteps:\n"
+                            "  - name: read\n    io: { op: randread, runtime: 30s }\n");
+  Process run({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(), "--out", (tmp / "out").string(),
+               "--pushgateway", gateway.url()},
+              tmp / "logs");
+  auto deadline = std::chrono::steady_clock::now() + 15s;
+  while (!std::filesystem::exists(tmp / "node01" / "iofleet") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+  }
+  std::this_thread::sleep_for(1500ms);  // into the step
+  run.Signal(SIGINT);
+  EXPECT_EQ(run.Wait(20s), 1) << run.Stderr();
+  std::vector<Sample> samples = ParseExposition(gateway.Metrics());
+  const Sample* step = Find(samples, "iofleet_result_status", {{"workload", "it-push-abort"}, {"step", "read"}});
+  const Sample* whole = Find(samples, "iofleet_result_status", {{"workload", "it-push-abort"}, {"step", ""}});
+  ASSERT_NE(step, nullptr) << gateway.Metrics();
+  ASSERT_NE(whole, nullptr) << gateway.Metrics();
+  EXPECT_EQ(step->labels.at("status"), "aborted");
+  EXPECT_EQ(whole->labels.at("status"), "aborted");
 }
 
 TEST_F(PushgatewayTest, ARunThatCouldNotReachItsAgentsPushesFailed) {
