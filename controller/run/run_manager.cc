@@ -86,11 +86,11 @@ class RunManager {
  public:
   explicit RunManager(const RunOptions& options) : options_(options) {}
   int Run();
+
+ private:
   int RunSteps();
   // --pushgateway: the run's final figures, once, whatever its outcome.
   void Push();
-
- private:
   int Connect();
   int Plan();
   void SleepStep(uint64_t duration_ns, StepReport& step);
@@ -339,7 +339,7 @@ void RunManager::Push() {
 
 int RunManager::Run() {
   int code = RunSteps();
-  if (code != kExitOk && !pushed_) {  // it ended before Finish
+  if (code != kExitOk && options_.pushgateway && !pushed_) {  // it ended before Finish
     if (report_.status == "succeeded") report_.status = "failed";
     Push();
   }
