@@ -143,6 +143,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--out", run.out_dir, "results directory (default ./iofleet-results)");
   std::vector<std::string> sets;
   run_cmd->add_option("--set", sets, "PATH=VALUE: override any field, e.g. defaults.jobs=4 or steps[read].io.runtime=10s (repeatable)");
+  std::vector<std::string> labels;
+  run_cmd->add_option("--label", labels, "KEY=VALUE: describe the run (cluster, filesystem, build); in report.json and "
+                                         "every pushed figure (repeatable)");
+  std::string pushgateway;
+  run_cmd->add_option("--pushgateway", pushgateway, "http://HOST:PORT: push each step's final figures there when the run ends");
   std::string tls_dir;
   std::string tls_server_name;
   const char* server_name_help = "the name agents' certificates must carry (default: the host part of each address)";
@@ -253,6 +258,15 @@ int main(int argc, char** argv) {
     return ctl::kExitOk;
   }
 
+  std::vector<std::string> option_errors;
+  run.labels = ctl::ParseRunLabels(labels, option_errors);
+  if (!pushgateway.empty()) {
+    auto url = ctl::ParsePushgatewayUrl(pushgateway);
+    if (url.ok()) run.pushgateway = *url;
+    else option_errors.push_back(url.status().message());
+  }
+  for (const auto& e : option_errors) std::cerr << "iofleet: " << e << "\n";
+  if (!option_errors.empty()) return ctl::kExitRejected;
   if (!Load(run.workload_file, allow_unsupported, sets, run.workload)) return ctl::kExitRejected;
   if (!agents_spec.empty()) {
     if (!run.local_roots.empty() || !run.local_config.empty()) {

@@ -181,6 +181,8 @@ std::string ReportJson(const RunReport& report) {
     j["started_at_unix_ns"] = report.started_at_unix_ns;
     j["duration_ns"] = report.duration_ns;
   }
+  j["labels"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : report.labels) j["labels"][key] = value;
   j["agents"] = nlohmann::ordered_json::array();
   for (const auto& a : report.agents) {
     nlohmann::ordered_json agent = {{"name", a.name}, {"address", a.address}, {"version", a.version}};

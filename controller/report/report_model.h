@@ -171,6 +171,8 @@ struct RunReport {
   std::string error;
   uint64_t started_at_unix_ns = 0;  // when the controller began the run; 0: not known
   uint64_t duration_ns = 0;         // from then until its report
+  // `run --label KEY=VALUE`, in the order given (report.json's "labels"; the pushgateway's grouping key).
+  std::vector<std::pair<std::string, std::string>> labels;
   std::vector<AgentInfo> agents;
   std::vector<StepReport> steps;
 };

@@ -19,6 +19,7 @@
 #include "controller/history/history_cli.h"
 #include "controller/history/history_db.h"
 #include "controller/history/record_run.h"
+#include "controller/push/push_results.h"
 #include "controller/report/invariants.h"
 #include "controller/report/html_report.h"
 #include "controller/report/report_writers.h"
@@ -92,6 +93,9 @@ class RunManager {
   int Run();
 
  private:
+  int RunSteps();
+  // --pushgateway: the run's final figures, once, whatever its outcome.
+  void Push();
   int Connect();
   int Plan();
   void SleepStep(uint64_t duration_ns, StepReport& step);
@@ -114,6 +118,8 @@ class RunManager {
   RunReport report_;
   std::filesystem::path out_dir_;
   std::string effective_;  // the effective workload, every default filled in: its hash goes in the history
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  bool pushed_ = false;
 };
 
 int RunManager::Connect() {
@@ -317,7 +323,8 @@ int RunManager::Finish(int code) {
   std::string json = ReportJson(report_);
   ReportDocument doc = ReportDocument::parse(json);
   std::optional<RunVerdicts> verdicts;
-  HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts, {}, options_.notes};
+  HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts,
+                         {options_.labels.begin(), options_.labels.end()}, options_.notes};
   if (auto judged = JudgeAndRecord(history, doc, effective_, ""); judged.ok()) {
     verdicts = std::move(*judged);
     json = doc.dump(2) + "\n";
@@ -339,6 +346,7 @@ int RunManager::Finish(int code) {
   }
   std::cout << ConsoleSummary(doc);
   if (verdicts) std::cout << VerdictLines(verdicts->json);
+  Push();
   if (!written) return kExitFailed;
   std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
   if (verdicts && verdicts->regressions > 0 && code == kExitOk) return kExitRegression;
@@ -359,15 +367,36 @@ int RunManager::CheckReferenceRun() {
   if (found.ok()) return kExitOk;
   std::cerr << "iofleet: --compare-to " << options_.verdicts->reference.run_id << ": " << found.message() << "\n";
   return kExitRejected;
+// Whatever the outcome, so that a failed night shows as failed, also when it ended before its
+// first step (agents unreachable, refused at Prepare): a push that fails only warns (the run's
+// figures are in its report either way).
+void RunManager::Push() {
+  if (!options_.pushgateway || pushed_) return;
+  pushed_ = true;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (Status s = PushResults(*options_.pushgateway, report_, seconds, now); !s.ok()) {
+    std::cerr << "iofleet: warning: " << s.message() << "\n";
+  }
 }
 
 int RunManager::Run() {
+  int code = RunSteps();
+  if (code != kExitOk && options_.pushgateway && !pushed_) {  // it ended before Finish
+    if (report_.status == "succeeded") report_.status = "failed";
+    Push();
+  }
+  return code;
+}
+
+int RunManager::RunSteps() {
   const v1::Workload& w = options_.workload;
   report_.run_id = NewRunId();
   report_.workload = w.name();
   report_.status = "succeeded";
   report_.started_at_unix_ns = UnixNowNs();
   if (int code = CheckReferenceRun(); code != kExitOk) return code;
+  report_.labels = options_.labels;
 
   if (int code = Connect(); code != kExitOk) return code;
   if (int code = Plan(); code != kExitOk) return code;

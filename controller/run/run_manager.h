@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "controller/history/verdict.h"
+#include "controller/push/pushgateway_url.h"
 #include "controller/report/report_model.h"
+#include "controller/run/run_labels.h"
 #include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
 
@@ -33,6 +35,8 @@ struct RunOptions {
   std::string db;                             // --db; empty: OUT/history.db
   std::map<std::string, std::string> notes;   // --note: recorded with the run, select nothing
   std::optional<VerdictOptions> verdicts;     // --compare-to given
+  RunLabels labels;                        // --label KEY=VALUE
+  std::optional<PushgatewayUrl> pushgateway;  // --pushgateway URL: push the final figures there
 };
 
 // Set by the SIGINT handler; the run manager stops the agents and reports "aborted".

@@ -446,3 +446,25 @@ TEST(JsonReportTest, EachAgentSaysWhereItRan) {
 
 }  // namespace
 }  // namespace iofleet::controller
+
+namespace iofleet::controller {
+namespace {
+
+TEST(JsonReportTest, LabelsAreAnObjectInTheOrderGiven) {
+  RunReport report;
+  report.run_id = "r";
+  report.workload = "w";
+  report.status = "succeeded";
+  nlohmann::json none = nlohmann::json::parse(ReportJson(report));
+  ASSERT_TRUE(none.contains("labels"));
+  EXPECT_TRUE(none["labels"].is_object());
+  EXPECT_TRUE(none["labels"].empty());
+  report.labels = {{"cluster", "lab1"}, {"fs", "/mnt/zeb"}};
+  std::string text = ReportJson(report);
+  nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["labels"], (nlohmann::json{{"cluster", "lab1"}, {"fs", "/mnt/zeb"}}));
+  EXPECT_LT(text.find("\"cluster\""), text.find("\"fs\""));
+}
+
+}  // namespace
+}  // namespace iofleet::controller

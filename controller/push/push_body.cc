@@ -1,0 +1,133 @@
+#include "controller/push/push_body.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+namespace iofleet::controller {
+
+namespace {
+
+// Prometheus text format: backslash, double quote and newline are escaped in label values.
+std::string Escaped(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string StepLabels(const StepReport& step) {
+  std::string labels = fmt::format("step=\"{}\",point=\"{}\",cycle=\"{}\"", Escaped(step.name), step.point, step.cycle);
+  if (step.group_cycle >= 0) labels += fmt::format(",group_cycle=\"{}\"", step.group_cycle);
+  return labels;
+}
+
+bool MovesData(const StepReport& step) { return step.kind == "io" || step.kind == "files" || step.kind == "copy"; }
+
+// Shortest text that reads back as the same double (report.json's numbers do the same).
+std::string Number(double v) { return fmt::format("{}", v); }
+
+// A family with no series is left out altogether (a run that ended before its first step).
+void Family(std::string& out, const char* name, const char* help,
+            const std::function<void(std::string&)>& series) {
+  std::string lines;
+  series(lines);
+  if (!lines.empty()) out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name) + lines;
+}
+
+}  // namespace
+
+std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s) {
+  std::string out;
+  Family(out, "iofleet_result_bytes_per_second", "A step's bytes over its measurement window (all agents).",
+         [&](std::string& o) {
+           for (const auto& s : report.steps) {
+             if (MovesData(s)) o += fmt::format("iofleet_result_bytes_per_second{{{}}} {}\n", StepLabels(s), Number(s.aggregate.bytes_per_sec()));
+           }
+         });
+  Family(out, "iofleet_result_iops", "A step's operations over its measurement window (all agents).",
+         [&](std::string& o) {
+           for (const auto& s : report.steps) {
+             if (MovesData(s)) o += fmt::format("iofleet_result_iops{{{}}} {}\n", StepLabels(s), Number(s.aggregate.iops()));
+           }
+         });
+  Family(out, "iofleet_result_latency_seconds", "A step's latency quantiles from the agents' merged histograms.",
+         [&](std::string& o) {
+           const std::pair<const char*, double> quantiles[] = {{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}};
+           for (const auto& s : report.steps) {
+             if (!MovesData(s)) continue;
+             for (const auto& [text, q] : quantiles) {
+               double seconds = static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9;
+               o += fmt::format("iofleet_result_latency_seconds{{{},quantile=\"{}\"}} {}\n", StepLabels(s), text, Number(seconds));
+             }
+           }
+         });
+  Family(out, "iofleet_result_status", "1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).",
+         [&](std::string& o) {
+           for (const auto& s : report.steps) {
+             o += fmt::format("iofleet_result_status{{{},status=\"{}\"}} 1\n", StepLabels(s), Escaped(s.status));
+           }
+           o += fmt::format("iofleet_result_status{{status=\"{}\"}} 1\n", Escaped(report.status));
+         });
+  Family(out, "iofleet_result_timestamp_seconds", "When the step's first I/O began (Unix time; the run's end if it did none).",
+         [&](std::string& o) {
+           for (const auto& s : report.steps) {
+             // Whole seconds and the rest apart: a nanosecond count near 2^61 loses digits as a double.
+             const uint64_t ns = s.started_at_unix_ns;
+             double at = ns ? static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9 : ended_at_unix_s;
+             o += fmt::format("iofleet_result_timestamp_seconds{{{}}} {}\n", StepLabels(s), Number(at));
+           }
+         });
+  Family(out, "iofleet_run_duration_seconds", "The run's wall time, from its start to its report.",
+         [&](std::string& o) { o += fmt::format("iofleet_run_duration_seconds {}\n", Number(run_seconds)); });
+  return out;
+}
+
+std::string Base64Url(const std::string& bytes) {
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
+    out += {alphabet[(n >> 18) & 63], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], alphabet[n & 63]};
+  }
+  if (i + 1 == bytes.size()) {
+    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
+    out += {alphabet[(n >> 18) & 63], alphabet[(n >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8);
+    out += {alphabet[(n >> 18) & 63], alphabet[(n >> 12) & 63], alphabet[(n >> 6) & 63], '='};
+  }
+  return out;
+}
+
+namespace {
+
+bool PlainInPath(const std::string& value) {
+  auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '~' || c == '-';
+  };
+  // "." and ".." would be read as path steps by anything that cleans the path on the way.
+  return !value.empty() && value != "." && value != ".." && std::all_of(value.begin(), value.end(), plain);
+}
+
+std::string PathPair(const std::string& key, const std::string& value) {
+  if (PlainInPath(value)) return "/" + key + "/" + value;
+  // The push API spells an empty value "=" (an empty path segment would be dropped).
+  return "/" + key + "@base64/" + (value.empty() ? std::string("=") : Base64Url(value));
+}
+
+}  // namespace
+
+std::string GroupingPath(const std::string& workload, const RunLabels& labels) {
+  std::string path = "/metrics/job/iofleet" + PathPair("workload", workload);
+  for (const auto& [key, value] : labels) path += PathPair(key, value);
+  return path;
+}
+
+}  // namespace iofleet::controller

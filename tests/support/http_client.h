@@ -1,0 +1,27 @@
+// Plain HTTP/1.1 GET for integration tests (Boost.Beast): reading a pushgateway's or Prometheus's
+// pages and APIs on loopback.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace iofleet::testing {
+
+struct HttpAnswer {
+  int status = 0;     // 0: no answer (error says why)
+  std::string body;
+  std::string error;
+};
+
+// GET http://`address``target` (address "127.0.0.1:9091"), within `timeout`.
+HttpAnswer HttpGet(const std::string& address, const std::string& target,
+                   std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+// Percent-encodes everything but RFC 3986's unreserved characters (a PromQL query in a URL).
+std::string UrlEncode(const std::string& text);
+
+// A loopback TCP port nobody listened on a moment ago (bound to 0, read back, closed): for
+// servers that cannot report the port they chose, such as Prometheus and the pushgateway.
+int FreeLoopbackPort();
+
+}  // namespace iofleet::testing

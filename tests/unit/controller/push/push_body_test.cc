@@ -1,0 +1,124 @@
+// The pushgateway body and grouping path of `iofleet run --pushgateway`: the body against a
+// golden file (tests/fixtures/push/push_body.golden.txt), the path's plain and base64 forms.
+#include "controller/push/push_body.h"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+
+namespace iofleet::controller {
+namespace {
+
+constexpr uint64_t kSec = 1'000'000'000;
+
+StepReport Io(const std::string& name, int point, int cycle, const std::string& status) {
+  StepReport step;
+  step.name = name;
+  step.kind = "io";
+  step.point = point;
+  step.cycle = cycle;
+  step.status = status;
+  step.aggregate.ops = 2000;
+  step.aggregate.bytes = 2000ull * 65536;
+  step.aggregate.window_ns = 2 * kSec;
+  for (int i = 0; i < 1500; ++i) step.aggregate.latency->Record(100'000);  // 100 us: p50
+  for (int i = 0; i < 497; ++i) step.aggregate.latency->Record(200'000);   // 200 us: p99
+  for (int i = 0; i < 3; ++i) step.aggregate.latency->Record(5'000'000);   // 5 ms: p99.9
+  step.started_at_unix_ns = 1'800'000'000 * kSec + 250'000'000;
+  return step;
+}
+
+RunReport Report() {
+  RunReport report;
+  report.workload = "nightly-seq";
+  report.status = "failed";
+  report.labels = {{"cluster", "lab1"}, {"fs", "/mnt/zeb"}};
+  report.steps.push_back(Io("write", 0, 0, "succeeded"));
+  StepReport sleep;
+  sleep.name = "pause";
+  sleep.kind = "sleep";
+  sleep.status = "succeeded";
+  report.steps.push_back(sleep);
+  StepReport grouped = Io("copy-in", 1, 0, "failed");
+  grouped.group = "cycles";
+  grouped.group_cycle = 2;
+  grouped.name = "say \"hi\"\\";  // escaped in label values
+  report.steps.push_back(grouped);
+  return report;
+}
+
+std::string Golden() {
+  std::ifstream in(std::string(IOFLEET_SOURCE_DIR) + "/tests/fixtures/push/push_body.golden.txt");
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(PushBodyTest, MatchesGolden) {
+  std::string body = PushBody(Report(), 12.5, 1'800'000'100.0);
+  if (getenv("IOFLEET_UPDATE_GOLDEN")) {
+    std::ofstream(std::string(IOFLEET_SOURCE_DIR) + "/tests/fixtures/push/push_body.golden.txt") << body;
+  }
+  EXPECT_EQ(body, Golden());
+}
+
+TEST(PushBodyTest, FiguresAreTheReportModelsOwn) {
+  RunReport report = Report();
+  std::string body = PushBody(report, 12.5, 0);
+  const StepStats& s = report.steps[0].aggregate;
+  EXPECT_NE(body.find("iofleet_result_bytes_per_second{step=\"write\",point=\"0\",cycle=\"0\"} " + fmt::format("{}", s.bytes_per_sec()) + "\n"),
+            std::string::npos) << body;
+  EXPECT_NE(body.find("iofleet_result_iops{step=\"write\",point=\"0\",cycle=\"0\"} 1000\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("quantile=\"0.5\"} " + fmt::format("{}", s.latency->Quantile(0.5) / 1e9) + "\n"), std::string::npos);
+  EXPECT_NE(body.find("quantile=\"0.99\"} " + fmt::format("{}", s.latency->Quantile(0.99) / 1e9) + "\n"), std::string::npos);
+  EXPECT_NE(body.find("quantile=\"0.999\"} " + fmt::format("{}", s.latency->Quantile(0.999) / 1e9) + "\n"), std::string::npos);
+}
+
+TEST(PushBodyTest, HostStepsPushStatusAndTimeOnly) {
+  std::string body = PushBody(Report(), 1, 1'800'000'100.0);
+  EXPECT_NE(body.find("iofleet_result_status{step=\"pause\",point=\"0\",cycle=\"0\",status=\"succeeded\"} 1\n"), std::string::npos);
+  EXPECT_NE(body.find("iofleet_result_timestamp_seconds{step=\"pause\",point=\"0\",cycle=\"0\"} 1800000100\n"), std::string::npos);
+  EXPECT_EQ(body.find("iofleet_result_iops{step=\"pause\""), std::string::npos);
+}
+
+TEST(PushBodyTest, AFailedStepPushesItsStatus) {
+  std::string body = PushBody(Report(), 1, 0);
+  EXPECT_NE(body.find("group_cycle=\"2\",status=\"failed\"} 1\n"), std::string::npos) << body;
+}
+
+TEST(PushBodyTest, TheRunsStatusHasNoStepLabels) {
+  RunReport report;  // ended before its first step: agents unreachable
+  report.workload = "w";
+  report.status = "failed";
+  EXPECT_EQ(PushBody(report, 0.25, 1.0),
+            "# HELP iofleet_result_status 1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).\n"
+            "# TYPE iofleet_result_status gauge\n"
+            "iofleet_result_status{status=\"failed\"} 1\n"
+            "# HELP iofleet_run_duration_seconds The run's wall time, from its start to its report.\n"
+            "# TYPE iofleet_run_duration_seconds gauge\n"
+            "iofleet_run_duration_seconds 0.25\n");
+}
+
+TEST(GroupingPathTest, PlainValuesStayPlain) {
+  EXPECT_EQ(GroupingPath("nightly-seq", {{"cluster", "lab1"}, {"build", "v1.2.3_rc~1"}}),
+            "/metrics/job/iofleet/workload/nightly-seq/cluster/lab1/build/v1.2.3_rc~1");
+}
+
+TEST(GroupingPathTest, SlashesSpacesAndEmptyGoAsBase64) {
+  // base64url("/mnt/zeb") = "L21udC96ZWI="; "a b?" = "YSBiPw=="; the empty value is "=".
+  EXPECT_EQ(GroupingPath("w", {{"fs", "/mnt/zeb"}, {"note", "a b?"}, {"empty", ""}}),
+            "/metrics/job/iofleet/workload/w/fs@base64/L21udC96ZWI=/note@base64/YSBiPw==/empty@base64/=");
+  EXPECT_EQ(GroupingPath("w", {{"dots", ".."}}), "/metrics/job/iofleet/workload/w/dots@base64/Li4=");
+}
+
+TEST(GroupingPathTest, Base64UrlUsesTheUrlAlphabet) {
+  EXPECT_EQ(Base64Url(""), "");
+  EXPECT_EQ(Base64Url("f"), "Zg==");
+  EXPECT_EQ(Base64Url("fo"), "Zm8=");
+  EXPECT_EQ(Base64Url("foo"), "Zm9v");
+  EXPECT_EQ(Base64Url("\xfb\xff\xbf"), "-_-_");  // "+/+/" in the standard alphabet
+}
+
+}  // namespace
+}  // namespace iofleet::controller
