@@ -367,6 +367,8 @@ int RunManager::CheckReferenceRun() {
   if (found.ok()) return kExitOk;
   std::cerr << "iofleet: --compare-to " << options_.verdicts->reference.run_id << ": " << found.message() << "\n";
   return kExitRejected;
+}
+
 // Whatever the outcome, so that a failed night shows as failed, also when it ended before its
 // first step (agents unreachable, refused at Prepare): a push that fails only warns (the run's
 // figures are in its report either way).
@@ -381,6 +383,8 @@ void RunManager::Push() {
 }
 
 int RunManager::Run() {
+  // A usage error: nothing started, nothing pushed.
+  if (int code = CheckReferenceRun(); code != kExitOk) return code;
   int code = RunSteps();
   if (code != kExitOk && options_.pushgateway && !pushed_) {  // it ended before Finish
     if (report_.status == "succeeded") report_.status = "failed";
@@ -395,7 +399,6 @@ int RunManager::RunSteps() {
   report_.workload = w.name();
   report_.status = "succeeded";
   report_.started_at_unix_ns = UnixNowNs();
-  if (int code = CheckReferenceRun(); code != kExitOk) return code;
   report_.labels = options_.labels;
 
   if (int code = Connect(); code != kExitOk) return code;
