@@ -145,6 +145,10 @@ int main(int argc, char** argv) {
   const char* allow_help = "fio job files: leave out options iofleet cannot honour, with a warning, instead of "
                            "refusing the file (commands in the file are never run)";
   run_cmd->add_flag("--allow-unsupported", allow_unsupported, allow_help);
+  std::string progress = "auto";
+  run_cmd->add_option("--progress", progress, "live view on stderr: auto (tty on a terminal, plain otherwise) | tty | plain | json | none")
+      ->check(CLI::IsMember({"auto", "tty", "plain", "json", "none"}));
+  run_cmd->add_option("--metrics", run.metrics_address, "serve the run's live figures at http://HOST:PORT/metrics while it goes");
 
   std::string list_spec;
   CLI::App* agents_cmd = app.add_subcommand("agents", "show each agent's version, engines, roots, round trip and clock offset");
@@ -235,6 +239,7 @@ int main(int argc, char** argv) {
     run.agents = *agents;
   }
   run.tls = tls;
+  run.progress = *ctl::ParseProgressMode(progress);  // checked by CLI11 above
   struct sigaction sa{};
   sa.sa_handler = OnInterrupt;
   sigaction(SIGINT, &sa, nullptr);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
 #include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
@@ -27,6 +28,8 @@ struct RunOptions {
   std::string out_dir = "iofleet-results";
   std::optional<TlsFiles> tls;
   uint64_t lease_ns = 10'000'000'000;
+  ProgressMode progress = ProgressMode::kAuto;  // --progress
+  std::string metrics_address;                  // --metrics HOST:PORT; empty: no /metrics
 };
 
 // Set by the SIGINT handler; the run manager stops the agents and reports "aborted".
