@@ -63,7 +63,7 @@ class LineView : public ProgressView {
     const auto every = static_cast<int64_t>(std::max<uint64_t>(live.sample_interval_ns(), 1'000'000'000));
     if (last_ != 0 && now - last_ < every) return;
     LiveSnapshot s = live.Snapshot();
-    if (s.clock.elapsed_s == 0) return;  // nothing before the first sample
+    if (s.clock.elapsed_s == 0 || s.all_done) return;  // nothing before the first sample or once all are done
     last_ = now;
     if (json_) {
       out_ << JsonLine(s, "progress").dump() << std::endl;
