@@ -11,6 +11,8 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int kBarWidth = 20;
 
 bool CountsFiles(const LiveSnapshot& s) { return s.step.kind == "files" || s.step.kind == "copy"; }
+// sync, drop_caches, readahead and hook steps move no data of their own: only their time shows.
+bool MovesData(const LiveSnapshot& s) { return s.step.kind == "io" || CountsFiles(s); }
 
 std::string Names(const LiveSnapshot& s, bool LiveAgent::*flag) {
   std::string names;
@@ -22,6 +24,7 @@ std::string Names(const LiveSnapshot& s, bool LiveAgent::*flag) {
 
 // "512.0 MiB/s  512 IOPS  p99 1.20 ms", or "ramp" while the ramp lasts.
 std::string Figures(const LiveSnapshot& s) {
+  if (!MovesData(s)) return "running";
   if (s.clock.ramp) return "ramp";
   if (!s.rate.known) return s.all_done ? "done" : s.measured ? "no agent reporting" : "waiting for the first sample";
   std::string out = fmt::format("{:.1f} MiB/s  {:.0f} {}", s.rate.bytes_per_sec / kMiB, s.rate.ops_per_sec,

@@ -57,6 +57,14 @@ TEST(ProgressView, ARampShowsAsRampAndFilesCountFiles) {
   EXPECT_EQ(TtyLine(s), "write 2s  400.0 MiB/s  400 files/s  p99 1.24 ms  2/2 agents");
 }
 
+TEST(ProgressView, AHostStepShowsOnlyItsTime) {
+  LiveSnapshot s = Running();
+  s.step.kind = "hook";
+  s.clock = {};
+  s.clock.elapsed_s = 75;
+  EXPECT_EQ(PlainLine(s), "[write] 1m15s  running  2/2 agents");
+}
+
 TEST(ProgressView, JsonLineHasTheDocumentedKeys) {
   nlohmann::json j = JsonLine(Running(), "progress");
   for (const char* key : {"event", "run_id", "workload", "step", "kind", "index", "point", "cycle", "phase", "elapsed_seconds",
