@@ -48,7 +48,7 @@ std::string Spread(const LiveSnapshot& s) {
     low = low < 0 ? a.rate.bytes_per_sec : std::min(low, a.rate.bytes_per_sec);
     high = std::max(high, a.rate.bytes_per_sec);
   }
-  if (low < 0 || s.agents.size() < 2 || s.clock.ramp) return "";
+  if (low < 0 || s.agents.size() < 2 || s.clock.ramp || !MovesData(s)) return "";
   return fmt::format("  per agent {:.1f}..{:.1f} MiB/s", low / kMiB, high / kMiB);
 }
 
