@@ -156,6 +156,7 @@ nlohmann::json JsonLine(const LiveSnapshot& s, const std::string& event) {
                       {"ops", a.ops},
                       {"bytes", a.bytes},
                       {"errors", a.errors},
+                      {"progress_rejected", a.rejected},
                       {"bytes_per_sec", a.rate.known ? json(a.rate.bytes_per_sec) : json(nullptr)},
                       {"ops_per_sec", a.rate.known ? json(a.rate.ops_per_sec) : json(nullptr)}});
   }
