@@ -25,6 +25,7 @@ LiveRun::LiveRun(std::string run_id, std::string workload, uint64_t sample_inter
 void LiveRun::BeginStep(const LiveStepInfo& step, const std::vector<std::string>& agents, const std::vector<bool>& lost,
                         const std::vector<int64_t>& clock_offsets_ns) {
   std::lock_guard lock(mu_);
+  ++changes_;
   running_ = true;
   step_ = step;
   step_began_ns_ = clock_();
@@ -97,21 +98,25 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   a.last.mutable_read()->clear_latency_ns_delta();
   a.last.mutable_write()->clear_latency_ns_delta();
   a.has_last = true;
+  ++changes_;
   return true;
 }
 
 void LiveRun::AgentDone(size_t agent) {
   std::lock_guard lock(mu_);
+  ++changes_;
   if (agent < agents_.size()) agents_[agent].live.done = true;
 }
 
 void LiveRun::AgentLost(size_t agent) {
   std::lock_guard lock(mu_);
+  ++changes_;
   if (agent < agents_.size()) agents_[agent].live.lost = true;
 }
 
 void LiveRun::EndStep(std::optional<uint64_t> start_skew_ns) {
   std::lock_guard lock(mu_);
+  ++changes_;
   running_ = false;
   exact_skew_s_.reset();
   if (start_skew_ns) exact_skew_s_ = static_cast<double>(*start_skew_ns) / 1e9;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -99,6 +100,9 @@ class LiveRun {
   std::vector<LiveIoSeries> IoSeries() const;
   std::vector<LiveErrorSeries> ErrorSeries() const;
   uint64_t sample_interval_ns() const { return sample_interval_ns_; }
+  // Goes up whenever the model changes (a sample, an agent done or lost, a step's begin or
+  // end): a view redraws when it moved rather than merge every histogram again for nothing.
+  uint64_t changes() const { return changes_.load(std::memory_order_relaxed); }
 
   // For tests: the steady clock the model reads, in ns.
   using Clock = int64_t (*)();
@@ -125,6 +129,7 @@ class LiveRun {
   const uint64_t sample_interval_ns_;
   Clock clock_;
   mutable std::mutex mu_;
+  std::atomic<uint64_t> changes_{0};
   bool running_ = false;
   LiveStepInfo step_;
   int64_t step_began_ns_ = 0;

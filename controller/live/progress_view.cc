@@ -88,9 +88,13 @@ class LineView : public ProgressView {
 class TtyView : public ProgressView {
  public:
   TtyView(std::ostream& out, int width) : out_(out), width_(std::max(width, 20)) {}
+  // Redrawn when the model changed, at most 4 times a second, and once a second anyway (the
+  // elapsed time, an agent turning silent).
   void Tick(const LiveRun& live, int64_t now) override {
-    if (last_ != 0 && now - last_ < kRedrawNs) return;
+    const uint64_t changes = live.changes();
+    if (last_ != 0 && (now - last_ < kRedrawNs || (changes == drawn_changes_ && now - last_ < kIdleRedrawNs))) return;
     last_ = now;
+    drawn_changes_ = changes;
     Draw(live.Snapshot());
   }
   // The line drawn last stays: its figures were the step's last interval.
@@ -101,6 +105,7 @@ class TtyView : public ProgressView {
 
  private:
   static constexpr int64_t kRedrawNs = 250'000'000;
+  static constexpr int64_t kIdleRedrawNs = 1'000'000'000;
   void Draw(const LiveSnapshot& s) {
     std::string line = TtyLine(s);
     if (line.size() >= static_cast<size_t>(width_)) line.resize(static_cast<size_t>(width_ - 1));
@@ -109,6 +114,7 @@ class TtyView : public ProgressView {
   std::ostream& out_;
   const int width_;
   int64_t last_ = 0;
+  uint64_t drawn_changes_ = 0;
 };
 
 }  // namespace
@@ -179,6 +185,7 @@ nlohmann::json JsonLine(const LiveSnapshot& s, const std::string& event) {
           {"bytes_per_sec", s.rate.known ? json(s.rate.bytes_per_sec) : json(nullptr)},
           {"ops_per_sec", s.rate.known ? json(s.rate.ops_per_sec) : json(nullptr)},
           {"p99_ns", optional(s.p99_ns)},
+          {"p99_step_ns", optional(s.p99_step_ns)},
           {"agents_reporting", s.reporting},
           {"agents_lost", s.lost},
           {"start_skew_seconds", optional(s.start_skew_s)},

@@ -9,6 +9,8 @@
 namespace iofleet::controller {
 namespace {
 
+long Redraws(const std::string& drawn) { return std::count(drawn.begin(), drawn.end(), '\r'); }
+
 LiveSnapshot Running() {
   LiveSnapshot s;
   s.run_id = "run-1";
@@ -69,7 +71,7 @@ TEST(ProgressView, JsonLineHasTheDocumentedKeys) {
   nlohmann::json j = JsonLine(Running(), "progress");
   for (const char* key : {"event", "run_id", "workload", "step", "kind", "index", "point", "cycle", "phase", "elapsed_seconds",
                           "expected_seconds", "eta_seconds", "fraction", "ops", "bytes", "errors", "bytes_per_sec", "ops_per_sec",
-                          "p99_ns", "agents_reporting", "agents_lost", "start_skew_seconds", "agents"}) {
+                          "p99_ns", "p99_step_ns", "agents_reporting", "agents_lost", "start_skew_seconds", "agents"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["phase"], "run");
@@ -109,6 +111,19 @@ TEST(ProgressView, PlainPrintsAtMostOnceASecondAndTtyRedrawsInPlace) {
   // Cut to the terminal's width: a wrapped line could not be redrawn.
   size_t start = drawn.rfind('\r');
   EXPECT_LE(drawn.find("\x1b[K", start) - start - 1, 39u);
+  // Nothing new and under a second since the last draw: no redraw; a new sample: redrawn.
+  std::ostringstream quiet;
+  auto quiet_view = MakeProgressView(ProgressMode::kTty, quiet, true);
+  quiet_view->Tick(live, 1);
+  quiet_view->Tick(live, 400'000'000);
+  EXPECT_EQ(Redraws(quiet.str()), 1) << quiet.str();
+  p.set_elapsed_ns(400'000'000);
+  p.set_ops(20);
+  ASSERT_TRUE(live.OnProgress(0, p));
+  quiet_view->Tick(live, 500'000'000);
+  EXPECT_EQ(Redraws(quiet.str()), 2) << quiet.str();
+  quiet_view->Tick(live, 1'600'000'000);  // a second on: the elapsed time moves
+  EXPECT_EQ(Redraws(quiet.str()), 3) << quiet.str();
   std::ostringstream none;
   MakeProgressView(ProgressMode::kNone, none, true)->Tick(live, 1);
   EXPECT_TRUE(none.str().empty());
