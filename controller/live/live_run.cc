@@ -22,8 +22,7 @@ LiveRun::LiveRun(std::string run_id, std::string workload, uint64_t sample_inter
     : run_id_(std::move(run_id)), workload_(std::move(workload)),
       sample_interval_ns_(sample_interval_ns ? sample_interval_ns : 1'000'000'000), clock_(&SteadyNowNs) {}
 
-void LiveRun::BeginStep(const LiveStepInfo& step, const std::vector<std::string>& agents, const std::vector<bool>& lost,
-                        const std::vector<int64_t>& clock_offsets_ns) {
+void LiveRun::BeginStep(const LiveStepInfo& step, const std::vector<LiveAgentId>& agents) {
   std::lock_guard lock(mu_);
   ++changes_;
   running_ = true;
@@ -32,9 +31,9 @@ void LiveRun::BeginStep(const LiveStepInfo& step, const std::vector<std::string>
   agents_.clear();
   agents_.resize(agents.size());
   for (size_t i = 0; i < agents.size(); ++i) {
-    agents_[i].live.name = agents[i];
-    agents_[i].live.lost = i < lost.size() && lost[i];
-    agents_[i].clock_offset_ns = i < clock_offsets_ns.size() ? clock_offsets_ns[i] : 0;
+    agents_[i].live.name = agents[i].name;
+    agents_[i].live.lost = agents[i].lost;
+    agents_[i].clock_offset_ns = agents[i].clock_offset_ns;
   }
 }
 

@@ -37,6 +37,13 @@ struct LiveStepInfo {
   uint64_t ramp_ns = 0, runtime_ns = 0;  // io steps; runtime 0: size-bound
 };
 
+// An agent taking part in a step, as the fleet knows it.
+struct LiveAgentId {
+  std::string name;
+  bool lost = false;            // lost in an earlier step
+  int64_t clock_offset_ns = 0;  // its wall clock minus the controller's
+};
+
 struct LiveAgent {
   std::string name;
   bool lost = false;      // declared lost (stream broken, keepalive)
@@ -84,10 +91,9 @@ class LiveRun {
  public:
   LiveRun(std::string run_id, std::string workload, uint64_t sample_interval_ns);
 
-  // A step begins: the agents taking part (their names, whether already lost, their clock
-  // offsets: agent wall clock minus the controller's). Clears every per-step figure.
-  void BeginStep(const LiveStepInfo& step, const std::vector<std::string>& agents, const std::vector<bool>& lost,
-                 const std::vector<int64_t>& clock_offsets_ns);
+  // A step begins on `agents` (their indexes are the `agent` of the calls below). Clears every
+  // per-step figure.
+  void BeginStep(const LiveStepInfo& step, const std::vector<LiveAgentId>& agents);
   // One message of agent `i`'s stream, as it came from the wire: checked, then merged. False
   // when refused.
   bool OnProgress(size_t agent, const v1::Progress& progress);

@@ -33,6 +33,12 @@ LiveStepInfo LiveInfoOf(int index, const v1::IoSpec& io, const StepReport& step)
   return info;
 }
 
+std::vector<LiveAgentId> LiveAgentsOf(const Fleet& fleet) {
+  std::vector<LiveAgentId> agents;
+  for (const auto& a : fleet) agents.push_back({a->name, a->lost, a->clock_offset_ns});
+  return agents;
+}
+
 bool LostConnection(const Status& status) {
   return status.code() == Code::kUnavailable || status.code() == Code::kDeadlineExceeded;
 }
@@ -96,17 +102,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
 
   // 3. Stream every agent's step.
   std::vector<Result<v1::StepResult>> results(fleet_.size(), Status(Code::kCancelled, "not run"));
-  {
-    std::vector<std::string> names;
-    std::vector<bool> lost;
-    std::vector<int64_t> offsets;
-    for (auto& a : fleet_) {
-      names.push_back(a->name);
-      lost.push_back(a->lost);
-      offsets.push_back(a->clock_offset_ns);
-    }
-    live_.BeginStep(LiveInfoOf(index, io, step), names, lost, offsets);
-  }
+  live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
   const bool stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
   // Which agents this controller asked to stop early (StopStep): only their early ends are
   // expected. An agent that ends early unasked lost its run (stopped, shut down): no result.

@@ -16,7 +16,7 @@ std::string Exposition(const LiveRun& live) {
 
 TEST(LiveMetrics, GoldenExposition) {
   LiveRun live("20261130-000000-abcdef", "demo", kSecond);
-  live.BeginStep({"write", "io", "libaio", 0, 1, 2, 0, 10 * kSecond}, {"node1", "node2"}, {false, true}, {0, 0});
+  live.BeginStep({"write", "io", "libaio", 0, 1, 2, 0, 10 * kSecond}, {{"node1"}, {"node2", true}});
   v1::Progress p;
   p.set_elapsed_ns(2 * kSecond);
   p.set_ops(10);

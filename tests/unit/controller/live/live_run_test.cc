@@ -38,7 +38,7 @@ class LiveRunTest : public ::testing::Test {
     live_.SetClockForTest(&FakeNow);
     LiveStepInfo info{"write", "io", "libaio", 0, 0, 0, 0, 10 * kSecond};
     // node2's clock runs 5 ms ahead of the controller's.
-    live_.BeginStep(info, {"node1", "node2"}, {false, false}, {0, 5'000'000});
+    live_.BeginStep(info, {{"node1"}, {"node2", false, 5'000'000}});
   }
   LiveRun live_{"run-1", "demo", kSecond};
 };
@@ -108,7 +108,7 @@ TEST_F(LiveRunTest, SeriesCountOverEveryInstanceOfAStep) {
   live_.EndStep(uint64_t{1'000'000});
   EXPECT_NEAR(*live_.Snapshot().start_skew_s, 0.001, 1e-12);  // the exact one, once known
   // The next cycle of the same step: its counters start at 0 on the agent, not here.
-  live_.BeginStep({"write", "io", "libaio", 0, 0, 1, 0, 10 * kSecond}, {"node1", "node2"}, {false, false}, {0, 0});
+  live_.BeginStep({"write", "io", "libaio", 0, 0, 1, 0, 10 * kSecond}, {{"node1"}, {"node2"}});
   v1::Progress q = Sample(1, 5, 0);
   AddLatency(q, 3000, 5);
   ASSERT_TRUE(live_.OnProgress(0, q));
@@ -126,7 +126,7 @@ TEST_F(LiveRunTest, SeriesCountOverEveryInstanceOfAStep) {
 }
 
 TEST_F(LiveRunTest, ARampShowsAsRampWithoutARate) {
-  live_.BeginStep({"read", "io", "psync", 1, 0, 0, 3 * kSecond, 10 * kSecond}, {"node1"}, {false}, {0});
+  live_.BeginStep({"read", "io", "psync", 1, 0, 0, 3 * kSecond, 10 * kSecond}, {{"node1"}});
   ASSERT_TRUE(live_.OnProgress(0, Sample(1, 0, 0)));
   LiveSnapshot s = live_.Snapshot();
   EXPECT_TRUE(s.clock.ramp);

@@ -89,7 +89,7 @@ TEST(ProgressView, ParsesTheModes) {
 
 TEST(ProgressView, PlainPrintsAtMostOnceASecondAndTtyRedrawsInPlace) {
   LiveRun live("run-1", "demo", 200'000'000);  // 200 ms samples
-  live.BeginStep({"write", "io", "null", 0, 0, 0, 0, 0}, {"node1"}, {false}, {0});
+  live.BeginStep({"write", "io", "null", 0, 0, 0, 0, 0}, {{"node1"}});
   v1::Progress p;
   p.set_elapsed_ns(200'000'000);
   p.set_ops(10);
