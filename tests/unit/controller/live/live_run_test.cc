@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 namespace iofleet::controller {
 namespace {
 
@@ -132,6 +135,41 @@ TEST_F(LiveRunTest, ARampShowsAsRampWithoutARate) {
   EXPECT_TRUE(s.clock.ramp);
   EXPECT_FALSE(s.rate.known);
   EXPECT_DOUBLE_EQ(*s.clock.expected_s, 13.0);
+}
+
+// Stream threads feed the model while the view and a scrape read it: every accepted sample
+// counts once, and the readers see consistent figures.
+TEST(LiveRunConcurrency, StreamsFeedWhileViewAndScrapeRead) {
+  LiveRun live_("run-1", "demo", kSecond);
+  live_.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}, {"node2"}});
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) {
+      LiveSnapshot s = live_.Snapshot();
+      EXPECT_LE(s.ops, 2000u);
+      (void)live_.IoSeries();
+    }
+  });
+  std::vector<std::thread> streams;
+  for (size_t agent = 0; agent < 2; ++agent) {
+    streams.emplace_back([&, agent] {
+      for (uint64_t n = 1; n <= 1000; ++n) {
+        v1::Progress p = Sample(n, n, 0);
+        AddLatency(p, 1000, 1);
+        EXPECT_TRUE(live_.OnProgress(agent, p));
+      }
+      live_.AgentDone(agent);
+    });
+  }
+  for (auto& t : streams) t.join();
+  done = true;
+  reader.join();
+  LiveSnapshot s = live_.Snapshot();
+  EXPECT_EQ(s.ops, 2000u);
+  EXPECT_EQ(s.reporting, 2u);
+  auto series = live_.IoSeries();
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].latency.count + series[1].latency.count, 2000u);
 }
 
 }  // namespace
