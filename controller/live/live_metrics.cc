@@ -79,13 +79,27 @@ std::vector<MetricFamily> LiveCollector::Collect() const {
                                           static_cast<double>(e.errors)));
   }
 
+  MetricFamily files = Family("iofleet_files_ops_total", "Files step operations done, per phase and agent", MetricType::Counter);
+  MetricFamily copy_files = Family("iofleet_copy_files_total", "Files copied, per agent", MetricType::Counter);
+  MetricFamily copy_bytes = Family("iofleet_copy_bytes_total", "Bytes copied, per agent", MetricType::Counter);
+  for (const auto& t : live_.TaskSeries()) {
+    if (t.kind == "files") {
+      files.metric.push_back(Counter({{"workload", workload}, {"step", t.step}, {"phase", t.phase}, {"agent", t.agent}},
+                                     static_cast<double>(t.ops)));
+    } else {
+      const std::vector<ClientMetric::Label> labels = {{"workload", workload}, {"step", t.step}, {"agent", t.agent}};
+      copy_files.metric.push_back(Counter(labels, static_cast<double>(t.ops)));
+      copy_bytes.metric.push_back(Counter(labels, static_cast<double>(t.bytes)));
+    }
+  }
+
   MetricFamily agents = Family("iofleet_fleet_agents", "Agents of the run by state", MetricType::Gauge);
   agents.metric.push_back(Gauge({{"state", "connected"}}, static_cast<double>(s.agents.size() - s.lost)));
   agents.metric.push_back(Gauge({{"state", "lost"}}, static_cast<double>(s.lost)));
   MetricFamily rejected = Family("iofleet_fleet_progress_rejected_total", "Progress messages refused as malformed, per agent", MetricType::Counter);
   for (const auto& a : s.agents) rejected.metric.push_back(Counter({{"agent", a.name}}, static_cast<double>(a.rejected)));
 
-  std::vector<MetricFamily> out = {ops, bytes, latency, error_family, agents, rejected};
+  std::vector<MetricFamily> out = {ops, bytes, latency, error_family, files, copy_files, copy_bytes, agents, rejected};
   if (!s.step.name.empty()) {
     const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", s.step.name}};
     MetricFamily skew = Family("iofleet_step_start_skew_seconds", "Spread of the agents' start instants of the current (or last) step", MetricType::Gauge);

@@ -4,6 +4,8 @@
 //   iofleet_io_ops_total, iofleet_io_bytes_total           counters {workload, step, op, engine, agent}
 //   iofleet_io_latency_seconds                             histogram, 1 us .. 10 s, same labels
 //   iofleet_io_errors_total                                counter {workload, step, engine, agent, reason="any"}
+//   iofleet_files_ops_total{workload, step, phase, agent}  counter: a files step's operations
+//   iofleet_copy_files_total, iofleet_copy_bytes_total     counters {workload, step, agent}
 //   iofleet_fleet_agents{state="connected|lost"}           gauge
 //   iofleet_step_start_skew_seconds                        gauge {workload, step}
 //   iofleet_run_info{run_id, workload, step, point, cycle} gauge = 1 while that step runs

@@ -54,6 +54,25 @@ void LiveRun::MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, 
   AddFolded(s.latency, Fold(*delta));
 }
 
+// A files phase runs as step "<step>.<phase>" (step names have no dot).
+void LiveRun::MergeTask(AgentState& a, const v1::Progress& now) {
+  std::string step = step_.name, phase;
+  if (step_.kind == "files") {
+    const size_t dot = step.rfind('.');
+    if (dot != std::string::npos) {
+      phase = step.substr(dot + 1);
+      step.resize(dot);
+    }
+  }
+  LiveTaskSeries& s = task_series_[{step, phase, a.live.name}];
+  s.kind = step_.kind;
+  s.step = step;
+  s.phase = phase;
+  s.agent = a.live.name;
+  s.ops += now.ops() - a.last.ops();
+  s.bytes += now.bytes() - a.last.bytes();
+}
+
 bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   std::lock_guard lock(mu_);
   if (!running_ || agent >= agents_.size()) return false;
@@ -78,6 +97,7 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
       e.errors += progress.errors() - a.last.errors();
     }
   }
+  if (step_.kind == "files" || step_.kind == "copy") MergeTask(a, progress);
   a.interval_latency = std::move(interval);
   LiveAgent& l = a.live;
   l.reported = true;
@@ -184,6 +204,13 @@ std::vector<LiveIoSeries> LiveRun::IoSeries() const {
   std::lock_guard lock(mu_);
   std::vector<LiveIoSeries> out;
   for (const auto& [key, series] : io_series_) out.push_back(series);
+  return out;
+}
+
+std::vector<LiveTaskSeries> LiveRun::TaskSeries() const {
+  std::lock_guard lock(mu_);
+  std::vector<LiveTaskSeries> out;
+  for (const auto& [key, series] : task_series_) out.push_back(series);
   return out;
 }
 

@@ -82,6 +82,15 @@ struct LiveIoSeries {
   FoldedHistogram latency;
 };
 
+// A files step's phase or a copy step: files (ops) and bytes, from the stream's totals.
+struct LiveTaskSeries {
+  std::string kind;   // files | copy
+  std::string step;   // the step's name (a files phase's without ".<phase>")
+  std::string phase;  // files: mkdir, create, ...; copy: empty
+  std::string agent;
+  uint64_t ops = 0, bytes = 0;
+};
+
 struct LiveErrorSeries {
   std::string step, engine, agent;
   uint64_t errors = 0;
@@ -105,6 +114,7 @@ class LiveRun {
   LiveSnapshot Snapshot() const;
   std::vector<LiveIoSeries> IoSeries() const;
   std::vector<LiveErrorSeries> ErrorSeries() const;
+  std::vector<LiveTaskSeries> TaskSeries() const;
   uint64_t sample_interval_ns() const { return sample_interval_ns_; }
   // Goes up whenever the model changes (a sample, an agent done or lost, a step's begin or
   // end): a view redraws when it moved rather than merge every histogram again for nothing.
@@ -127,6 +137,7 @@ class LiveRun {
   };
   using SeriesKey = std::tuple<std::string, std::string, std::string, std::string>;  // step, op, engine, agent
 
+  void MergeTask(AgentState& a, const v1::Progress& now);
   void MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
                LatencyHistogram& interval);
   std::optional<double> LiveSkewLocked() const;
@@ -143,6 +154,7 @@ class LiveRun {
   std::optional<double> exact_skew_s_;  // the last finished step's
   std::map<SeriesKey, LiveIoSeries> io_series_;
   std::map<std::tuple<std::string, std::string, std::string>, LiveErrorSeries> error_series_;
+  std::map<std::tuple<std::string, std::string, std::string>, LiveTaskSeries> task_series_;  // step, phase, agent
 };
 
 }  // namespace iofleet::controller

@@ -77,6 +77,32 @@ TEST(LiveMetrics, GoldenExposition) {
   EXPECT_NE(idle.find("iofleet_io_ops_total{"), std::string::npos) << idle;  // counters stay for the run
 }
 
+TEST(LiveMetrics, FilesPhasesAndCopiesCountPerAgent) {
+  LiveRun live("run", "demo", kSecond);
+  auto feed = [&](LiveStepInfo info, uint64_t ops, uint64_t bytes) {
+    live.BeginStep(info, {{"node1"}});
+    v1::Progress p;
+    p.set_elapsed_ns(kSecond);
+    p.set_ops(ops);
+    p.set_bytes(bytes);
+    ASSERT_TRUE(live.OnProgress(0, p));
+    live.EndStep(std::nullopt);
+  };
+  feed({"tree.create", "files", "", 0, 0, 0, 0, 0}, 100, 409600);
+  feed({"tree.stat", "files", "", 0, 0, 0, 0, 0}, 300, 0);
+  feed({"copy-in", "copy", "", 1, 0, 0, 0, 0}, 7, 7 << 20);
+  const std::string text = Exposition(live);
+  for (const char* line : {
+           "# TYPE iofleet_files_ops_total counter\n"
+           "iofleet_files_ops_total{workload=\"demo\",step=\"tree\",phase=\"create\",agent=\"node1\"} 100\n"
+           "iofleet_files_ops_total{workload=\"demo\",step=\"tree\",phase=\"stat\",agent=\"node1\"} 300\n",
+           "iofleet_copy_files_total{workload=\"demo\",step=\"copy-in\",agent=\"node1\"} 7\n",
+           "iofleet_copy_bytes_total{workload=\"demo\",step=\"copy-in\",agent=\"node1\"} 7340032\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+  }
+  EXPECT_EQ(text.find("iofleet_io_ops_total{"), std::string::npos) << text;  // no io series for them
+}
+
 TEST(MetricsServer, ABadAddressOrAPortInUseIsAnErrorNamingIt) {
   LiveRun live("run", "demo", kSecond);
   for (const char* bad : {"9100", "localhost:", "127.0.0.1:http", "127.0.0.1:99999", ":9100"}) {
