@@ -46,10 +46,12 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// With the controller's own local agent (a child process), as `make demo` runs.
 TEST(LiveView, OnATerminalOneLineIsRedrawnInPlace) {
   TempDir tmp;
-  AgentProcess agent(tmp / "a1", "node1", tmp / "logs");
-  std::vector<std::string> args = RunArgs(tmp, agent);
+  WriteText(tmp / "w.yaml", kWorkload);
+  std::vector<std::string> args = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(),
+                                   "--out", (tmp / "out").string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
