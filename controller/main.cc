@@ -166,6 +166,10 @@ int main(int argc, char** argv) {
   double max_regression = 5;
   run_cmd->add_option("--max-regression", max_regression, "PCT: a significant change is a regression only beyond this (default 5)")
       ->check(CLI::Range(0.0, 100.0));
+  std::string progress = "auto";
+  run_cmd->add_option("--progress", progress, "live view on stderr: auto (tty on a terminal, plain otherwise) | tty | plain | json | none")
+      ->check(CLI::IsMember({"auto", "tty", "plain", "json", "none"}));
+  run_cmd->add_option("--metrics", run.metrics_address, "serve the run's live figures at http://HOST:PORT/metrics while it goes");
 
   std::string list_spec;
   CLI::App* agents_cmd = app.add_subcommand("agents", "show each agent's version, engines, roots, round trip and clock offset");
@@ -297,6 +301,7 @@ int main(int argc, char** argv) {
     }
     run.verdicts = ctl::VerdictOptions{*reference, 0.05, max_regression};
   }
+  run.progress = *ctl::ParseProgressMode(progress);  // checked by CLI11 above
   struct sigaction sa{};
   sa.sa_handler = OnInterrupt;
   sigaction(SIGINT, &sa, nullptr);

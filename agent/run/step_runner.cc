@@ -332,6 +332,20 @@ v1::Progress StepRunner::Progress() const {
   p.set_ops(ops);
   p.set_bytes(bytes);
   p.set_elapsed_ns(start_ns_ ? MonotonicNs() - start_ns_ : 0);
+  p.set_started_at_unix_ns(go_unix_ns_);
+  if (ctx_.task) return p;  // files and copy steps: totals only
+  uint64_t errors = 0, expected_ops = 0;
+  for (const auto& job : jobs_) {
+    const JobStats& s = job->stats;
+    p.mutable_read()->set_ops(p.read().ops() + s.read.ops.load(std::memory_order_relaxed));
+    p.mutable_read()->set_bytes(p.read().bytes() + s.read.bytes.load(std::memory_order_relaxed));
+    p.mutable_write()->set_ops(p.write().ops() + s.write.ops.load(std::memory_order_relaxed));
+    p.mutable_write()->set_bytes(p.write().bytes() + s.write.bytes.load(std::memory_order_relaxed));
+    errors += s.ErrorCount();
+    expected_ops += job->plan.sequence.slots;  // one I/O per slot, one pass
+  }
+  p.set_errors(errors);
+  if (ctx_.io.runtime() == 0) p.set_expected_ops(expected_ops);
   return p;
 }
 
@@ -384,6 +398,13 @@ void StepRunner::JobThreadIds(std::vector<int>& out) const {
     if (int tid = job->stats.tid.load(std::memory_order_relaxed)) out.push_back(tid);
   }
   if (ctx_.task) ctx_.task->JobThreadIds(out);
+}
+
+void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const {
+  for (const auto& job : jobs_) {
+    read.Add(job->stats.read.latency);
+    write.Add(job->stats.write.latency);
+  }
 }
 
 Status StepRunner::JobError(const Job& job) const {

@@ -61,6 +61,7 @@ class StepRunner {
   // Stops the step whether or not it was released: waiting jobs return without I/O.
   void Abort();
   bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
+  // Cumulative counters so far (agent/run/progress_sampler.h adds the latency deltas).
   v1::Progress Progress() const;
   // For the metrics, from any thread: what the step did so far, read from its jobs' counters
   // (final once Finish has joined them), and the ids of its job threads still running.
@@ -68,6 +69,8 @@ class StepRunner {
   void JobThreadIds(std::vector<int>& out) const;
   // The job threads' exact CPU time: after Finish (written by each job as it returns).
   JobsCpuTime JobsCpu() const;
+  // Adds every job's latency histogram so far into `read` and `write` (io steps; none for a task).
+  void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const;
   // Joins the jobs; the exact result, or the first job's error naming agent, file and offset.
   Result<v1::StepResult> Finish();
 

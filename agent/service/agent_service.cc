@@ -1,5 +1,7 @@
 #include "agent/service/agent_service.h"
 
+#include "agent/run/progress_sampler.h"
+
 #include <sys/prctl.h>
 #include <time.h>
 
@@ -111,6 +113,7 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
   bool cancelled = !WaitUntil(request->start_at_unix_ns(), context, *runner);
   if (cancelled) runner->Abort();
   else runner->Go();
+  ProgressSampler sampler(*runner);  // latency deltas are worked out here, not on job threads
   while (!runner->WaitFor(interval)) {
     if (context->IsCancelled()) {
       // The controller is gone or gave up on this step: stop I/O rather than run on unobserved.
@@ -119,7 +122,7 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
       continue;
     }
     v1::StartReply reply;
-    *reply.mutable_progress() = runner->Progress();
+    *reply.mutable_progress() = sampler.Next();
     writer->Write(reply);
   }
   auto result = runner->Finish();

@@ -28,11 +28,6 @@ struct FleetAgent {
   std::atomic<bool> lost{false};
   // A step's Start stream is open: it keeps the agent's lease alive by itself.
   std::atomic<bool> streaming{false};
-  // Live figures of the current step, written by the agent's stream thread, read by the printer.
-  std::atomic<uint64_t> live_ops{0};
-  std::atomic<uint64_t> live_bytes{0};
-  std::atomic<uint64_t> live_elapsed_ns{0};  // since the agent released its jobs
-  std::atomic<int64_t> live_at_ns{0};        // steady clock of the last sample (0: none yet)
 };
 
 using Fleet = std::vector<std::unique_ptr<FleetAgent>>;

@@ -14,12 +14,16 @@
 #include <set>
 #include <thread>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
 #include "controller/history/history_cli.h"
 #include "controller/history/history_db.h"
 #include "controller/history/record_run.h"
 #include "controller/push/push_results.h"
+#include "controller/live/live_metrics.h"
 #include "controller/report/invariants.h"
 #include "controller/report/html_report.h"
 #include "controller/report/report_writers.h"
@@ -87,6 +91,13 @@ class LeaseKeeper {
   std::thread thread_;
 };
 
+// The terminal's width, for a tty progress line that must not wrap.
+int StderrColumns() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+
 class RunManager {
  public:
   explicit RunManager(const RunOptions& options) : options_(options) {}
@@ -98,6 +109,7 @@ class RunManager {
   void Push();
   int Connect();
   int Plan();
+  int StartLive();
   void SleepStep(uint64_t duration_ns, StepReport& step);
   void FilesStep(StepExecutor& executor, int flat, const v1::FilesStep& files, StepReport& step);
   int Prepare();
@@ -120,6 +132,10 @@ class RunManager {
   std::string effective_;  // the effective workload, every default filled in: its hash goes in the history
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   bool pushed_ = false;
+  // Declared in this order: /metrics, which reads the live model, goes first.
+  std::unique_ptr<LiveRun> live_;
+  std::unique_ptr<ProgressView> view_;
+  std::unique_ptr<MetricsServer> metrics_;
 };
 
 int RunManager::Connect() {
@@ -382,6 +398,25 @@ void RunManager::Push() {
   }
 }
 
+// The live model, its view on stderr, and /metrics when asked for: a --metrics address that
+// cannot be served rejects the run before any agent is contacted.
+int RunManager::StartLive() {
+  const v1::Workload& w = options_.workload;
+  live_ = std::make_unique<LiveRun>(report_.run_id, w.name(), w.sample_interval() ? w.sample_interval() : 1'000'000'000);
+  if (!options_.metrics_address.empty()) {
+    auto server = MetricsServer::Start(options_.metrics_address, *live_);
+    if (!server.ok()) {
+      std::cerr << "iofleet: " << server.status().message() << "\n";
+      return kExitRejected;
+    }
+    metrics_ = std::move(*server);
+    std::cerr << "iofleet: metrics on http://" << options_.metrics_address.substr(0, options_.metrics_address.rfind(':')) << ":"
+              << metrics_->port() << "/metrics\n";
+  }
+  view_ = MakeProgressView(options_.progress, std::cerr, isatty(STDERR_FILENO) == 1, StderrColumns());
+  return kExitOk;
+}
+
 int RunManager::Run() {
   // A usage error: nothing started, nothing pushed.
   if (int code = CheckReferenceRun(); code != kExitOk) return code;
@@ -401,6 +436,7 @@ int RunManager::RunSteps() {
   report_.started_at_unix_ns = UnixNowNs();
   report_.labels = options_.labels;
 
+  if (int code = StartLive(); code != kExitOk) return code;
   if (int code = Connect(); code != kExitOk) return code;
   if (int code = Plan(); code != kExitOk) return code;
   // Leases run from each agent's Prepare: renewed from then on, whatever phase the controller
@@ -432,7 +468,7 @@ int RunManager::RunSteps() {
 
   {
     StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
-                          g_interrupted);
+                          g_interrupted, *live_, *view_);
     const size_t leaves = plan_.leaves.size();
     const uint32_t cycles = std::max(1u, w.repeat());
     // One executed instance of leaf step `l`: its report entry, then the step itself.

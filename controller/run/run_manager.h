@@ -10,6 +10,7 @@
 
 #include "controller/history/verdict.h"
 #include "controller/push/pushgateway_url.h"
+#include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
 #include "controller/run/run_labels.h"
 #include "core/base/tls_files.h"
@@ -37,6 +38,8 @@ struct RunOptions {
   std::optional<VerdictOptions> verdicts;     // --compare-to given
   RunLabels labels;                        // --label KEY=VALUE
   std::optional<PushgatewayUrl> pushgateway;  // --pushgateway URL: push the final figures there
+  ProgressMode progress = ProgressMode::kAuto;  // --progress
+  std::string metrics_address;                  // --metrics HOST:PORT; empty: no /metrics
 };
 
 // Set by the SIGINT handler; the run manager stops the agents and reports "aborted".

@@ -1,7 +1,7 @@
 #include "controller/run/step_executor.h"
 
 #include "controller/report/first_done.h"
-#include "controller/run/progress_line.h"
+#include "controller/workload/proto_names.h"
 
 #include <fmt/format.h>
 
@@ -27,6 +27,22 @@ std::string WithAgent(const FleetAgent& agent, const std::string& message) {
   return message.rfind("agent ", 0) == 0 ? message : "agent " + agent.name + ": " + message;
 }
 
+LiveStepInfo LiveInfoOf(int index, const v1::IoSpec& io, const StepReport& step) {
+  LiveStepInfo info{step.name, step.kind, "", index, step.point, step.cycle, io.ramp(), io.runtime()};
+  if (step.kind == "io") info.engine = EnumValueToYaml(v1::Engine_descriptor()->FindValueByNumber(io.engine()));
+  return info;
+}
+
+std::vector<LiveAgentId> LiveAgentsOf(const Fleet& fleet) {
+  std::vector<LiveAgentId> agents;
+  for (const auto& a : fleet) agents.push_back({a->name, a->lost, a->clock_offset_ns});
+  return agents;
+}
+
+bool LostConnection(const Status& status) {
+  return status.code() == Code::kUnavailable || status.code() == Code::kDeadlineExceeded;
+}
+
 }  // namespace
 
 StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work,
@@ -47,6 +63,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       request.set_run_id(run_id_);
       request.set_step_index(static_cast<uint32_t>(index));
       request.set_phase(phase);
+      request.set_cycle(static_cast<uint32_t>(step.cycle));  // for the agent's iofleet_run_info
       setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
       if (!setup[i].ok()) setup_failed = true;
       --setting_up;
@@ -86,12 +103,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
 
   // 3. Stream every agent's step.
   std::vector<Result<v1::StepResult>> results(fleet_.size(), Status(Code::kCancelled, "not run"));
-  for (auto& a : fleet_) {
-    a->live_ops = 0;
-    a->live_bytes = 0;
-    a->live_elapsed_ns = 0;
-    a->live_at_ns = 0;
-  }
+  live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
   const bool stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
   // Which agents this controller asked to stop early (StopStep): only their early ends are
   // expected. An agent that ends early unasked lost its run (stopped, shut down): no result.
@@ -119,13 +131,12 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(start_at) + a.clock_offset_ns));
       a.streaming = true;
       results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
-        a.live_ops = p.ops();
-        a.live_bytes = p.bytes();
-        a.live_elapsed_ns = p.elapsed_ns();
-        a.live_at_ns = std::chrono::steady_clock::now().time_since_epoch().count();
-        samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
+        // Only what the live model accepted reaches the report's samples too.
+        if (live_.OnProgress(i, p)) samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
       });
       a.streaming = false;
+      if (results[i].ok()) live_.AgentDone(i);
+      else if (LostConnection(results[i].status())) live_.AgentLost(i);
       // An agent given no job has nothing to finish first.
       const bool worked = i >= has_work.size() || has_work[i];
       if (results[i].ok() && stonewall && worked && !results[i]->stopped_early() && !first_done.exchange(true)) {
@@ -139,12 +150,10 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       --running;
     });
   }
-  auto last_print = std::chrono::steady_clock::now();
   bool interrupted = false;
   bool cancelled_streams = false;  // this controller cancelled the streams still open
   std::thread stopper;
   std::chrono::steady_clock::time_point stop_deadline{};
-  const auto print_every = std::chrono::nanoseconds(std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
   while (running > 0) {
     std::this_thread::sleep_for(milliseconds(50));
     auto now = std::chrono::steady_clock::now();
@@ -158,32 +167,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       cancelled_streams = true;
       for (auto& a : fleet_) a->client->CancelStep();  // an agent that does not stop in time
     }
-    if (now - last_print >= print_every) {
-      last_print = now;
-      // Rates over the agents' own running time (cumulative samples), not the controller's
-      // wall time, which includes the start lead; nothing is printed before the first sample.
-      // An agent silent for two sample intervals (frozen, cut off, not yet declared lost) is
-      // named, and its stale totals are left out rather than added as if it still ran.
-      uint64_t ops = 0, bytes = 0, low = UINT64_MAX, high = 0, elapsed = 0;
-      std::string silent;
-      const int64_t now_ns = now.time_since_epoch().count();
-      const int64_t stale_ns = static_cast<int64_t>(2 * std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
-      for (auto& a : fleet_) {
-        if (a->live_at_ns != 0 && now_ns - a->live_at_ns > stale_ns) {
-          silent += (silent.empty() ? "" : ", ") + a->name;
-          continue;
-        }
-        ops += a->live_ops;
-        bytes += a->live_bytes;
-        low = std::min<uint64_t>(low, a->live_bytes);
-        high = std::max<uint64_t>(high, a->live_bytes);
-        elapsed = std::max<uint64_t>(elapsed, a->live_elapsed_ns);
-      }
-      if (elapsed == 0) continue;
-      if (low == UINT64_MAX) low = 0;  // every agent silent
-      LiveTotals totals{static_cast<double>(elapsed) / 1e9, bytes, ops, fleet_.size(), low, high, silent};
-      std::cerr << ProgressLine(step.name, step.kind, totals) << "\n";
-    }
+    view_.Tick(live_, now.time_since_epoch().count());
   }
   for (auto& t : threads) t.join();
   if (stopper.joinable()) stopper.join();
@@ -221,6 +205,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     step.start_skew_ns = latest - earliest;
     step.started_at_unix_ns = static_cast<uint64_t>(earliest);
   }
+  live_.EndStep(earliest != INT64_MAX ? std::optional<uint64_t>(step.start_skew_ns) : std::nullopt);
+  view_.StepEnded(live_);
   double slowest = -1;
   for (const auto& a : step.agents) {
     if (slowest < 0 || a.stats.bytes_per_sec() < slowest) {
@@ -248,7 +234,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     // Asked to stop before its start instant (another agent had failed), it never started.
     if (results[i].status().code() == Code::kCancelled && (cancelled_streams || (asked_to_stop[i] && failed))) continue;
     std::string message = WithAgent(*fleet_[i], results[i].status().message());
-    if (results[i].status().code() == Code::kUnavailable || results[i].status().code() == Code::kDeadlineExceeded) {
+    if (LostConnection(results[i].status())) {
       fleet_[i]->lost = true;
       message = "agent " + fleet_[i]->name + " (" + fleet_[i]->client->address() + ") was lost: " + results[i].status().message();
     }

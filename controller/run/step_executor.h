@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "controller/fleet/fleet.h"
+#include "controller/live/live_run.h"
+#include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
 #include "iofleet/v1/workload.pb.h"
 
@@ -20,8 +22,11 @@ struct StepOutcome {
 
 class StepExecutor {
  public:
-  StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const std::atomic<bool>& interrupted)
-      : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted) {}
+  // `live` is fed every agent's progress; `view` shows it while the step runs.
+  StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const std::atomic<bool>& interrupted,
+               LiveRun& live, ProgressView& view)
+      : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted),
+        live_(live), view_(view) {}
 
   // Fills `step` (its agents, aggregate, skew) and says how it ended. `phase`: which op of a
   // files step. `has_work`: per agent, whether it was given any job (an agent without one never
@@ -35,6 +40,8 @@ class StepExecutor {
   const std::string run_id_;
   const uint64_t sample_interval_ns_;
   const std::atomic<bool>& interrupted_;
+  LiveRun& live_;
+  ProgressView& view_;
 };
 
 }  // namespace iofleet::controller

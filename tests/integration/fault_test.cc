@@ -126,6 +126,8 @@ steps:
   std::printf("SIGSTOP to an agent mid-step: exit %d after %.2f s\n", code, took);
   EXPECT_EQ(code, 1) << run.Stderr();
   EXPECT_LT(took, 12.0) << run.Stderr();  // keepalive: a ping every 2 s, 6 s to answer
+  // Before it is declared lost, the live line names the frozen agent (two sample intervals).
+  EXPECT_NE(run.Stderr().find("1/2 agents  silent: node02"), std::string::npos) << run.Stderr();
   json report = ReadReport(tmp / "out");
   EXPECT_EQ(report["status"], "failed");
   const json& step = report["steps"][0];

@@ -1,0 +1,145 @@
+#include "controller/live/live_metrics.h"
+
+#include <cmath>
+#include <exception>
+#include <limits>
+
+namespace iofleet::controller {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+MetricFamily Family(const std::string& name, const std::string& help, MetricType type) {
+  MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = type;
+  return f;
+}
+
+ClientMetric Gauge(std::vector<ClientMetric::Label> labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.gauge.value = value;
+  return m;
+}
+
+ClientMetric Counter(std::vector<ClientMetric::Label> labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.counter.value = value;
+  return m;
+}
+
+ClientMetric Histogram(std::vector<ClientMetric::Label> labels, const FoldedHistogram& folded) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  m.histogram.sample_count = folded.count;
+  m.histogram.sample_sum = folded.sum_seconds;
+  for (size_t i = 0; i < kLatencyBoundsSeconds.size(); ++i) {
+    m.histogram.bucket.push_back({folded.cumulative[i], kLatencyBoundsSeconds[i]});
+  }
+  m.histogram.bucket.push_back({folded.count, std::numeric_limits<double>::infinity()});
+  return m;
+}
+
+// "HOST:PORT" with a numeric port; the host may be a bracketed IPv6 address.
+bool ValidAddress(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size() || address.size() - colon > 6) return false;
+  for (size_t i = colon + 1; i < address.size(); ++i) {
+    if (address[i] < '0' || address[i] > '9') return false;
+  }
+  return std::stoul(address.substr(colon + 1)) <= 65535;
+}
+
+}  // namespace
+
+std::vector<MetricFamily> LiveCollector::Collect() const {
+  const LiveSnapshot s = live_.Snapshot();
+  const std::vector<LiveIoSeries> io = live_.IoSeries();
+  const std::vector<LiveErrorSeries> errors = live_.ErrorSeries();
+  const std::string& workload = s.workload;
+
+  MetricFamily ops = Family("iofleet_io_ops_total", "I/Os completed in the measurement window, per agent", MetricType::Counter);
+  MetricFamily bytes = Family("iofleet_io_bytes_total", "Bytes transferred in the measurement window, per agent", MetricType::Counter);
+  MetricFamily latency = Family("iofleet_io_latency_seconds", "I/O latency (submission to reaping), per agent", MetricType::Histogram);
+  for (const auto& series : io) {
+    std::vector<ClientMetric::Label> labels = {
+        {"workload", workload}, {"step", series.step}, {"op", series.op}, {"engine", series.engine}, {"agent", series.agent}};
+    ops.metric.push_back(Counter(labels, static_cast<double>(series.ops)));
+    bytes.metric.push_back(Counter(labels, static_cast<double>(series.bytes)));
+    latency.metric.push_back(Histogram(labels, series.latency));
+  }
+  MetricFamily error_family = Family("iofleet_io_errors_total", "I/O errors counted under continue_on_error, per agent", MetricType::Counter);
+  for (const auto& e : errors) {
+    error_family.metric.push_back(Counter({{"workload", workload}, {"step", e.step}, {"engine", e.engine}, {"agent", e.agent}, {"reason", "any"}},
+                                          static_cast<double>(e.errors)));
+  }
+
+  MetricFamily files = Family("iofleet_files_ops_total", "Files step operations done, per phase and agent", MetricType::Counter);
+  MetricFamily copy_files = Family("iofleet_copy_files_total", "Files copied, per agent", MetricType::Counter);
+  MetricFamily copy_bytes = Family("iofleet_copy_bytes_total", "Bytes copied, per agent", MetricType::Counter);
+  for (const auto& t : live_.TaskSeries()) {
+    if (t.kind == "files") {
+      files.metric.push_back(Counter({{"workload", workload}, {"step", t.step}, {"phase", t.phase}, {"agent", t.agent}},
+                                     static_cast<double>(t.ops)));
+    } else {
+      const std::vector<ClientMetric::Label> labels = {{"workload", workload}, {"step", t.step}, {"agent", t.agent}};
+      copy_files.metric.push_back(Counter(labels, static_cast<double>(t.ops)));
+      copy_bytes.metric.push_back(Counter(labels, static_cast<double>(t.bytes)));
+    }
+  }
+
+  MetricFamily agents = Family("iofleet_fleet_agents", "Agents of the run by state", MetricType::Gauge);
+  agents.metric.push_back(Gauge({{"state", "connected"}}, static_cast<double>(s.agents.size() - s.lost)));
+  agents.metric.push_back(Gauge({{"state", "lost"}}, static_cast<double>(s.lost)));
+  MetricFamily rejected = Family("iofleet_fleet_progress_rejected_total", "Progress messages refused as malformed, per agent", MetricType::Counter);
+  for (const auto& a : s.agents) rejected.metric.push_back(Counter({{"agent", a.name}}, static_cast<double>(a.rejected)));
+
+  std::vector<MetricFamily> out = {ops, bytes, latency, error_family, files, copy_files, copy_bytes, agents, rejected};
+  if (!s.step.name.empty()) {
+    const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", s.step.name}};
+    MetricFamily skew = Family("iofleet_step_start_skew_seconds", "Spread of the agents' start instants of the current (or last) step", MetricType::Gauge);
+    if (s.start_skew_s) skew.metric.push_back(Gauge(step_labels, *s.start_skew_s));
+    out.push_back(skew);
+  }
+  if (s.running) {
+    const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", s.step.name}};
+    MetricFamily info = Family("iofleet_run_info", "The run and its current step", MetricType::Gauge);
+    info.metric.push_back(Gauge({{"run_id", s.run_id}, {"workload", workload}, {"step", s.step.name},
+                                 {"point", std::to_string(s.step.point)}, {"cycle", std::to_string(s.step.cycle)}}, 1));
+    MetricFamily elapsed = Family("iofleet_step_elapsed_seconds", "Time since the current step's agents released their jobs (ramp included)", MetricType::Gauge);
+    elapsed.metric.push_back(Gauge(step_labels, s.clock.elapsed_s));
+    MetricFamily expected = Family("iofleet_step_expected_seconds", "The current step's expected length: ramp + runtime, or elapsed + ETA at the current rate", MetricType::Gauge);
+    if (s.clock.expected_s) expected.metric.push_back(Gauge(step_labels, *s.clock.expected_s));
+    out.push_back(info);
+    out.push_back(elapsed);
+    out.push_back(expected);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address, const LiveRun& live) {
+  if (!ValidAddress(address)) {
+    return Status(Code::kInvalidArgument, "--metrics " + address + ": expected HOST:PORT, e.g. 127.0.0.1:9100");
+  }
+  std::unique_ptr<MetricsServer> server(new MetricsServer());
+  try {
+    server->exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+  } catch (const std::exception& e) {
+    return Status(Code::kInvalidArgument, "--metrics " + address + ": cannot listen there (" + e.what() + ")");
+  }
+  server->collector_ = std::make_shared<LiveCollector>(live);
+  server->exposer_->RegisterCollectable(server->collector_);
+  return server;
+}
+
+int MetricsServer::port() const {
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+}  // namespace iofleet::controller

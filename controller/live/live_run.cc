@@ -1,0 +1,224 @@
+#include "controller/live/live_run.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "controller/live/progress_check.h"
+
+namespace iofleet::controller {
+namespace {
+
+int64_t SteadyNowNs() { return std::chrono::steady_clock::now().time_since_epoch().count(); }
+
+void AddFolded(FoldedHistogram& into, const FoldedHistogram& more) {
+  for (size_t i = 0; i < into.cumulative.size(); ++i) into.cumulative[i] += more.cumulative[i];
+  into.count += more.count;
+  into.sum_seconds += more.sum_seconds;
+}
+
+}  // namespace
+
+LiveRun::LiveRun(std::string run_id, std::string workload, uint64_t sample_interval_ns)
+    : run_id_(std::move(run_id)), workload_(std::move(workload)),
+      sample_interval_ns_(sample_interval_ns ? sample_interval_ns : 1'000'000'000), clock_(&SteadyNowNs) {}
+
+void LiveRun::BeginStep(const LiveStepInfo& step, const std::vector<LiveAgentId>& agents) {
+  std::lock_guard lock(mu_);
+  ++changes_;
+  running_ = true;
+  step_ = step;
+  step_began_ns_ = clock_();
+  agents_.clear();
+  agents_.resize(agents.size());
+  for (size_t i = 0; i < agents.size(); ++i) {
+    agents_[i].live.name = agents[i].name;
+    agents_[i].live.lost = agents[i].lost;
+    agents_[i].clock_offset_ns = agents[i].clock_offset_ns;
+  }
+}
+
+void LiveRun::MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
+                      LatencyHistogram& interval) {
+  auto delta = std::make_unique<LatencyHistogram>();
+  AddDelta(now.latency_ns_delta(), *delta);
+  interval.Add(*delta);
+  a.step_latency->Add(*delta);
+  if (now.ops() == before.ops() && delta->count() == 0) return;  // no series for an op the step does not do
+  LiveIoSeries& s = io_series_[{step_.name, op, step_.engine, a.live.name}];
+  s.step = step_.name;
+  s.op = op;
+  s.engine = step_.engine;
+  s.agent = a.live.name;
+  s.ops += now.ops() - before.ops();
+  s.bytes += now.bytes() - before.bytes();
+  AddFolded(s.latency, Fold(*delta));
+}
+
+// A files phase runs as step "<step>.<phase>" (step names have no dot).
+void LiveRun::MergeTask(AgentState& a, const v1::Progress& now) {
+  std::string step = step_.name, phase;
+  if (step_.kind == "files") {
+    const size_t dot = step.rfind('.');
+    if (dot != std::string::npos) {
+      phase = step.substr(dot + 1);
+      step.resize(dot);
+    }
+  }
+  LiveTaskSeries& s = task_series_[{step, phase, a.live.name}];
+  s.kind = step_.kind;
+  s.step = step;
+  s.phase = phase;
+  s.agent = a.live.name;
+  s.ops += now.ops() - a.last.ops();
+  s.bytes += now.bytes() - a.last.bytes();
+}
+
+bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
+  std::lock_guard lock(mu_);
+  if (!running_ || agent >= agents_.size()) return false;
+  AgentState& a = agents_[agent];
+  if (Status s = CheckProgress(progress, a.has_last ? &a.last : nullptr); !s.ok()) {
+    ++a.live.rejected;
+    return false;
+  }
+  const CumulativeSample before{a.last.elapsed_ns(), a.last.ops(), a.last.bytes()};
+  const CumulativeSample now{progress.elapsed_ns(), progress.ops(), progress.bytes()};
+  a.live.rate = RateBetween(before, now, step_.ramp_ns);
+  a.live.measured = a.live.measured || a.live.rate.known;
+  auto interval = std::make_unique<LatencyHistogram>();
+  if (progress.has_read() || progress.has_write()) {
+    MergeOp(a, "read", progress.read(), a.last.read(), *interval);
+    MergeOp(a, "write", progress.write(), a.last.write(), *interval);
+    if (progress.errors() > a.last.errors()) {
+      LiveErrorSeries& e = error_series_[{step_.name, step_.engine, a.live.name}];
+      e.step = step_.name;
+      e.engine = step_.engine;
+      e.agent = a.live.name;
+      e.errors += progress.errors() - a.last.errors();
+    }
+  }
+  if (step_.kind == "files" || step_.kind == "copy") MergeTask(a, progress);
+  a.interval_latency = std::move(interval);
+  LiveAgent& l = a.live;
+  l.reported = true;
+  l.silent = false;
+  l.elapsed_ns = progress.elapsed_ns();
+  l.ops = progress.ops();
+  l.bytes = progress.bytes();
+  l.errors = progress.errors();
+  l.expected_ops = progress.expected_ops();
+  l.read_ops = progress.read().ops();
+  l.read_bytes = progress.read().bytes();
+  l.write_ops = progress.write().ops();
+  l.write_bytes = progress.write().bytes();
+  a.started_at_unix_ns = progress.started_at_unix_ns();
+  a.heard_at_ns = clock_();
+  a.last = progress;
+  a.last.mutable_read()->clear_latency_ns_delta();
+  a.last.mutable_write()->clear_latency_ns_delta();
+  a.has_last = true;
+  ++changes_;
+  return true;
+}
+
+void LiveRun::AgentDone(size_t agent) {
+  std::lock_guard lock(mu_);
+  ++changes_;
+  if (agent < agents_.size()) agents_[agent].live.done = true;
+}
+
+void LiveRun::AgentLost(size_t agent) {
+  std::lock_guard lock(mu_);
+  ++changes_;
+  if (agent < agents_.size()) agents_[agent].live.lost = true;
+}
+
+void LiveRun::EndStep(std::optional<uint64_t> start_skew_ns) {
+  std::lock_guard lock(mu_);
+  ++changes_;
+  running_ = false;
+  exact_skew_s_.reset();
+  if (start_skew_ns) exact_skew_s_ = static_cast<double>(*start_skew_ns) / 1e9;
+}
+
+// From each agent's release instant on its own clock, corrected by its offset: the spread of
+// those instants on the controller's clock.
+std::optional<double> LiveRun::LiveSkewLocked() const {
+  int64_t earliest = INT64_MAX, latest = INT64_MIN;
+  for (const auto& a : agents_) {
+    if (a.started_at_unix_ns == 0) continue;
+    const int64_t at = static_cast<int64_t>(a.started_at_unix_ns) - a.clock_offset_ns;
+    earliest = std::min(earliest, at);
+    latest = std::max(latest, at);
+  }
+  if (earliest == INT64_MAX) return std::nullopt;
+  return static_cast<double>(latest - earliest) / 1e9;
+}
+
+LiveSnapshot LiveRun::Snapshot() const {
+  std::lock_guard lock(mu_);
+  LiveSnapshot s;
+  s.run_id = run_id_;
+  s.workload = workload_;
+  s.running = running_;
+  s.step = step_;
+  const int64_t now = clock_();
+  const int64_t stale = static_cast<int64_t>(2 * std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
+  auto interval = std::make_unique<LatencyHistogram>();
+  auto whole = std::make_unique<LatencyHistogram>();
+  uint64_t elapsed = 0, expected_ops = 0;
+  s.all_done = !agents_.empty();
+  for (const auto& a : agents_) {
+    LiveAgent l = a.live;
+    const int64_t since = a.has_last ? now - a.heard_at_ns : now - step_began_ns_ - static_cast<int64_t>(sample_interval_ns_);
+    l.silent = running_ && !l.lost && !l.done && since > stale;
+    if (l.lost) ++s.lost;
+    if (!l.lost && (l.done || !l.silent)) ++s.reporting;
+    if (!l.lost && !l.done) s.all_done = false;
+    s.measured = s.measured || l.measured;
+    s.ops += l.ops;
+    s.bytes += l.bytes;
+    s.errors += l.errors;
+    expected_ops += l.expected_ops;
+    elapsed = std::max(elapsed, l.elapsed_ns);
+    whole->Add(*a.step_latency);
+    // A silent, lost or finished agent's last rate is not going on now.
+    if (!l.silent && !l.lost && !l.done && l.rate.known) {
+      s.rate.known = true;
+      s.rate.ops_per_sec += l.rate.ops_per_sec;
+      s.rate.bytes_per_sec += l.rate.bytes_per_sec;
+      interval->Add(*a.interval_latency);
+    }
+    s.agents.push_back(std::move(l));
+  }
+  s.clock = ClockOf(elapsed, step_.ramp_ns, step_.runtime_ns, s.ops, expected_ops, s.rate.ops_per_sec);
+  // The ramp lasts, as far as the view goes, until some agent has measured a rate after it.
+  s.clock.ramp = s.clock.ramp || (step_.ramp_ns > 0 && !s.measured && !s.all_done);
+  if (interval->count()) s.p99_ns = interval->Quantile(0.99);
+  if (whole->count()) s.p99_step_ns = whole->Quantile(0.99);
+  s.start_skew_s = running_ ? LiveSkewLocked() : exact_skew_s_;
+  return s;
+}
+
+std::vector<LiveIoSeries> LiveRun::IoSeries() const {
+  std::lock_guard lock(mu_);
+  std::vector<LiveIoSeries> out;
+  for (const auto& [key, series] : io_series_) out.push_back(series);
+  return out;
+}
+
+std::vector<LiveTaskSeries> LiveRun::TaskSeries() const {
+  std::lock_guard lock(mu_);
+  std::vector<LiveTaskSeries> out;
+  for (const auto& [key, series] : task_series_) out.push_back(series);
+  return out;
+}
+
+std::vector<LiveErrorSeries> LiveRun::ErrorSeries() const {
+  std::lock_guard lock(mu_);
+  std::vector<LiveErrorSeries> out;
+  for (const auto& [key, series] : error_series_) out.push_back(series);
+  return out;
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,161 @@
+// Issue 11: progress messages come from the wire, and the controller's live view and /metrics
+// must survive any of them. A fake agent (a gRPC server in this test) answers like a real one
+// but streams malformed Progress: bucket indexes out of range, bucket and count lists of
+// different lengths, counts that overflow a sum, totals that go backwards. The real controller
+// refuses each, counts it, shows nothing absurd, and the run (whose report comes from the
+// result) succeeds.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "iofleet/v1/agent.grpc.pb.h"
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+uint64_t UnixNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+class HostileAgent final : public v1::Agent::Service {
+ public:
+  explicit HostileAgent(std::string root) : root_(std::move(root)) {}
+
+  grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
+    r->set_version(IOFLEET_VERSION);
+    r->set_name("hostile");
+    for (const char* e : {"psync", "libaio", "io_uring", "null"}) r->add_engines(e);
+    auto* root = r->add_roots();
+    root->set_name("default");
+    root->set_path(root_);
+    return grpc::Status::OK;
+  }
+  grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* r) override {
+    r->set_unix_ns(UnixNs());
+    return grpc::Status::OK;
+  }
+  grpc::Status Prepare(grpc::ServerContext*, const v1::PrepareRequest*, v1::PrepareResponse* r) override {
+    r->set_run_dir(root_ + "/run");
+    r->set_session_token("token");
+    return grpc::Status::OK;
+  }
+  grpc::Status SetupStep(grpc::ServerContext*, const v1::SetupStepRequest*, v1::SetupStepResponse*) override {
+    return grpc::Status::OK;
+  }
+  grpc::Status Start(grpc::ServerContext*, const v1::StartRequest* request, grpc::ServerWriter<v1::StartReply>* writer) override {
+    while (UnixNs() < request->start_at_unix_ns()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const uint64_t started = UnixNs();
+    auto send = [&](const v1::Progress& p) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      v1::StartReply reply;
+      *reply.mutable_progress() = p;
+      writer->Write(reply);
+    };
+    auto good = [&](uint64_t n) {
+      v1::Progress p;
+      p.set_elapsed_ns(n * 150'000'000);
+      p.set_ops(n * 10);
+      p.set_bytes(n * 40960);
+      p.set_started_at_unix_ns(started);
+      p.mutable_read();
+      p.mutable_write()->set_ops(n * 10);
+      p.mutable_write()->set_bytes(n * 40960);
+      auto* h = p.mutable_write()->mutable_latency_ns_delta();
+      h->add_bucket(100);
+      h->add_count(10);
+      h->set_sum(1000);
+      return p;
+    };
+    send(good(1));
+    v1::Progress bad = good(2);
+    bad.mutable_write()->mutable_latency_ns_delta()->set_bucket(0, 0xFFFFFFFFu);  // out of range
+    send(bad);
+    bad = good(2);
+    bad.mutable_write()->mutable_latency_ns_delta()->add_count(7);  // 1 bucket, 2 counts
+    send(bad);
+    bad = good(2);
+    bad.mutable_read()->mutable_latency_ns_delta()->add_bucket(5);
+    bad.mutable_read()->mutable_latency_ns_delta()->add_count(UINT64_MAX);
+    bad.mutable_read()->mutable_latency_ns_delta()->add_bucket(6);
+    bad.mutable_read()->mutable_latency_ns_delta()->add_count(UINT64_MAX);  // overflows a sum
+    send(bad);
+    bad = good(2);
+    bad.set_bytes(1);  // backwards
+    send(bad);
+    for (uint64_t n = 3; n < 8; ++n) send(good(n));
+    v1::StartReply reply;
+    v1::StepResult* r = reply.mutable_result();
+    r->set_ops(70);
+    r->set_bytes(70 * 4096);
+    r->set_window_ns(1'000'000'000);
+    r->set_started_at_unix_ns(started);
+    r->mutable_write()->set_ops(70);
+    r->mutable_write()->set_bytes(70 * 4096);
+    for (v1::Histogram* h : {r->mutable_latency_ns(), r->mutable_write()->mutable_latency_ns()}) {
+      h->add_bucket(100);
+      h->add_count(70);
+      h->set_sum(7000);
+      h->set_min(100);
+      h->set_max(100);
+    }
+    writer->Write(reply);
+    return grpc::Status::OK;
+  }
+  grpc::Status StopStep(grpc::ServerContext*, const v1::StopStepRequest*, v1::StopStepResponse*) override {
+    return grpc::Status::OK;
+  }
+  grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override { return grpc::Status::OK; }
+  grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override { return grpc::Status::OK; }
+
+ private:
+  std::string root_;
+};
+
+TEST(HostileProgress, MalformedProgressIsRefusedCountedAndTheRunGoesOn) {
+  TempDir tmp;
+  HostileAgent service((tmp / "root").string());
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_GT(port, 0);
+  WriteText(tmp / "w.yaml", "name: hostile\ndefaults: { engine: \"null\", block_size: 4KiB, file_size: 1MiB }\n"
+                            "sample_interval: 100ms\nsteps:\n  - name: write\n    io: { op: write, runtime: 1s }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", "127.0.0.1:" + std::to_string(port),
+                                "--out", (tmp / "out").string(), "--progress", "json"},
+                               tmp / "logs", std::chrono::seconds(60));
+  server->Shutdown();
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  uint64_t lines = 0, last_rejected = 0;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    ++lines;
+    const auto& agent = j["agents"][0];
+    // Only accepted messages count: at most the good ones' 70 ops and 7 x 40960 bytes.
+    EXPECT_LE(agent["ops"].get<uint64_t>(), 70u) << line;
+    EXPECT_LE(agent["bytes"].get<uint64_t>(), 7u * 40960) << line;
+    if (!j["p99_ns"].is_null()) {
+      EXPECT_LT(j["p99_ns"].get<uint64_t>(), 1'000'000u) << line;
+    }
+    last_rejected = agent["progress_rejected"].get<uint64_t>();
+  }
+  EXPECT_GE(lines, 1u) << r.err;
+  EXPECT_EQ(last_rejected, 4u) << r.err;  // out of range, lengths, overflow, backwards
+  nlohmann::json report = ReadReport(tmp / "out");
+  EXPECT_EQ(report["status"], "succeeded");
+  EXPECT_EQ(report["steps"][0]["aggregate"]["ops"], 70);
+}
+
+}  // namespace
+}  // namespace iofleet::testing

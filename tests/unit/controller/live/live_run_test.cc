@@ -1,0 +1,176 @@
+// The live model: per agent and step figures from cumulative samples and histogram deltas,
+// agents reporting, silent and lost, the live start skew, and /metrics series that keep
+// counting over every instance of a step.
+#include "controller/live/live_run.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace iofleet::controller {
+namespace {
+
+constexpr uint64_t kSecond = 1'000'000'000;
+int64_t g_now = 0;
+int64_t FakeNow() { return g_now; }
+
+v1::Progress Sample(uint64_t seconds, uint64_t write_ops, uint64_t latency_ns, uint64_t started_at = 1000 * kSecond) {
+  v1::Progress p;
+  p.set_elapsed_ns(seconds * kSecond);
+  p.set_ops(write_ops);
+  p.set_bytes(write_ops * 4096);
+  p.set_started_at_unix_ns(started_at);
+  p.mutable_read();
+  p.mutable_write()->set_ops(write_ops);
+  p.mutable_write()->set_bytes(write_ops * 4096);
+  return p;
+}
+
+void AddLatency(v1::Progress& p, uint64_t latency_ns, uint64_t count) {
+  auto* h = p.mutable_write()->mutable_latency_ns_delta();
+  h->add_bucket(LatencyHistogram::BucketOf(latency_ns));
+  h->add_count(count);
+  h->set_sum(h->sum() + latency_ns * count);
+}
+
+class LiveRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_now = 0;
+    live_.SetClockForTest(&FakeNow);
+    LiveStepInfo info{"write", "io", "libaio", 0, 0, 0, 0, 10 * kSecond};
+    // node2's clock runs 5 ms ahead of the controller's.
+    live_.BeginStep(info, {{"node1"}, {"node2", false, 5'000'000}});
+  }
+  LiveRun live_{"run-1", "demo", kSecond};
+};
+
+TEST_F(LiveRunTest, RatesAreTheLastIntervalsAndAddUpOverAgents) {
+  v1::Progress a1 = Sample(1, 100, 0), a2 = Sample(2, 300, 0);
+  AddLatency(a1, 1000, 100);
+  AddLatency(a2, 1000, 200);
+  ASSERT_TRUE(live_.OnProgress(0, a1));
+  ASSERT_TRUE(live_.OnProgress(0, a2));
+  v1::Progress b = Sample(1, 50, 0, 1000 * kSecond + 7'000'000);
+  AddLatency(b, 1'000'000, 50);
+  ASSERT_TRUE(live_.OnProgress(1, b));
+  LiveSnapshot s = live_.Snapshot();
+  ASSERT_TRUE(s.rate.known);
+  EXPECT_DOUBLE_EQ(s.rate.ops_per_sec, 200.0 + 50.0);
+  EXPECT_DOUBLE_EQ(s.agents[0].rate.bytes_per_sec, 200.0 * 4096);
+  EXPECT_EQ(s.reporting, 2u);
+  EXPECT_EQ(s.ops, 350u);
+  // p99 of the last interval: node1's 200 at 1 us and node2's 50 at 1 ms merged.
+  ASSERT_TRUE(s.p99_ns);
+  EXPECT_GT(*s.p99_ns, 900'000u);
+  // node2 released 7 ms after node1 on its clock, which is 5 ms ahead: 2 ms apart.
+  ASSERT_TRUE(s.start_skew_s);
+  EXPECT_NEAR(*s.start_skew_s, 0.002, 1e-9);
+  EXPECT_DOUBLE_EQ(*s.clock.expected_s, 10.0);
+}
+
+TEST_F(LiveRunTest, AnAgentNotHeardFromForTwoIntervalsIsSilentAndALostOneIsCounted) {
+  ASSERT_TRUE(live_.OnProgress(0, Sample(1, 10, 0)));
+  ASSERT_TRUE(live_.OnProgress(1, Sample(1, 10, 0)));
+  g_now = static_cast<int64_t>(kSecond);
+  ASSERT_TRUE(live_.OnProgress(0, Sample(2, 20, 0)));
+  g_now = static_cast<int64_t>(3 * kSecond);  // node2 last heard 3 s ago
+  ASSERT_TRUE(live_.OnProgress(0, Sample(4, 40, 0)));
+  LiveSnapshot s = live_.Snapshot();
+  EXPECT_FALSE(s.agents[0].silent);
+  EXPECT_TRUE(s.agents[1].silent);
+  EXPECT_EQ(s.reporting, 1u);
+  EXPECT_DOUBLE_EQ(s.rate.ops_per_sec, 10.0);  // the silent agent's stale rate is left out
+  live_.AgentLost(1);
+  s = live_.Snapshot();
+  EXPECT_EQ(s.lost, 1u);
+  EXPECT_TRUE(s.agents[1].lost);
+  EXPECT_FALSE(s.agents[1].silent);
+  live_.AgentDone(0);
+  EXPECT_EQ(live_.Snapshot().reporting, 1u);  // done counts as reporting
+}
+
+TEST_F(LiveRunTest, AMalformedMessageIsRefusedCountedAndChangesNothing) {
+  ASSERT_TRUE(live_.OnProgress(0, Sample(1, 10, 0)));
+  v1::Progress bad = Sample(2, 20, 0);
+  bad.mutable_write()->mutable_latency_ns_delta()->add_bucket(1u << 30);
+  bad.mutable_write()->mutable_latency_ns_delta()->add_count(1);
+  EXPECT_FALSE(live_.OnProgress(0, bad));
+  EXPECT_FALSE(live_.OnProgress(0, Sample(0, 5, 0)));  // backwards
+  EXPECT_FALSE(live_.OnProgress(7, Sample(2, 20, 0)));  // no such agent
+  LiveSnapshot s = live_.Snapshot();
+  EXPECT_EQ(s.agents[0].rejected, 2u);
+  EXPECT_EQ(s.agents[0].ops, 10u);
+}
+
+TEST_F(LiveRunTest, SeriesCountOverEveryInstanceOfAStep) {
+  v1::Progress p = Sample(1, 10, 0);
+  AddLatency(p, 3000, 10);
+  ASSERT_TRUE(live_.OnProgress(0, p));
+  live_.EndStep(uint64_t{1'000'000});
+  EXPECT_NEAR(*live_.Snapshot().start_skew_s, 0.001, 1e-12);  // the exact one, once known
+  // The next cycle of the same step: its counters start at 0 on the agent, not here.
+  live_.BeginStep({"write", "io", "libaio", 0, 0, 1, 0, 10 * kSecond}, {{"node1"}, {"node2"}});
+  v1::Progress q = Sample(1, 5, 0);
+  AddLatency(q, 3000, 5);
+  ASSERT_TRUE(live_.OnProgress(0, q));
+  auto series = live_.IoSeries();
+  ASSERT_EQ(series.size(), 1u);  // node1's writes; no read series for a step that reads nothing
+  EXPECT_EQ(series[0].op, "write");
+  EXPECT_EQ(series[0].agent, "node1");
+  EXPECT_EQ(series[0].engine, "libaio");
+  EXPECT_EQ(series[0].ops, 15u);
+  EXPECT_EQ(series[0].bytes, 15u * 4096);
+  EXPECT_EQ(series[0].latency.count, 15u);
+  EXPECT_DOUBLE_EQ(series[0].latency.sum_seconds, 15 * 3e-6);
+  EXPECT_EQ(series[0].latency.cumulative[1], 0u);   // le 2 us
+  EXPECT_EQ(series[0].latency.cumulative[2], 15u);  // le 5 us
+}
+
+TEST_F(LiveRunTest, ARampShowsAsRampWithoutARate) {
+  live_.BeginStep({"read", "io", "psync", 1, 0, 0, 3 * kSecond, 10 * kSecond}, {{"node1"}});
+  ASSERT_TRUE(live_.OnProgress(0, Sample(1, 0, 0)));
+  LiveSnapshot s = live_.Snapshot();
+  EXPECT_TRUE(s.clock.ramp);
+  EXPECT_FALSE(s.rate.known);
+  EXPECT_DOUBLE_EQ(*s.clock.expected_s, 13.0);
+}
+
+// Stream threads feed the model while the view and a scrape read it: every accepted sample
+// counts once, and the readers see consistent figures.
+TEST(LiveRunConcurrency, StreamsFeedWhileViewAndScrapeRead) {
+  LiveRun live_("run-1", "demo", kSecond);
+  live_.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}, {"node2"}});
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) {
+      LiveSnapshot s = live_.Snapshot();
+      EXPECT_LE(s.ops, 2000u);
+      (void)live_.IoSeries();
+    }
+  });
+  std::vector<std::thread> streams;
+  for (size_t agent = 0; agent < 2; ++agent) {
+    streams.emplace_back([&, agent] {
+      for (uint64_t n = 1; n <= 1000; ++n) {
+        v1::Progress p = Sample(n, n, 0);
+        AddLatency(p, 1000, 1);
+        EXPECT_TRUE(live_.OnProgress(agent, p));
+      }
+      live_.AgentDone(agent);
+    });
+  }
+  for (auto& t : streams) t.join();
+  done = true;
+  reader.join();
+  LiveSnapshot s = live_.Snapshot();
+  EXPECT_EQ(s.ops, 2000u);
+  EXPECT_EQ(s.reporting, 2u);
+  auto series = live_.IoSeries();
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].latency.count + series[1].latency.count, 2000u);
+}
+
+}  // namespace
+}  // namespace iofleet::controller
