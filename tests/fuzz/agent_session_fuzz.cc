@@ -122,7 +122,7 @@ void RunStart(Supervisor& supervisor, const v1::StartRequest& request) {
     }
   }
   (void)runner->Finish();
-  supervisor.StepEnded(runner);
+  (void)supervisor.StepEnded(runner);
 }
 
 }  // namespace

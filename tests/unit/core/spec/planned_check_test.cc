@@ -88,7 +88,7 @@ TEST(PlannedCheck, WorkloadName) {
   EXPECT_EQ(All(CheckPrepareRequest(r)), "");
   r.clear_workload_name();
   EXPECT_EQ(All(CheckPrepareRequest(r)), "");
-  for (const std::string bad : {std::string("Quick Start"), std::string("a\"b"), std::string(129, 'a')}) {
+  for (const std::string& bad : {std::string("Quick Start"), std::string("a\"b"), std::string(129, 'a')}) {
     r.set_workload_name(bad);
     EXPECT_TRUE(Has(CheckPrepareRequest(r), "workload_name", "must match [a-z0-9-]+")) << bad;
   }
