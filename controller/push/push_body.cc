@@ -42,7 +42,8 @@ void Family(std::string& out, const char* name, const char* help,
 
 }  // namespace
 
-std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s) {
+std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s,
+                     const nlohmann::ordered_json* verdicts) {
   std::string out;
   Family(out, "iofleet_result_bytes_per_second", "A step's bytes over its measurement window (all agents).",
          [&](std::string& o) {
@@ -81,6 +82,19 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
              const uint64_t ns = s.started_at_unix_ns;
              double at = ns ? static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9 : ended_at_unix_s;
              o += fmt::format("iofleet_result_timestamp_seconds{{{}}} {}\n", StepLabels(s), Number(at));
+           }
+         });
+  Family(out, "iofleet_result_verdict", "1 when a headline figure of a step regressed against its baseline runs, else 0.",
+         [&](std::string& o) {
+           if (!verdicts || !verdicts->contains("steps")) return;
+           for (const auto& step : (*verdicts)["steps"]) {
+             for (const auto& f : step.value("figures", nlohmann::ordered_json::array())) {
+               const std::string verdict = f.value("verdict", "");
+               if (verdict == "not enough history") continue;
+               o += fmt::format("iofleet_result_verdict{{step=\"{}\",point=\"{}\",figure=\"{}\"}} {}\n",
+                                Escaped(step.value("step", "")), step.value("point", 0), Escaped(f.value("figure", "")),
+                                verdict == "regression" ? 1 : 0);
+             }
            }
          });
   Family(out, "iofleet_run_duration_seconds", "The run's wall time, from its start to its report.",

@@ -2,6 +2,8 @@
 // Prometheus's text exposition format, and the push API's grouping path (DESIGN.md section 5b).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 #include "controller/report/report_model.h"
@@ -17,8 +19,11 @@ namespace iofleet::controller {
 //   iofleet_result_status{status} = 1, iofleet_result_timestamp_seconds   every step;
 //   iofleet_result_status{status} = 1 without step labels, iofleet_run_duration_seconds   the run
 //     (a run that ended before its first step pushes only these two).
+//   iofleet_result_verdict{step, point, figure} = 0 or 1 (a regression)   with `verdicts`
+//     (report.json's, from --compare-to): each judged figure; none without enough history.
 // `ended_at_unix_s` stamps a step that never started I/O (its started_at_unix_ns is 0).
-std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s);
+std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s,
+                     const nlohmann::ordered_json* verdicts = nullptr);
 
 // "/metrics/job/iofleet/workload/NAME/KEY/VALUE...": a value that is empty or holds anything
 // but [A-Za-z0-9._~-] goes as "KEY@base64/" + base64url(VALUE), as the push API asks ("/" in a

@@ -130,6 +130,7 @@ class RunManager {
   RunReport report_;
   std::filesystem::path out_dir_;
   std::string effective_;  // the effective workload, every default filled in: its hash goes in the history
+  std::optional<RunVerdicts> verdicts_;  // with --compare-to, once the run is judged
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   bool pushed_ = false;
   // Declared in this order: /metrics, which reads the live model, goes first.
@@ -338,7 +339,7 @@ int RunManager::Finish(int code) {
   // The history records the run (and judges it, if asked) first: the verdicts are part of it.
   std::string json = ReportJson(report_);
   ReportDocument doc = ReportDocument::parse(json);
-  std::optional<RunVerdicts> verdicts;
+  std::optional<RunVerdicts>& verdicts = verdicts_;
   HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts,
                          {options_.labels.begin(), options_.labels.end()}, options_.notes};
   if (auto judged = JudgeAndRecord(history, doc, effective_, ""); judged.ok()) {
@@ -393,7 +394,7 @@ void RunManager::Push() {
   pushed_ = true;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (Status s = PushResults(*options_.pushgateway, report_, seconds, now); !s.ok()) {
+  if (Status s = PushResults(*options_.pushgateway, report_, seconds, now, verdicts_ ? &verdicts_->json : nullptr); !s.ok()) {
     std::cerr << "iofleet: warning: " << s.message() << "\n";
   }
 }

@@ -87,6 +87,18 @@ TEST(PushBodyTest, AFailedStepPushesItsStatus) {
   EXPECT_NE(body.find("group_cycle=\"2\",status=\"failed\"} 1\n"), std::string::npos) << body;
 }
 
+TEST(PushBodyTest, VerdictsArePushedPerJudgedFigure) {
+  auto verdicts = nlohmann::ordered_json::parse(R"({"steps": [{"step": "read", "point": 1, "figures": [
+      {"figure": "bandwidth", "verdict": "regression"}, {"figure": "iops", "verdict": "improvement"},
+      {"figure": "p99_latency", "verdict": "not enough history"}]}]})");
+  std::string body = PushBody(Report(), 1, 0, &verdicts);
+  EXPECT_NE(body.find("# TYPE iofleet_result_verdict gauge\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("iofleet_result_verdict{step=\"read\",point=\"1\",figure=\"bandwidth\"} 1\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("iofleet_result_verdict{step=\"read\",point=\"1\",figure=\"iops\"} 0\n"), std::string::npos) << body;
+  EXPECT_EQ(body.find("p99_latency"), std::string::npos) << "no verdict without enough history";
+  EXPECT_EQ(PushBody(Report(), 1, 0).find("iofleet_result_verdict"), std::string::npos);
+}
+
 TEST(PushBodyTest, TheRunsStatusHasNoStepLabels) {
   RunReport report;  // ended before its first step: agents unreachable
   report.workload = "w";
