@@ -193,9 +193,10 @@ int main(int argc, char** argv) {
   auto history_commands = ctl::AddHistoryCommands(app);
   ctl::ReportCommandOptions report;
   CLI::App* report_cmd = app.add_subcommand("report", "render a stored run again from its report.json");
-  report_cmd->add_option("run", report.run, "the run's directory (OUT/<run-id>) or its report.json")->required();
+  report_cmd->add_option("run", report.run, "the run's directory (OUT/<run-id>), its report.json, or a run id in the history")->required();
   report_cmd->add_option("--format", report.format, "json | csv | md | html (default md)");
   report_cmd->add_option("--out", report.out, "write to FILE (default: standard output)");
+  report_cmd->add_option("--db", report.db, "the history database a RUN_ID is read from (default: iofleet-results/history.db)");
 
   try {
     app.parse(argc, argv);

@@ -23,7 +23,8 @@ CREATE TABLE runs (
   excluded INTEGER NOT NULL DEFAULT 0,
   figure_count INTEGER NOT NULL,
   report_json TEXT NOT NULL,
-  samples_csv TEXT NOT NULL
+  samples_csv TEXT NOT NULL,
+  effective_workload TEXT NOT NULL
 );
 CREATE INDEX runs_by_workload ON runs (workload, started_at_unix_ns);
 CREATE TABLE run_labels (
@@ -162,14 +163,14 @@ Status HistoryDb::Insert(const StoredRun& run) {
   Transaction transaction(db_);
   Statement insert(db_,
                    "INSERT INTO runs (run_id, workload, workload_hash, iofleet_version, agent_count, started_at_unix_ns, "
-                   "duration_ns, status, verdict, excluded, figure_count, report_json, samples_csv) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                   "duration_ns, status, verdict, excluded, figure_count, report_json, samples_csv, effective_workload) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!insert.ok()) return Error("cannot prepare the insert");
   insert.Bind(1, run.run_id).Bind(2, run.workload).Bind(3, run.workload_hash).Bind(4, run.iofleet_version);
   insert.Bind(5, static_cast<int64_t>(run.agents.size())).Bind(6, static_cast<int64_t>(run.started_at_unix_ns));
   insert.Bind(7, static_cast<int64_t>(run.duration_ns)).Bind(8, run.status).Bind(9, run.verdict);
   insert.Bind(10, int64_t{run.excluded}).Bind(11, static_cast<int64_t>(run.figures.size()));
-  insert.Bind(12, run.report_json).Bind(13, run.samples_csv);
+  insert.Bind(12, run.report_json).Bind(13, run.samples_csv).Bind(14, run.effective_workload);
   if (insert.Step() != SQLITE_DONE) return Error("cannot store run " + run.run_id);
 
   Statement label(db_, "INSERT INTO run_labels (run_id, key, value, selects) VALUES (?, ?, ?, ?)");
@@ -263,7 +264,7 @@ Status HistoryDb::LoadDetails(StoredRun& run, bool whole) {
 Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
   Statement query(db_,
                   "SELECT run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, "
-                  "excluded, report_json, samples_csv, figure_count FROM runs WHERE run_id = ?");
+                  "excluded, report_json, samples_csv, figure_count, effective_workload FROM runs WHERE run_id = ?");
   if (!query.ok()) return Error("cannot read run " + run_id);
   query.Bind(1, run_id);
   const int rc = query.Step();
@@ -282,6 +283,7 @@ Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
   r.report_json = query.Text(9);
   r.samples_csv = query.Text(10);
   const auto expected = static_cast<size_t>(query.Int(11));
+  r.effective_workload = query.Text(12);
   if (Status s = LoadDetails(r, true); !s.ok()) return s;
   if (r.figures.size() != expected) {
     return Status(Code::kInternal, "history database " + path_ + ": run " + run_id + " has " + std::to_string(r.figures.size()) +

@@ -50,6 +50,7 @@ struct StoredRun {
   bool excluded = false;  // kept out of every baseline (history --exclude)
   std::string report_json;  // the whole report: `iofleet report RUN_ID` renders it again
   std::string samples_csv;
+  std::string effective_workload;  // every default filled in, as workload.effective.yaml has it
   std::vector<StoredFigure> figures;
 };
 

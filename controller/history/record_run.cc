@@ -40,6 +40,7 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
   }
   run.figures = HeadlineFigures(nlohmann::json::parse(report.dump()));
   run.samples_csv = samples_csv;
+  run.effective_workload = effective_workload;
 
   std::optional<RunVerdicts> verdicts;
   if (options.verdicts && run.status == "succeeded") {

@@ -180,7 +180,10 @@ HtmlAssets LoadHtmlAssets(const std::filesystem::path& run_dir) {
   assets.chart_js_path = ChartJsPath();
   assets.chart_js = ReadWhole(assets.chart_js_path);
   if (assets.chart_js && assets.chart_js->empty()) assets.chart_js.reset();
-  if (!run_dir.empty()) assets.effective_workload = ReadWhole(run_dir / "workload.effective.yaml");
+  if (!run_dir.empty()) {
+    assets.effective_workload = ReadWhole(run_dir / "workload.effective.yaml");
+    assets.samples_csv = ReadWhole(run_dir / "samples.csv").value_or("");
+  }
   return assets;
 }
 
@@ -203,7 +206,7 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   if (!verdicts.title.empty()) {
     out += "<h2 id=\"verdicts\">Verdicts</h2>\n" + Notes(verdicts.notes) + HtmlTable(verdicts.headers, verdicts.rows, "verdicts-table", 8);
   }
-  const nlohmann::ordered_json specs = ChartSpecs(doc);
+  const nlohmann::ordered_json specs = ChartSpecs(doc, assets.samples_csv);
   out += ChartsHtml(specs, assets);
 
   const Table steps = StepsTable(doc);

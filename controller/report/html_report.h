@@ -19,13 +19,15 @@ struct HtmlAssets {
   std::string chart_js_path;
   // workload.effective.yaml, shown as text; nullopt: not at hand.
   std::optional<std::string> effective_workload;
+  // samples.csv, for throughput and p99 over time; empty: not at hand.
+  std::string samples_csv;
 };
 
 // Where Chart.js is read from: $IOFLEET_CHART_JS, else the build's default (Debian's
 // /usr/share/javascript/chart.js/chart.min.js).
 std::string ChartJsPath();
 // The library read from ChartJsPath() (nullopt when it cannot be read), and the effective
-// workload from `run_dir`/workload.effective.yaml when `run_dir` is given and holds one.
+// workload and samples from `run_dir` (workload.effective.yaml, samples.csv) when it holds them.
 HtmlAssets LoadHtmlAssets(const std::filesystem::path& run_dir);
 
 std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets);

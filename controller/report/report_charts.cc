@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <set>
 
 #include "controller/report/headline_table.h"
@@ -99,34 +102,102 @@ void AgentBars(const ReportDocument& doc, Charts& charts) {
 
 // Throughput over time per agent, from its progress samples (cumulative bytes `elapsed_ns` after
 // the step's start): the rate of each interval.
-// TODO(history, issue 12): report.json has no samples yet; the run history adds them per agent
-// with per-interval latency. This reads agents[].samples as [{ "elapsed_ns", "bytes" }, ...],
-// cumulative as the progress stream carries them (ProgressSample); adjust here if the stored
-// form differs.
-void Timelines(const ReportDocument& doc, Charts& charts) {
+// samples.csv's fields of one line (quoted fields as SamplesCsv writes them).
+std::vector<std::string> CsvFields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+// Per step instance (name, point, cycle, group cycle) and agent: (elapsed s, MiB/s, p99 ms) of
+// each interval, from samples.csv (controller/report/samples_csv.h).
+using SampleKey = std::tuple<std::string, int, int, int>;
+struct IntervalPoint {
+  double t = 0, mib_per_sec = 0;
+  std::optional<double> p99_ms;
+};
+std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> ParseSamples(const std::string& csv) {
+  std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> out;
+  size_t at = csv.find('\n');  // past the header
+  std::map<std::string, size_t> column;
+  const std::vector<std::string> header = CsvFields(csv.substr(0, at));
+  for (size_t i = 0; i < header.size(); ++i) column[header[i]] = i;
+  for (const char* name : {"step", "point", "cycle", "group_cycle", "agent", "elapsed_sec", "interval_bytes_per_sec", "interval_p99_ns"}) {
+    if (!column.count(name)) return out;  // not a samples.csv this reads
+  }
+  auto number = [](const std::string& text) -> std::optional<double> {
+    if (text.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return end && *end == '\0' ? std::optional<double>(v) : std::nullopt;
+  };
+  while (at != std::string::npos && at + 1 < csv.size()) {
+    const size_t next = csv.find('\n', at + 1);
+    const std::vector<std::string> f = CsvFields(csv.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+    at = next;
+    if (f.size() != header.size()) continue;
+    const auto t = number(f[column["elapsed_sec"]]);
+    const auto rate = number(f[column["interval_bytes_per_sec"]]);
+    if (!t || !rate) continue;
+    const SampleKey key{f[column["step"]], static_cast<int>(number(f[column["point"]]).value_or(0)),
+                        static_cast<int>(number(f[column["cycle"]]).value_or(0)),
+                        static_cast<int>(number(f[column["group_cycle"]]).value_or(-1))};
+    IntervalPoint p{*t, *rate / kMiB, std::nullopt};
+    if (auto p99 = number(f[column["interval_p99_ns"]])) p.p99_ms = *p99 / 1e6;
+    out[key][f[column["agent"]]].push_back(p);
+  }
+  return out;
+}
+
+// Each io and copy step's throughput and p99 over time, one line per agent, from samples.csv.
+void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts& charts) {
+  if (samples_csv.empty()) return;
+  const auto samples = ParseSamples(samples_csv);
   for (const auto& step : List(doc, "steps")) {
-    J datasets = J::array();
+    if (!MovesBytes(Text(step, "kind"))) continue;
+    const SampleKey key{Text(step, "name"), static_cast<int>(Count(step, "point")), static_cast<int>(Count(step, "cycle")),
+                        step.contains("group_cycle") ? static_cast<int>(Count(step, "group_cycle")) : -1};
+    auto it = samples.find(key);
+    if (it == samples.end()) continue;
+    J throughput = J::array(), latency = J::array();
     size_t i = 0;
-    for (const auto& a : List(step, "agents")) {
-      const ReportDocument& samples = List(a, "samples");
-      if (samples.empty()) continue;
-      J points = J::array();
-      double last_t = 0, last_bytes = 0;
-      for (const auto& s : samples) {
-        const double t = Number(s, "elapsed_ns") / 1e9;
-        const double bytes = Number(s, "bytes");
-        if (t > last_t) points.push_back({{"x", t}, {"y", (bytes - last_bytes) / (t - last_t) / kMiB}});
-        last_t = t;
-        last_bytes = bytes;
+    for (const auto& [agent, points] : it->second) {
+      J rates = J::array(), p99 = J::array();
+      for (const auto& p : points) {
+        rates.push_back({{"x", p.t}, {"y", p.mib_per_sec}});
+        if (p.p99_ms) p99.push_back({{"x", p.t}, {"y", *p.p99_ms}});
       }
-      datasets.push_back({{"label", Text(a, "agent")}, {"data", points}, {"borderColor", Color(i)}, {"backgroundColor", Color(i)},
-                          {"pointRadius", 0}, {"borderWidth", 2}});
+      const J style = {{"borderColor", Color(i)}, {"backgroundColor", Color(i)}, {"pointRadius", 0}, {"borderWidth", 2}};
+      J line = {{"label", agent}, {"data", rates}};
+      line.update(style);
+      throughput.push_back(line);
+      if (!p99.empty()) {
+        J l = {{"label", agent}, {"data", p99}};
+        l.update(style);
+        latency.push_back(l);
+      }
       ++i;
     }
-    if (datasets.empty()) continue;
     J options = BaseOptions(Instance(step) + ": throughput over time");
     options["scales"] = {{"x", Axis("seconds since the step's start")}, {"y", Axis("MiB/s")}};
-    charts.Add("timeline", Instance(step), {{"type", "line"}, {"data", {{"datasets", datasets}}}, {"options", options}});
+    charts.Add("timeline", Instance(step), {{"type", "line"}, {"data", {{"datasets", throughput}}}, {"options", options}});
+    if (latency.empty()) continue;
+    J p99_options = BaseOptions(Instance(step) + ": p99 latency over time");
+    p99_options["scales"] = {{"x", Axis("seconds since the step's start")}, {"y", Axis("ms (p99 of each interval)")}};
+    charts.Add("timeline", Instance(step) + " p99", {{"type", "line"}, {"data", {{"datasets", latency}}}, {"options", p99_options}});
   }
 }
 
@@ -241,12 +312,12 @@ void Cycles(const ReportDocument& doc, Charts& charts) {
 
 }  // namespace
 
-nlohmann::ordered_json ChartSpecs(const ReportDocument& doc) {
+nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& samples_csv) {
   Charts charts;
   Sweeps(doc, charts);
   Cycles(doc, charts);
   AgentBars(doc, charts);
-  Timelines(doc, charts);
+  Timelines(doc, samples_csv, charts);
   LatencyCurves(doc, charts);
   return std::move(charts).Done();
 }

@@ -15,6 +15,8 @@ namespace iofleet::controller {
 constexpr size_t kMaxChartsPerKind = 24;
 
 // [{ "id": "chart-3", "section": "bandwidth", "title": "...", "config": { Chart.js config } }, ...]
-nlohmann::ordered_json ChartSpecs(const ReportDocument& doc);
+// `samples_csv`: the run's samples.csv (controller/report/samples_csv.h), for the charts over time;
+// empty: none.
+nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& samples_csv = "");
 
 }  // namespace iofleet::controller

@@ -1,7 +1,11 @@
 #include "controller/report/report_command.h"
 
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "controller/history/history_cli.h"
+#include "controller/history/history_db.h"
 #include "controller/report/html_report.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/stored_report.h"
@@ -21,6 +25,26 @@ int ReportCommand(const ReportCommandOptions& options) {
     return kRejected;
   }
   Result<ReportDocument> doc = LoadStoredReport(options.run);
+  std::optional<StoredRun> stored;  // from the history database
+  if (!doc.ok() && doc.status().code() == Code::kNotFound && options.run.find('/') == std::string::npos) {
+    const std::string path = HistoryDbPath(options.db, "iofleet-results");
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      auto db = HistoryDb::Open(path);
+      auto run = db.ok() ? (*db)->Load(options.run) : Result<StoredRun>(db.status());
+      if (run.ok()) {
+        stored = std::move(*run);
+        doc = ParseReportDocument(stored->report_json, "history database " + path + " run " + options.run);
+      } else if (run.status().code() != Code::kNotFound) {
+        std::cerr << "iofleet: " << run.status().message() << "\n";
+        return kFailed;
+      } else {
+        doc = Status(Code::kNotFound, doc.status().message() + ", nor a run in history database " + path);
+      }
+    } else {
+      doc = Status(Code::kNotFound, doc.status().message() + " (and no history database " + path + ")");
+    }
+  }
   if (!doc.ok()) {
     std::cerr << "iofleet: " << doc.status().message() << "\n";
     return kRejected;
@@ -31,7 +55,11 @@ int ReportCommand(const ReportCommandOptions& options) {
     if (f == "csv") text = SummaryCsv(*doc);
     if (f == "md") text = ReportMarkdown(*doc);
     if (f == "html") {
-      HtmlAssets assets = LoadHtmlAssets(StoredRunDirectory(options.run));
+      HtmlAssets assets = LoadHtmlAssets(stored ? std::filesystem::path() : StoredRunDirectory(options.run));
+      if (stored) {
+        assets.samples_csv = stored->samples_csv;
+        assets.effective_workload = stored->effective_workload;
+      }
       if (!assets.chart_js) std::cerr << "iofleet: report.html without charts: " << assets.chart_js_path << " cannot be read (install libjs-chart.js)\n";
       text = ReportHtml(*doc, assets);
     }

@@ -1,5 +1,7 @@
-// `iofleet report RUN_DIR --format json|csv|md|html [--out FILE]`: a stored run rendered again
-// from its report.json, every format the pure function `iofleet run` used.
+// `iofleet report RUN_ID|RUN_DIR --format json|csv|md|html [--out FILE] [--db FILE]`: a stored
+// run rendered again from its report.json, every format the pure function `iofleet run` used. A
+// run id is read from the history database alone (report, samples, effective workload), so a run
+// renders after its directory is gone.
 #pragma once
 
 #include <string>
@@ -7,7 +9,8 @@
 namespace iofleet::controller {
 
 struct ReportCommandOptions {
-  std::string run;  // a run directory or its report.json (later: a run id in the history)
+  std::string run;  // a run directory, its report.json, or a run id in the history database
+  std::string db;   // the history database; empty: iofleet-results/history.db
   std::string format = "md";
   std::string out;  // empty: stdout
 };

@@ -27,6 +27,7 @@
 #include "controller/report/invariants.h"
 #include "controller/report/html_report.h"
 #include "controller/report/report_writers.h"
+#include "controller/report/samples_csv.h"
 #include "controller/report/write_file.h"
 #include "controller/run/planner.h"
 #include "controller/run/step_executor.h"
@@ -131,6 +132,7 @@ class RunManager {
   std::filesystem::path out_dir_;
   std::string effective_;  // the effective workload, every default filled in: its hash goes in the history
   std::optional<RunVerdicts> verdicts_;  // with --compare-to, once the run is judged
+  std::unique_ptr<SamplesCsv> samples_;  // OUT/<run-id>/samples.csv, written as the streams come
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   bool pushed_ = false;
   // Declared in this order: /metrics, which reads the live model, goes first.
@@ -299,6 +301,11 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     StepReport phase_step;
     phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
     phase_step.kind = step.kind;  // its live line counts files
+    phase_step.index = step.index;
+    phase_step.point = step.point;  // the agents' run_info, the live view and samples.csv name them
+    phase_step.cycle = step.cycle;
+    phase_step.group = step.group;
+    phase_step.group_cycle = step.group_cycle;
     StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), {}, phase_step);
     PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns,
                       phase_step.span_ns};
@@ -342,7 +349,18 @@ int RunManager::Finish(int code) {
   std::optional<RunVerdicts>& verdicts = verdicts_;
   HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts,
                          {options_.labels.begin(), options_.labels.end()}, options_.notes};
-  if (auto judged = JudgeAndRecord(history, doc, effective_, ""); judged.ok()) {
+  std::string samples_text;
+  if (samples_) {
+    Status closed = samples_->Close();
+    auto text = closed.ok() ? samples_->Text() : Result<std::string>(closed);
+    if (text.ok()) {
+      samples_text = std::move(*text);
+    } else {
+      std::cerr << "iofleet: " << text.status().message() << "\n";
+      written = false;
+    }
+  }
+  if (auto judged = JudgeAndRecord(history, doc, effective_, samples_text); judged.ok()) {
     verdicts = std::move(*judged);
     json = doc.dump(2) + "\n";
   } else {
@@ -465,11 +483,18 @@ int RunManager::RunSteps() {
     StopAll();
     return kExitFailed;
   }
+  auto samples = SamplesCsv::Create(out_dir_ / "samples.csv");
+  if (!samples.ok()) {
+    std::cerr << "iofleet: " << samples.status().message() << "\n";
+    StopAll();
+    return kExitFailed;
+  }
+  samples_ = std::move(*samples);
   std::cerr << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
 
   {
     StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
-                          g_interrupted, *live_, *view_);
+                          g_interrupted, *live_, *view_, samples_.get());
     const size_t leaves = plan_.leaves.size();
     const uint32_t cycles = std::max(1u, w.repeat());
     // One executed instance of leaf step `l`: its report entry, then the step itself.

@@ -120,6 +120,9 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   std::atomic<size_t> running{fleet_.size()};
   std::atomic<bool> failed{false}, first_done{false};
   std::vector<std::vector<ProgressSample>> samples(fleet_.size());  // each written by its agent's thread
+  std::vector<v1::Progress> last(fleet_.size());                    // likewise: for samples.csv's intervals
+  std::vector<char> has_last(fleet_.size(), 0);
+  const SampleStep sample_step{index, step.name, step.kind, step.point, step.cycle, step.group_cycle};
   std::vector<std::thread> threads;
   for (size_t i = 0; i < fleet_.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -132,7 +135,11 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       a.streaming = true;
       results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
         // Only what the live model accepted reaches the report's samples too.
-        if (live_.OnProgress(i, p)) samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
+        if (!live_.OnProgress(i, p)) return;
+        samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
+        if (samples_) samples_->Add(sample_step, a.name, p, has_last[i] ? &last[i] : nullptr);
+        last[i] = p;
+        has_last[i] = 1;
       });
       a.streaming = false;
       if (results[i].ok()) live_.AgentDone(i);

@@ -11,6 +11,7 @@
 #include "controller/live/live_run.h"
 #include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
+#include "controller/report/samples_csv.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::controller {
@@ -22,11 +23,12 @@ struct StepOutcome {
 
 class StepExecutor {
  public:
-  // `live` is fed every agent's progress; `view` shows it while the step runs.
+  // `live` is fed every agent's progress; `view` shows it while the step runs; `samples` (may be
+  // null) gets every accepted progress message as a row of samples.csv.
   StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const std::atomic<bool>& interrupted,
-               LiveRun& live, ProgressView& view)
+               LiveRun& live, ProgressView& view, SamplesCsv* samples = nullptr)
       : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted),
-        live_(live), view_(view) {}
+        live_(live), view_(view), samples_(samples) {}
 
   // Fills `step` (its agents, aggregate, skew) and says how it ended. `phase`: which op of a
   // files step. `has_work`: per agent, whether it was given any job (an agent without one never
@@ -42,6 +44,7 @@ class StepExecutor {
   const std::atomic<bool>& interrupted_;
   LiveRun& live_;
   ProgressView& view_;
+  SamplesCsv* samples_;
 };
 
 }  // namespace iofleet::controller

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "controller/report/report_writers.h"
+#include "controller/report/samples_csv.h"
+#include "core/base/histogram.h"
 #include "tests/support/cdp_client.h"
 #include "tests/support/process.h"
 #include "tests/support/report.h"
@@ -42,18 +44,35 @@ ReportDocument EveryChart() {
   controller::RunReport run = TwoAgentRead();
   run.steps = steps;
   run.workload = "nightly</script><script>window.injected=1</script>";
-  ReportDocument doc = WithVerdicts(controller::ToDocument(run));
-  doc["steps"][0]["agents"][0]["samples"] = json::parse(
-      R"([{"elapsed_ns": 250000000, "bytes": 52428800}, {"elapsed_ns": 500000000, "bytes": 157286400},
-          {"elapsed_ns": 750000000, "bytes": 209715200}, {"elapsed_ns": 1000000000, "bytes": 314572800}])");
-  return doc;
+  return WithVerdicts(controller::ToDocument(run));
 }
 
-fs::path StoreRun(const TempDir& tmp, const ReportDocument& doc) {
+// samples.csv of EveryChart's first step instance on one agent: four intervals, with latency.
+std::string EveryChartSamples(const ReportDocument& doc) {
+  const controller::SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1};
+  std::string csv = controller::SamplesCsv::kHeader;
+  v1::Progress before;
+  const uint64_t bytes[] = {52428800, 157286400, 209715200, 314572800};
+  for (int i = 0; i < 4; ++i) {
+    v1::Progress now;
+    now.set_elapsed_ns(250'000'000ull * (i + 1));
+    now.set_bytes(bytes[i]);
+    now.set_ops(bytes[i] >> 16);
+    auto* delta = now.mutable_read()->mutable_latency_ns_delta();
+    delta->add_bucket(LatencyHistogram::BucketOf(100'000 * (i + 1)));
+    delta->add_count(10);
+    csv += controller::SamplesCsv::Row(step, "node1", now, i ? &before : nullptr);
+    before = now;
+  }
+  return csv;
+}
+
+fs::path StoreRun(const TempDir& tmp, const ReportDocument& doc, const std::string& samples_csv = "") {
   const fs::path dir = tmp / "run";
   fs::create_directories(dir);
   WriteText(dir / "report.json", doc.dump(2) + "\n");
   WriteText(dir / "workload.effective.yaml", "name: nightly\n# <b>escaped</b>\n");
+  if (!samples_csv.empty()) WriteText(dir / "samples.csv", samples_csv);
   return dir;
 }
 
@@ -132,10 +151,49 @@ TEST(ReportCommand, ARunWritesReportMdAndHtmlBesideReportJson) {
   EXPECT_EQ(RunCommand({BinPath("iofleet"), "report", run.string(), "--format", "html"}, tmp / "logs").out, html);
 }
 
+// A run is in the history whole: `iofleet report RUN_ID` renders it from the database alone,
+// after its directory is gone, with its samples and effective workload.
+TEST(ReportCommand, ARunRendersFromTheHistoryAfterItsDirectoryIsGone) {
+  TempDir tmp;
+  WriteText(tmp / "w.yaml", "name: tiny\ndefaults: { engine: psync, block_size: 4KiB, file_size: 8MiB }\n"
+                            "steps:\n  - name: read\n    io: { op: randread, runtime: 3s }\n");
+  fs::create_directories(tmp / "data");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const fs::path run = OnlyRunDir(tmp / "out");
+  const std::string run_id = run.filename().string();
+  const std::string json_text = ReadAll(run / "report.json");
+  const std::string samples = ReadAll(run / "samples.csv");
+  // samples.csv: a row per sample interval (3 s at 1 s), each with the interval's p99.
+  ASSERT_EQ(samples.rfind(controller::SamplesCsv::kHeader, 0), 0u) << samples;
+  size_t rows = 0;
+  for (char c : samples) rows += c == '\n';
+  EXPECT_GE(rows, 1u + 2);
+  EXPECT_NE(samples.find(",read,io,0,0,,local,"), std::string::npos) << samples;
+  EXPECT_EQ(samples.find(",,\n", std::string(controller::SamplesCsv::kHeader).size()), std::string::npos)
+      << "an interval of a running random read without latency: " << samples;
+  fs::remove_all(run);
+
+  const std::string db = (tmp / "out" / "history.db").string();
+  CommandResult json = RunCommand({BinPath("iofleet"), "report", run_id, "--db", db, "--format", "json"}, tmp / "logs");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(json.out, json_text);
+  CommandResult html = RunCommand({BinPath("iofleet"), "report", run_id, "--db", db, "--format", "html"}, tmp / "logs");
+  ASSERT_EQ(html.code, 0) << html.err;
+  EXPECT_NE(html.out.find("throughput over time"), std::string::npos) << "the samples came from the database";
+  EXPECT_NE(html.out.find("name: &quot;tiny&quot;"), std::string::npos) << "and the effective workload";
+  CommandResult missing = RunCommand({BinPath("iofleet"), "report", "20990101-000000-000000", "--db", db}, tmp / "logs");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("nor a run in history database " + db), std::string::npos) << missing.err;
+}
+
 TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
   if (access(kChromium, X_OK) != 0) GTEST_SKIP() << kChromium << " is missing: install Debian's chromium to check report.html in a browser";
   TempDir tmp;
-  const fs::path dir = StoreRun(tmp, EveryChart());
+  const ReportDocument doc = EveryChart();
+  const fs::path dir = StoreRun(tmp, doc, EveryChartSamples(doc));
   CommandResult html = RunCommand({BinPath("iofleet"), "report", dir.string(), "--format", "html", "--out", (dir / "report.html").string()},
                                   tmp / "logs");
   ASSERT_EQ(html.code, 0) << html.err;
@@ -169,8 +227,8 @@ TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
   ASSERT_TRUE(result) << browser.error();
   ASSERT_TRUE((*result)["result"].contains("value")) << result->dump();
   const json seen = json::parse((*result)["result"]["value"].get<std::string>());
-  // Sweep, 2 x cycles, 6 x bandwidth, 1 timeline, 1 latency curve.
-  EXPECT_EQ(seen["canvases"], 11) << seen;
+  // Sweep, 2 x cycles, 6 x bandwidth, 2 timelines (throughput and p99), 1 latency curve.
+  EXPECT_EQ(seen["canvases"], 12) << seen;
   EXPECT_EQ(seen["drawn"], seen["canvases"]) << seen;
   EXPECT_EQ(seen["injected"], false);  // the workload's name stayed text
   for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Throughput over time", "Latency percentiles"}) {

@@ -2,6 +2,7 @@
 // escaped (in the text and inside <script>), a canvas per chart, the library inlined or its
 // absence said. Whether the charts draw is tested in Chromium (tests/integration/report_html_test.cc).
 #include "controller/report/html_report.h"
+#include "controller/report/samples_csv.h"
 
 #include <gtest/gtest.h>
 
@@ -113,19 +114,35 @@ TEST(ReportCharts, ASweepIsDrawnAgainstItsSweptValuesAndARepeatWithItsInterval) 
   EXPECT_GT(datasets[3]["data"][0].get<double>(), mean);
 }
 
-TEST(ReportCharts, ProgressSamplesDrawEachAgentsThroughputOverTime) {
+TEST(ReportCharts, SamplesDrawEachAgentsThroughputAndP99OverTime) {
   ReportDocument doc = ToDocument(TwoAgentRead());
-  // Cumulative bytes after the step's start, as the progress stream carries them.
-  doc["steps"][0]["agents"][0]["samples"] = nlohmann::ordered_json::parse(
-      R"([{"elapsed_ns": 500000000, "bytes": 104857600}, {"elapsed_ns": 1000000000, "bytes": 314572800}])");
-  const nlohmann::ordered_json specs = ChartSpecs(doc);
-  const nlohmann::ordered_json* timeline = nullptr;
+  SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1};
+  v1::Progress first, second;
+  first.set_elapsed_ns(500'000'000);
+  first.set_bytes(104857600);
+  first.set_ops(100);
+  second.set_elapsed_ns(1'000'000'000);
+  second.set_bytes(314572800);
+  second.set_ops(300);
+  auto* delta = second.mutable_read()->mutable_latency_ns_delta();
+  delta->add_bucket(LatencyHistogram::BucketOf(2'000'000));
+  delta->add_count(200);
+  delta->set_sum(400'000'000);
+  const std::string csv = std::string(SamplesCsv::kHeader) + SamplesCsv::Row(step, "node01", first, nullptr) +
+                          SamplesCsv::Row(step, "node01", second, &first);
+  const nlohmann::ordered_json specs = ChartSpecs(doc, csv);
+  std::vector<const nlohmann::ordered_json*> timelines;
   for (const auto& s : specs) {
-    if (s["section"] == "timeline") timeline = &s;
+    if (s["section"] == "timeline") timelines.push_back(&s);
   }
-  ASSERT_NE(timeline, nullptr) << specs.dump(1);
-  const auto& data = (*timeline)["config"]["data"]["datasets"][0]["data"];
-  EXPECT_EQ(data, nlohmann::ordered_json::parse(R"([{"x": 0.5, "y": 200.0}, {"x": 1.0, "y": 400.0}])"));
+  ASSERT_EQ(timelines.size(), 2u) << specs.dump(1);
+  const auto& rates = (*timelines[0])["config"]["data"]["datasets"][0];
+  EXPECT_EQ(rates["label"], "node01");
+  EXPECT_EQ(rates["data"], nlohmann::ordered_json::parse(R"([{"x": 0.5, "y": 200.0}, {"x": 1.0, "y": 400.0}])"));
+  const auto& p99 = (*timelines[1])["config"]["data"]["datasets"][0]["data"];
+  ASSERT_EQ(p99.size(), 1u);  // the first interval carried no latency
+  EXPECT_NEAR(p99[0]["y"].get<double>(), 2.0, 0.02);
+  EXPECT_TRUE(ChartSpecs(doc).dump().find("timeline") == std::string::npos);
 }
 
 }  // namespace

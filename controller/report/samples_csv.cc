@@ -1,0 +1,86 @@
+#include "controller/report/samples_csv.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "controller/live/live_figures.h"
+#include "core/base/histogram.h"
+
+namespace iofleet::controller {
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SamplesCsv>> SamplesCsv::Create(const std::filesystem::path& path) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (!file) return PosixError(path.string(), errno);
+  std::unique_ptr<SamplesCsv> csv(new SamplesCsv(file, path));
+  if (std::fputs(kHeader, file) < 0) csv->error_ = errno ? errno : EIO;
+  return csv;
+}
+
+SamplesCsv::~SamplesCsv() {
+  if (file_) std::fclose(file_);
+}
+
+std::string SamplesCsv::Row(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before) {
+  std::string row = fmt::format("{},{},{},{},{},{},{},{:.6f},{},{},", step.index, CsvField(step.name), step.kind, step.point,
+                                step.cycle, step.group_cycle >= 0 ? std::to_string(step.group_cycle) : std::string(),
+                                CsvField(agent), static_cast<double>(now.elapsed_ns()) / 1e9, now.bytes(), now.ops());
+  const uint64_t from_ns = before ? before->elapsed_ns() : 0;
+  const uint64_t from_bytes = before ? before->bytes() : 0, from_ops = before ? before->ops() : 0;
+  if (now.elapsed_ns() > from_ns && now.bytes() >= from_bytes && now.ops() >= from_ops) {
+    const double seconds = static_cast<double>(now.elapsed_ns() - from_ns) / 1e9;
+    row += fmt::format("{:.3f},{:.3f},", static_cast<double>(now.bytes() - from_bytes) / seconds,
+                       static_cast<double>(now.ops() - from_ops) / seconds);
+  } else {
+    row += ",,";
+  }
+  auto interval = std::make_unique<LatencyHistogram>();
+  AddDelta(now.read().latency_ns_delta(), *interval);
+  AddDelta(now.write().latency_ns_delta(), *interval);
+  if (interval->count()) row += fmt::format("{},{}", interval->Quantile(0.5), interval->Quantile(0.99));
+  else row += ",";
+  return row + "\n";
+}
+
+void SamplesCsv::Add(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before) {
+  const std::string row = Row(step, agent, now, before);
+  std::lock_guard lock(mu_);
+  if (!file_ || error_) return;
+  if (std::fwrite(row.data(), 1, row.size(), file_) != row.size()) error_ = errno ? errno : EIO;
+}
+
+Status SamplesCsv::Close() {
+  std::lock_guard lock(mu_);
+  if (file_) {
+    if ((std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) && !error_) error_ = errno ? errno : EIO;
+    if (std::fclose(file_) != 0 && !error_) error_ = errno ? errno : EIO;
+    file_ = nullptr;
+  }
+  if (error_) return PosixError(path_.string(), error_);
+  return Status();
+}
+
+Result<std::string> SamplesCsv::Text() const {
+  std::ifstream in(path_);
+  if (!in) return PosixError(path_.string(), errno ? errno : ENOENT);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,57 @@
+// samples.csv: the progress streams as they came, one row per agent per sample interval per
+// step, written as the samples arrive (a long run on many agents keeps none of them in memory).
+// Columns: step_index, step, kind, point, cycle, group_cycle, agent, elapsed_sec (since the
+// step's start instant, ramp included), bytes and ops (cumulative in the step), then over the
+// interval since the agent's previous row: interval_bytes_per_sec, interval_iops, and the
+// latency p50 and p99 of the requests completed in it (interval_p50_ns, interval_p99_ns; empty
+// when none completed, or for steps whose streams carry no latency: files, copy).
+//
+// Thread-safety: Add from any thread (each agent's stream thread); Close once, after the last.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/base/status.h"
+#include "iofleet/v1/result.pb.h"
+
+namespace iofleet::controller {
+
+struct SampleStep {
+  int index = 0;
+  std::string name, kind;
+  int point = 0, cycle = 0, group_cycle = -1;
+};
+
+class SamplesCsv {
+ public:
+  static constexpr const char* kHeader =
+      "step_index,step,kind,point,cycle,group_cycle,agent,elapsed_sec,bytes,ops,interval_bytes_per_sec,interval_iops,"
+      "interval_p50_ns,interval_p99_ns\n";
+
+  // Creates `path` with the header.
+  static Result<std::unique_ptr<SamplesCsv>> Create(const std::filesystem::path& path);
+  ~SamplesCsv();
+
+  // One accepted progress message of `agent`; `before`: its previous one in the step, if any.
+  void Add(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before);
+  // Flushes and closes: an error names the file (a row that could not be written).
+  Status Close();
+  // The text written, read back (for the history database).
+  Result<std::string> Text() const;
+
+  // One row, for tests.
+  static std::string Row(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before);
+
+ private:
+  SamplesCsv(std::FILE* file, std::filesystem::path path) : file_(file), path_(std::move(path)) {}
+  std::mutex mu_;
+  std::FILE* file_;
+  std::filesystem::path path_;
+  int error_ = 0;
+};
+
+}  // namespace iofleet::controller
