@@ -83,7 +83,11 @@ TEST(DashboardsEndToEnd, EveryQueryReturnsDataWhileARealRunGoesAndAfterIt) {
   // The last step has run a while: every step's series exist, and rates have two scrapes.
   ASSERT_TRUE(prometheus.WaitForData(R"(iofleet_run_info{step="write"})", 40s)) << run.Stderr();
   ASSERT_TRUE(prometheus.WaitForData(R"(workload_step:iofleet_io_bytes:rate30s > 0)", 15s)) << prometheus.Targets().dump();
-  std::this_thread::sleep_for(4s);
+  // Both agents' own targets too (a scrape may come late under load: two samples in the window).
+  for (const auto& address : agent_metrics) {
+    ASSERT_TRUE(prometheus.WaitForData("rate(iofleet_io_bytes_total{instance=\"" + address + "\"}[20s]) > 0", 20s));
+  }
+  std::this_thread::sleep_for(2s);
 
   const std::map<std::string, std::map<std::string, std::string>> during = {
       {"live-run.json", {{"workload", "dash-e2e"}}},
@@ -93,7 +97,7 @@ TEST(DashboardsEndToEnd, EveryQueryReturnsDataWhileARealRunGoesAndAfterIt) {
   for (const auto& board : LoadDashboards()) {
     if (!during.count(board.file)) continue;
     for (const auto& q : DashboardQueries(board)) {
-      const std::string expr = SubstituteVariables(q.expr, during.at(board.file), "10s");
+      const std::string expr = SubstituteVariables(q.expr, during.at(board.file), "20s");
       nlohmann::json answer = prometheus.Query(expr);
       EXPECT_EQ(answer.value("status", ""), "success") << q.where << ": " << answer.dump();
       if (ResultOf(answer).empty()) empty_during.push_back(q.where + ": " + expr);
@@ -113,7 +117,7 @@ TEST(DashboardsEndToEnd, EveryQueryReturnsDataWhileARealRunGoesAndAfterIt) {
     std::map<std::string, std::string> values = {{"workload", "dash-e2e"}};
     if (board.file == "agent.json") values = during.at("agent.json");
     for (const auto& q : DashboardQueries(board)) {
-      const std::string expr = SubstituteVariables(q.expr, values, "10s");
+      const std::string expr = SubstituteVariables(q.expr, values, "20s");
       nlohmann::json answer = prometheus.QueryRange(expr, 120s);
       EXPECT_EQ(answer.value("status", ""), "success") << q.where << ": " << answer.dump();
       if (ResultOf(answer).empty()) empty_after.push_back(q.where + ": " + expr);
