@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -188,6 +189,57 @@ TEST_F(Kustomize, BaseRendersAnUnprivilegedFleet) {
   EXPECT_EQ(agent["securityContext"]["capabilities"]["drop"][0].as<std::string>(), "ALL");
   EXPECT_NE(r.ConfigMap("iofleet-agent-config")["data"]["agent.yaml"].as<std::string>().find("allow_drop_caches: false"),
             std::string::npos);
+}
+
+// The dashboards ConfigMap holds the shipped dashboards, copied into deploy/kubernetes/ (kustomize
+// loads no file from outside it): the copies must be the dashboards.
+TEST_F(Kustomize, TheDashboardsConfigMapHoldsTheShippedDashboards) {
+  Rendered r = Rendered::Of("deploy/kubernetes/base", tmp_.path());
+  YAML::Node dashboards = r.Get("ConfigMap", "iofleet-dashboards");
+  ASSERT_TRUE(dashboards);
+  EXPECT_EQ(dashboards["metadata"]["labels"]["grafana_dashboard"].as<std::string>(""), "1");
+  size_t shipped = 0;
+  for (const auto& e : fs::directory_iterator(SourcePath("dashboards"))) {
+    if (e.path().extension() != ".json") continue;
+    ++shipped;
+    const std::string name = e.path().filename().string();
+    ASSERT_TRUE(dashboards["data"][name]) << name << " is not in the ConfigMap";
+    EXPECT_EQ(dashboards["data"][name].as<std::string>(), ReadAll(e.path()))
+        << "deploy/kubernetes/base/dashboards/" << name << " differs from dashboards/" << name
+        << ": cp dashboards/*.json deploy/kubernetes/base/dashboards/";
+  }
+  EXPECT_EQ(dashboards["data"].size(), shipped);
+}
+
+// deploy/compose: every file it mounts is in the tree, Grafana's provider reads the folder the
+// dashboards are mounted at, and its Prometheus configuration passes promtool as mounted.
+TEST(Compose, MountsWhatIsShippedAndItsPrometheusConfigIsValid) {
+  const fs::path compose_dir = SourcePath("deploy/compose");
+  YAML::Node compose = YAML::LoadFile((compose_dir / "compose.yaml").string());
+  TempDir tmp;
+  std::map<std::string, fs::path> mounted;  // path in a container -> file in the tree
+  for (const auto& service : compose["services"]) {
+    for (const auto& v : service.second["volumes"]) {
+      const std::string spec = v.as<std::string>();
+      if (spec.rfind(".", 0) != 0) continue;  // a named volume
+      const std::string source = spec.substr(0, spec.find(':'));
+      const std::string target = spec.substr(source.size() + 1, spec.find(':', source.size() + 1) - source.size() - 1);
+      const fs::path in_tree = fs::weakly_canonical(compose_dir / source);
+      EXPECT_TRUE(fs::exists(in_tree)) << service.first.as<std::string>() << " mounts " << source << ", which is not in the tree";
+      mounted[target] = in_tree;
+    }
+  }
+  YAML::Node provider = YAML::LoadFile(mounted.at("/etc/grafana/provisioning/dashboards/iofleet.yml").string());
+  EXPECT_TRUE(mounted.count(provider["providers"][0]["options"]["path"].as<std::string>()))
+      << "the dashboards are not mounted where the provider looks";
+  // Prometheus's view: its configuration and rules where compose mounts them.
+  fs::create_directories(tmp / "etc");
+  fs::copy(mounted.at("/etc/prometheus/prometheus.yml"), tmp / "etc" / "prometheus.yml");
+  fs::copy(mounted.at("/etc/prometheus/rules"), tmp / "etc" / "rules", fs::copy_options::recursive);
+  if (!fs::exists("/usr/bin/promtool")) GTEST_SKIP() << "promtool is not installed";
+  CommandResult check = RunCommand({"/usr/bin/promtool", "check", "config", (tmp / "etc" / "prometheus.yml").string()}, tmp.path());
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("2 rule files found"), std::string::npos) << check.out;
 }
 
 TEST_F(Kustomize, PrivilegedOverlayAllowsDropCachesAndReadahead) {
