@@ -3,7 +3,7 @@
 BUILD_DIR := build
 BIN := $(BUILD_DIR)/bin
 
-.PHONY: deps configure build demo test test-sanitize test-asan test-tsan fuzz clean
+.PHONY: deps configure build demo test package test-sanitize test-asan test-tsan fuzz clean
 
 deps:
 	./scripts/install-deps
@@ -21,6 +21,10 @@ demo: configure
 
 test: build
 	ctest --preset default
+
+# Two Debian packages, iofleet and iofleet-agent, in build/ (CPack; cmake/packaging.cmake).
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
 
 # The unit and integration suite built with ASan+UBSan (build-asan/).
 test-asan: deps

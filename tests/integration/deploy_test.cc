@@ -61,8 +61,8 @@ TEST(SystemdUnits, VerifyCleanlyWithTheDropIn) {
 
 TEST(SystemdUnits, TheAgentUnitIsHardened) {
   const std::string unit = ReadAll(SourcePath("deploy/systemd/iofleet-agent.service"));
-  for (const char* directive : {"User=iofleet", "ProtectSystem=strict", "ReadWritePaths=/srv/iofleet", "LimitMEMLOCK=infinity",
-                                "Restart=on-failure", "StateDirectory=iofleet-agent", "--config /etc/iofleet/agent.yaml",
+  for (const char* directive : {"User=iofleet", "ProtectSystem=strict", "IOFLEET_ROOT=/var/lib/iofleet-agent/root", "LimitMEMLOCK=infinity",
+                                "Restart=on-failure", "StateDirectory=iofleet-agent iofleet-agent/root", "--config /etc/iofleet/agent.yaml",
                                 "--tls-dir /etc/iofleet/tls", "NoNewPrivileges=true", "CapabilityBoundingSet=\n"}) {
     EXPECT_NE(unit.find(directive), std::string::npos) << directive;
   }
