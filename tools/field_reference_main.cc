@@ -1,0 +1,26 @@
+// iofleet-field-reference DESCRIPTOR_SET: prints docs/workloads.md's field reference, generated
+// from the .proto comments (the build makes the descriptor set: build/proto/workload.desc).
+#include <fstream>
+#include <iostream>
+
+#include "controller/workload/field_reference.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: iofleet-field-reference DESCRIPTOR_SET\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  google::protobuf::FileDescriptorSet set;
+  if (!in || !set.ParseFromIstream(&in)) {
+    std::cerr << "iofleet-field-reference: " << argv[1] << ": not a FileDescriptorSet\n";
+    return 2;
+  }
+  const std::string reference = iofleet::controller::FieldReference(set);
+  if (reference.empty()) {
+    std::cerr << "iofleet-field-reference: " << argv[1] << " holds no iofleet.v1.Workload\n";
+    return 2;
+  }
+  std::cout << reference;
+  return 0;
+}
