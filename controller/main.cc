@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <set>
@@ -292,7 +293,18 @@ int main(int argc, char** argv) {
       std::cerr << "iofleet: --note " << note << ": expected KEY=VALUE\n";
       return ctl::kExitRejected;
     }
-    run.notes[note.substr(0, eq)] = note.substr(eq + 1);
+    const std::string key = note.substr(0, eq);
+    // The history keeps labels and notes by key: one key, one meaning.
+    const bool labelled = std::any_of(run.labels.begin(), run.labels.end(), [&](const auto& l) { return l.first == key; });
+    if (labelled || run.notes.count(key)) {
+      std::cerr << "iofleet: --note " << note << ": " << key << " is already given" << (labelled ? " as a --label" : "") << "\n";
+      return ctl::kExitRejected;
+    }
+    run.notes[key] = note.substr(eq + 1);
+  }
+  if (compare_to.empty() && run_cmd->count("--max-regression")) {
+    std::cerr << "iofleet: --max-regression applies to --compare-to, which is not given\n";
+    return ctl::kExitRejected;
   }
   if (!compare_to.empty()) {
     auto reference = ctl::Reference::Parse(compare_to);

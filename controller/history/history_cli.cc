@@ -11,7 +11,7 @@
 #include "controller/history/history_db.h"
 #include "controller/history/regression.h"
 #include "controller/history/run_figures.h"
-#include "controller/report/report_writers.h"
+#include "controller/report/report_tables.h"
 
 namespace iofleet::controller {
 
@@ -116,8 +116,8 @@ int Changes(HistoryDb& db, RunFilter filter) {
       const StoredRun& at = *s.runs[c.index];
       std::string step = key.step + (key.point ? fmt::format("@{}", key.point) : "");
       std::cout << fmt::format("{:<16} {:<24} {:<20} {:<16} {:<22} {:>14} {:>14} {:>+7.1f}% {:>9.1f}%{}\n", Utc(at.started_at_unix_ns),
-                               at.run_id, workload, step, key.figure, FormatFigure(key.figure, c.mean_before),
-                               FormatFigure(key.figure, c.mean_after), c.shift_pct, 100 * (1 - c.p_value),
+                               at.run_id, workload, step, key.figure, FormatFigure(c.mean_before, UnitOf(key.figure)),
+                               FormatFigure(c.mean_after, UnitOf(key.figure)), c.shift_pct, 100 * (1 - c.p_value),
                                labels.empty() ? "" : "  " + labels);
     }
   }
@@ -152,7 +152,7 @@ int Compare(HistoryDb& db, const std::string& a_id, const std::string& b_id) {
       note = v.status().message();
     }
   } else {
-    note = "the runs differ in workload, agents or labels, or are in that order: changes without significance";
+    note = "the runs differ in workload, agents or labels, or B is not the later one: changes without significance";
   }
   std::cout << fmt::format("A {} ({}, {})\nB {} ({}, {})\n", a->run_id, a->workload, Utc(a->started_at_unix_ns), b->run_id,
                            b->workload, Utc(b->started_at_unix_ns));
@@ -171,8 +171,8 @@ int Compare(HistoryDb& db, const std::string& a_id, const std::string& b_id) {
       verdict = j->second["verdict"];
     }
     std::string step = key.step + (key.point ? fmt::format("@{}", key.point) : "");
-    std::cout << fmt::format("{:<16} {:<22} {:>14} {:>14} {:>8} {:>8}  {}\n", step, key.figure, FormatFigure(key.figure, va),
-                             FormatFigure(key.figure, vb), change, p, verdict);
+    std::cout << fmt::format("{:<16} {:<22} {:>14} {:>14} {:>8} {:>8}  {}\n", step, key.figure, FormatFigure(va, UnitOf(key.figure)),
+                             FormatFigure(vb, UnitOf(key.figure)), change, p, verdict);
   }
   return kOk;
 }
@@ -183,13 +183,6 @@ std::string HistoryDbPath(const std::string& db, const std::string& out_dir) {
   return db.empty() ? out_dir + "/history.db" : db;
 }
 
-std::string FormatFigure(const std::string& figure, double value) {
-  const std::string unit = UnitOf(figure);
-  if (unit == "bytes_per_sec") return fmt::format("{:.1f} MiB/s", value / (1024.0 * 1024.0));
-  if (unit == "seconds") return figure == "p99_latency" ? FormatLatency(value * 1e9) : fmt::format("{:.3f} s", value);
-  if (unit == "ops_per_sec") return fmt::format("{:.0f} IOPS", value);
-  return fmt::format("{:.1f}/s", value);
-}
 
 std::string VerdictLines(const nlohmann::ordered_json& verdicts) {
   std::string out = fmt::format("verdict: {} (against {}, {} baseline run(s), alpha {}, max regression {}%)\n",
@@ -204,11 +197,11 @@ std::string VerdictLines(const nlohmann::ordered_json& verdicts) {
       const std::string name = step["step"].get<std::string>() + (step["point"].get<int>() ? fmt::format("@{}", step["point"].get<int>()) : "");
       if (!f.contains("baseline")) {
         out += fmt::format("  {:<16} {:<22} {:>14}  not enough history ({} run(s))\n", name, figure,
-                           FormatFigure(figure, f["now"].get<double>()), f["baseline_runs"].get<int>());
+                           FormatFigure(f["now"].get<double>(), UnitOf(figure)), f["baseline_runs"].get<int>());
         continue;
       }
       out += fmt::format("  {:<16} {:<22} {:>14} -> {:>14} {:>+7.1f}%  p={:.3f}  {}\n", name, figure,
-                         FormatFigure(figure, f["baseline"].get<double>()), FormatFigure(figure, f["now"].get<double>()),
+                         FormatFigure(f["baseline"].get<double>(), UnitOf(figure)), FormatFigure(f["now"].get<double>(), UnitOf(figure)),
                          f.value("change_pct", 0.0), f.value("p_value", 1.0), f["verdict"].get<std::string>());
     }
   }

@@ -27,7 +27,4 @@ std::optional<int> RunHistoryCommands(const HistoryCommands& commands);
 // The verdicts of a run (report.json's `verdicts`) as console lines, for `iofleet run`.
 std::string VerdictLines(const nlohmann::ordered_json& verdicts);
 
-// "1.2 GiB/s", "3.4k", "87.0 us": a figure's value for people.
-std::string FormatFigure(const std::string& figure, double value);
-
 }  // namespace iofleet::controller

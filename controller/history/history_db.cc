@@ -119,7 +119,7 @@ Result<std::unique_ptr<HistoryDb>> HistoryDb::Open(const std::string& path) {
   std::unique_ptr<HistoryDb> db(new HistoryDb(raw, path));
   if (rc != SQLITE_OK) return db->Error("cannot open");
   sqlite3_busy_timeout(raw, 10000);
-  if (Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !s.ok()) return s;
+  if (Status s = db->Exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;"); !s.ok()) return s;
   if (Status s = db->Migrate(); !s.ok()) return s;
   return db;
 }
@@ -138,17 +138,30 @@ Status HistoryDb::Exec(const std::string& sql) {
   return Status(Code::kInternal, "history database " + path_ + ": " + text);
 }
 
-Status HistoryDb::Migrate() {
-  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  Transaction transaction(db_);
+Result<int64_t> HistoryDb::SchemaVersion() {
   Statement version(db_, "PRAGMA user_version");
   if (!version.ok() || version.Step() != SQLITE_ROW) return Error("cannot read the schema version");
-  const int64_t at = version.Int(0);
-  if (at > kSchemaVersion) {
-    return Status(Code::kInvalidArgument, "history database " + path_ + " has schema version " + std::to_string(at) +
-                                              ", newer than this iofleet's " + std::to_string(kSchemaVersion) +
-                                              ": use a newer iofleet");
-  }
+  return version.Int(0);
+}
+
+Status HistoryDb::NewerSchema(int64_t version) const {
+  return Status(Code::kInvalidArgument, "history database " + path_ + " has schema version " + std::to_string(version) +
+                                            ", newer than this iofleet's " + std::to_string(kSchemaVersion) + ": use a newer iofleet");
+}
+
+Status HistoryDb::Migrate() {
+  // Up to date (the usual case): no write, so readers never wait for a writer here.
+  auto current = SchemaVersion();
+  if (!current.ok()) return current.status();
+  if (*current > kSchemaVersion) return NewerSchema(*current);
+  if (*current == kSchemaVersion) return Status();
+  if (Status s = Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
+  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  Transaction transaction(db_);
+  auto locked = SchemaVersion();  // another process may have migrated meanwhile
+  if (!locked.ok()) return locked.status();
+  const int64_t at = *locked;
+  if (at > kSchemaVersion) return NewerSchema(at);
   for (int64_t v = at; v < kSchemaVersion; ++v) {
     if (Status s = Exec(kMigrations[v]); !s.ok()) return s;
   }
@@ -248,12 +261,18 @@ Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
 }
 
 Status HistoryDb::LoadDetails(StoredRun& run, bool whole) {
+  // A label lost to a read error would change which runs are a baseline: every error counts.
   Statement labels(db_, "SELECT key, value, selects FROM run_labels WHERE run_id = ? ORDER BY key");
+  if (!labels.ok()) return Error("cannot read the labels of run " + run.run_id);
   labels.Bind(1, run.run_id);
-  while (labels.Step() == SQLITE_ROW) (labels.Int(2) ? run.labels : run.notes)[labels.Text(0)] = labels.Text(1);
+  int rc;
+  while ((rc = labels.Step()) == SQLITE_ROW) (labels.Int(2) ? run.labels : run.notes)[labels.Text(0)] = labels.Text(1);
+  if (rc != SQLITE_DONE) return Error("cannot read the labels of run " + run.run_id);
   Statement agents(db_, "SELECT name, address, version, hostname FROM run_agents WHERE run_id = ? ORDER BY position");
+  if (!agents.ok()) return Error("cannot read the agents of run " + run.run_id);
   agents.Bind(1, run.run_id);
-  while (agents.Step() == SQLITE_ROW) run.agents.push_back({agents.Text(0), agents.Text(1), agents.Text(2), agents.Text(3)});
+  while ((rc = agents.Step()) == SQLITE_ROW) run.agents.push_back({agents.Text(0), agents.Text(1), agents.Text(2), agents.Text(3)});
+  if (rc != SQLITE_DONE) return Error("cannot read the agents of run " + run.run_id);
   if (!whole) return Status();
   auto figures = Figures(run.run_id);
   if (!figures.ok()) return figures.status();

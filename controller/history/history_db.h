@@ -89,6 +89,8 @@ class HistoryDb {
   Status Exec(const std::string& sql);
   Status Error(const std::string& what) const;
   Status Migrate();
+  Result<int64_t> SchemaVersion();
+  Status NewerSchema(int64_t version) const;
   Status LoadDetails(StoredRun& run, bool whole);
 
   sqlite3* db_;

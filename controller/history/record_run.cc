@@ -39,19 +39,28 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
     run.agents.push_back({a.value("name", ""), a.value("address", ""), a.value("version", ""), hostname});
   }
   run.figures = HeadlineFigures(nlohmann::json::parse(report.dump()));
-  run.samples_csv = samples_csv;
+  // SQLite's TEXT limit is 1e9 bytes: a longer samples.csv stays in the run directory only.
+  constexpr size_t kMaxStoredSamples = 256u << 20;
+  run.samples_csv = samples_csv.size() <= kMaxStoredSamples ? samples_csv : std::string();
   run.effective_workload = effective_workload;
 
   std::optional<RunVerdicts> verdicts;
+  Status judged_status;
   if (options.verdicts && run.status == "succeeded") {
     auto judged = JudgeRun(**db, run, *options.verdicts);
-    if (!judged.ok()) return judged.status();
-    verdicts = std::move(*judged);
-    report["verdicts"] = verdicts->json;
-    run.verdict = verdicts->overall;
+    if (judged.ok()) {
+      verdicts = std::move(*judged);
+      report["verdicts"] = verdicts->json;
+      run.verdict = verdicts->overall;
+    } else {
+      judged_status = judged.status();  // the run is still recorded, without a verdict
+    }
   }
   run.report_json = report.dump(2) + "\n";
   if (Status s = (*db)->Insert(run); !s.ok()) return s;
+  if (!judged_status.ok()) {
+    return Status(judged_status.code(), "run " + run.run_id + " recorded without a verdict: " + judged_status.message());
+  }
   return verdicts;
 }
 

@@ -1,5 +1,8 @@
 // Regression verdicts: is one new run's figure worse than the baseline runs' beyond noise?
 //
+// best-of:N reports the change against the best of the last N runs and judges --max-regression
+// on it, but takes significance from the mean-of:N test: the best run is a biased centre.
+//
 // The unit of comparison is the run (a run's cycles share caches and file layout, so they are
 // not independent samples): each baseline run gives one value per figure, its mean over its
 // cycles. The new run is ONE observation, so the test is a prediction-interval t test: with the

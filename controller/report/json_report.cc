@@ -183,6 +183,10 @@ std::string ReportJson(const RunReport& report) {
   }
   j["labels"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : report.labels) j["labels"][key] = value;
+  if (!report.notes.empty()) {
+    j["notes"] = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : report.notes) j["notes"][key] = value;
+  }
   j["agents"] = nlohmann::ordered_json::array();
   for (const auto& a : report.agents) {
     nlohmann::ordered_json agent = {{"name", a.name}, {"address", a.address}, {"version", a.version}};

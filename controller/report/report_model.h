@@ -173,6 +173,8 @@ struct RunReport {
   uint64_t duration_ns = 0;         // from then until its report
   // `run --label KEY=VALUE`, in the order given (report.json's "labels"; the pushgateway's grouping key).
   std::vector<std::pair<std::string, std::string>> labels;
+  // `run --note KEY=VALUE`: facts recorded with the run (kernel, build) that select no baseline.
+  std::map<std::string, std::string> notes;
   std::vector<AgentInfo> agents;
   std::vector<StepReport> steps;
 };

@@ -30,8 +30,9 @@ std::string Params(const ReportDocument& step) {
 std::string FormatFigure(double value, const std::string& unit) {
   if (unit == "bytes_per_sec") return fmt::format("{:.1f} MiB/s", value / kMiB);
   if (unit == "ns") return FormatLatency(value);
-  if (unit == "seconds") return fmt::format("{:.3f} s", value);
-  if (unit == "iops") return fmt::format("{:.0f}", value);
+  // A latency (p99) is below a second; a copy or a hook takes seconds.
+  if (unit == "seconds") return value < 1.0 ? FormatLatency(value * 1e9) : fmt::format("{:.3f} s", value);
+  if (unit == "iops" || unit == "ops_per_sec") return fmt::format("{:.0f} IOPS", value);
   if (unit == "files_per_sec") return fmt::format("{:.0f} files/s", value);
   return fmt::format("{:.6g}", value);
 }

@@ -116,7 +116,7 @@ class RunManager {
   int Prepare();
   void StopAll();
   int Finish(int code);
-  int CheckReferenceRun();
+  int CheckHistory();
   void Fail(const std::string& status, const std::string& error) {
     if (report_.status == "succeeded") {
       report_.status = status;
@@ -388,19 +388,44 @@ int RunManager::Finish(int code) {
   return code;
 }
 
-// --compare-to RUN_ID names a run that must be in the history: checked before anything starts.
-int RunManager::CheckReferenceRun() {
-  if (!options_.verdicts || options_.verdicts->reference.kind != Reference::Kind::kRun) return kExitOk;
+// The history, checked before anything starts: a database that cannot be opened (a newer
+// schema, not a database), a --db in a directory that does not exist, or a --compare-to RUN_ID
+// that is no baseline of this run would otherwise be found only after the whole run.
+int RunManager::CheckHistory() {
   const std::string path = HistoryDbPath(options_.db, options_.out_dir);
-  if (!std::filesystem::exists(path)) {
-    std::cerr << "iofleet: --compare-to " << options_.verdicts->reference.run_id << ": history database " << path
-              << " does not exist\n";
+  const bool by_run = options_.verdicts && options_.verdicts->reference.kind == Reference::Kind::kRun;
+  const std::string who = by_run ? "--compare-to " + options_.verdicts->reference.run_id + ": " : "";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (!options_.db.empty() && !dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+      std::cerr << "iofleet: --db " << path << ": directory " << dir.string() << " does not exist\n";
+      return kExitRejected;
+    }
+    if (!by_run) return kExitOk;  // made at the run's end
+    std::cerr << "iofleet: " << who << "history database " << path << " does not exist\n";
     return kExitRejected;
   }
   auto db = HistoryDb::Open(path);
-  Status found = db.ok() ? (*db)->Load(options_.verdicts->reference.run_id).status() : db.status();
-  if (found.ok()) return kExitOk;
-  std::cerr << "iofleet: --compare-to " << options_.verdicts->reference.run_id << ": " << found.message() << "\n";
+  if (!db.ok()) {
+    std::cerr << "iofleet: " << who << db.status().message() << "\n";
+    return kExitRejected;
+  }
+  if (!by_run) return kExitOk;
+  auto run = (*db)->Load(options_.verdicts->reference.run_id);
+  if (!run.ok()) {
+    std::cerr << "iofleet: " << who << run.status().message() << "\n";
+    return kExitRejected;
+  }
+  // A baseline: the same workload name and --labels, succeeded, not excluded (the agent count is
+  // known once the agents answer; JudgeRun checks it).
+  std::string why;
+  if (run->workload != options_.workload.name()) why = "it ran workload " + run->workload;
+  else if (run->labels != std::map<std::string, std::string>(options_.labels.begin(), options_.labels.end())) why = "its --labels differ";
+  else if (run->status != "succeeded") why = "it " + run->status;
+  else if (run->excluded) why = "it is excluded (iofleet history --include " + run->run_id + ")";
+  if (why.empty()) return kExitOk;
+  std::cerr << "iofleet: " << who << "that run is no baseline of this one: " << why << "\n";
   return kExitRejected;
 }
 
@@ -438,7 +463,7 @@ int RunManager::StartLive() {
 
 int RunManager::Run() {
   // A usage error: nothing started, nothing pushed.
-  if (int code = CheckReferenceRun(); code != kExitOk) return code;
+  if (int code = CheckHistory(); code != kExitOk) return code;
   int code = RunSteps();
   if (code != kExitOk && options_.pushgateway && !pushed_) {  // it ended before Finish
     if (report_.status == "succeeded") report_.status = "failed";
@@ -454,6 +479,7 @@ int RunManager::RunSteps() {
   report_.status = "succeeded";
   report_.started_at_unix_ns = UnixNowNs();
   report_.labels = options_.labels;
+  report_.notes = options_.notes;
 
   if (int code = StartLive(); code != kExitOk) return code;
   if (int code = Connect(); code != kExitOk) return code;

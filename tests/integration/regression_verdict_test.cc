@@ -123,5 +123,47 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
   agent.reset();  // the cgroup can go once its process has
 }
 
+// History options that cannot work are refused before anything starts (exit 2), not found out
+// after the whole run.
+TEST(RegressionVerdict, BadHistoryOptionsAreRefusedBeforeAnythingStarts) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  auto write = [&](const std::string& name) {
+    WriteText(tmp / (name + ".yaml"), "name: " + name + "\ndefaults: { engine: psync, block_size: 64KiB, file_size: 1MiB }\n"
+                                      "steps:\n  - name: write\n    io: { op: write }\n");
+    return (tmp / (name + ".yaml")).string();
+  };
+  auto run = [&](const std::string& workload, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", workload, "--local-root", (tmp / "data").string(), "--out",
+                                     (tmp / "out").string(), "--progress", "none"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, tmp / "logs");
+  };
+  const std::string a = write("alpha"), b = write("beta");
+  CommandResult note = run(a, {"--label", "fs=ext4", "--note", "fs=xfs"});
+  EXPECT_EQ(note.code, 2);
+  EXPECT_NE(note.err.find("--note fs=xfs: fs is already given as a --label"), std::string::npos) << note.err;
+  CommandResult max = run(a, {"--max-regression", "3"});
+  EXPECT_EQ(max.code, 2);
+  EXPECT_NE(max.err.find("--max-regression applies to --compare-to"), std::string::npos) << max.err;
+  CommandResult db = run(a, {"--db", (tmp / "nowhere" / "history.db").string()});
+  EXPECT_EQ(db.code, 2);
+  EXPECT_NE(db.err.find("does not exist"), std::string::npos) << db.err;
+  EXPECT_FALSE(fs::exists(tmp / "out")) << "nothing may start";
+
+  CommandResult first = run(a, {});
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string id = ReadJson(ReportPath(first.out))["run_id"];
+  CommandResult foreign = run(b, {"--compare-to", id});
+  EXPECT_EQ(foreign.code, 2);
+  EXPECT_NE(foreign.err.find("that run is no baseline of this one: it ran workload alpha"), std::string::npos) << foreign.err;
+  CommandResult labelled = run(a, {"--compare-to", id, "--label", "fs=xfs"});
+  EXPECT_EQ(labelled.code, 2);
+  EXPECT_NE(labelled.err.find("its --labels differ"), std::string::npos) << labelled.err;
+  size_t runs = 0;
+  for (const auto& e : fs::directory_iterator(tmp / "out")) runs += e.is_directory();
+  EXPECT_EQ(runs, 1u) << "the refused runs started nothing";
+}
+
 }  // namespace
 }  // namespace iofleet::testing

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -129,6 +130,29 @@ TEST(HistoryDb, ReopeningKeepsTheSchemaAndTheRuns) {
   auto db = HistoryDb::Open(path);
   ASSERT_TRUE(db.ok());
   EXPECT_TRUE((*db)->Load("r1").ok());
+}
+
+// Reading needs no write lock: an up-to-date database opens and lists its runs while another
+// process holds a write transaction (a long insert), instead of waiting behind it.
+TEST(HistoryDb, ReadersDoNotWaitForAWriter) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "history.db").string();
+  {
+    auto db = HistoryDb::Open(path);
+    ASSERT_TRUE((*db)->Insert(MakeRun("r1", 100)).ok());
+  }
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const auto start = std::chrono::steady_clock::now();
+  auto db = HistoryDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  auto runs = (*db)->Runs({});
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  EXPECT_EQ(runs->size(), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(writer);
 }
 
 // A writer killed with SIGKILL at arbitrary moments: the database stays readable, and every run

@@ -71,6 +71,24 @@ TEST(JudgeAndRecord, AFailedRunIsStoredWithoutAVerdict) {
   EXPECT_EQ((*db)->Load("f")->status, "failed");
 }
 
+// A judgement that cannot be made (the reference run is no baseline) still records the run.
+TEST(JudgeAndRecord, ARunIsRecordedEvenWhenItCannotBeJudged) {
+  testing::TempDir dir;
+  HistoryOptions options;
+  options.db_path = (dir.path() / "history.db").string();
+  auto other = Report("other", 50, 1000);
+  other["workload"] = "another";
+  ASSERT_TRUE(JudgeAndRecord(options, other, "x", "").ok());
+  options.verdicts = VerdictOptions{*Reference::Parse("other"), 0.05, 5};
+  auto report = Report("now", 100, 1000);
+  auto v = JudgeAndRecord(options, report, "x", "");
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("recorded without a verdict"), std::string::npos) << v.status().message();
+  EXPECT_FALSE(report.contains("verdicts"));
+  auto db = HistoryDb::Open(options.db_path);
+  EXPECT_TRUE((*db)->Load("now").ok());
+}
+
 TEST(Sha256Hex, KnownDigest) {
   EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

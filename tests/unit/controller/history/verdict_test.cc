@@ -118,6 +118,23 @@ TEST(JudgeStepStatistics, FalseAlarmsAndPowerOnSyntheticHistories) {
   EXPECT_GE(drop15, 0.95);
 }
 
+TEST(JudgeStepStatistics, BestOfDoesNotCryWolf) {
+  std::mt19937_64 random(31);
+  std::normal_distribution<double> noise(1000, 30);
+  VerdictOptions o;
+  o.reference = *Reference::Parse("best-of:5");
+  size_t flagged = 0;
+  const size_t trials = 4000;
+  for (size_t t = 0; t < trials; ++t) {
+    FigureHistory f{"bandwidth", Better::kHigher, noise(random), {}};
+    for (int i = 0; i < 5; ++i) f.baseline.push_back(noise(random));
+    flagged += JudgeStep({f}, o)[0].verdict == "regression";
+  }
+  const double rate = static_cast<double>(flagged) / trials;
+  std::printf("best-of:5, unchanged runs flagged: %.3f\n", rate);
+  EXPECT_LE(rate, 0.05);
+}
+
 TEST(JudgeStepStatistics, HolmKeepsTheBoundPerStep) {
   // Four unchanged figures per step, independent noise: without a correction about 1 - 0.95^4 =
   // 19% of steps would show a significant figure; with Holm at most 5%. The regression threshold
