@@ -23,7 +23,8 @@ add_custom_target(iofleet_package_docs ALL DEPENDS ${IOFLEET_PKG_GENERATED}/chan
 # iofleet-agent
 install(TARGETS iofleet-agent RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT agent)
 install(FILES deploy/systemd/iofleet-agent.service DESTINATION ${IOFLEET_SYSTEMD_DIR} COMPONENT agent)
-install(FILES deploy/agent.example.yaml DESTINATION /etc/iofleet RENAME agent.yaml COMPONENT agent)
+# A minimal configuration: what the unprivileged unit can do (the examples grant more).
+install(FILES packaging/debian/agent.yaml DESTINATION /etc/iofleet COMPONENT agent)
 install(FILES deploy/systemd/iofleet-agent-privileged.conf deploy/agent.example.yaml deploy/agent.mkfs-fsck.example.yaml
         DESTINATION ${IOFLEET_PKG_DOC_AGENT}/examples COMPONENT agent)
 install(FILES packaging/debian/copyright ${IOFLEET_PKG_GENERATED}/changelog.Debian.gz DESTINATION ${IOFLEET_PKG_DOC_AGENT} COMPONENT agent)
@@ -66,11 +67,15 @@ metrics. Install it on every storage client.")
 set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/packaging/debian/agent/conffiles
     ${PROJECT_SOURCE_DIR}/packaging/debian/agent/postinst
+    ${PROJECT_SOURCE_DIR}/packaging/debian/agent/prerm
     ${PROJECT_SOURCE_DIR}/packaging/debian/agent/postrm)
 set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_NAME iofleet)
-set(CPACK_DEBIAN_CONTROLLER_PACKAGE_DEPENDS "libjs-chart.js")
+set(CPACK_DEBIAN_CONTROLLER_PACKAGE_DEPENDS "libjs-chart.js, adduser")
+# Its postinst makes the user iofleet the nightly unit runs as.
+set(CPACK_DEBIAN_CONTROLLER_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/controller/postinst)
+set(CPACK_DEBIAN_CONTROLLER_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_COMPONENT_CONTROLLER_DESCRIPTION "distributed storage benchmark controller
 iofleet schedules storage benchmark workloads on many iofleet agents at
 once, starts them at the same instant and merges their exact results into

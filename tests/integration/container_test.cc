@@ -4,13 +4,18 @@
 // network with TLS as its unprivileged user, and the host's controller runs a workload on it.
 // Podman here: cgroups are v1 and PID 1 is not systemd (--cgroup-manager=cgroupfs, runc), and
 // the rlimits a container may set are at most this process's.
+// What the tests leave: the base image localhost/iofleet-debian:12, a cache (debootstrap takes
+// minutes); the images they build are removed and the dangling layers pruned (so every run
+// rebuilds the runtime stage from that base).
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <fstream>
 #include <thread>
 
@@ -59,14 +64,12 @@ struct RemoveContainer {
   ~RemoveContainer() { RunCommand(Podman({"rm", "-f", name}), logs, 60s); }
 };
 
-TEST(Container, ThePrebuiltImageRunsTheAgentForTheHostsController) {
+// Skips unless podman can build here; makes the Debian 12 base once per machine.
+void NeedPodmanAndTheBase(const TempDir& tmp, const fs::path& logs) {
   if (geteuid() != 0) GTEST_SKIP() << "podman here needs root";
   for (const char* tool : {"/usr/bin/podman", "/usr/sbin/debootstrap", "/usr/sbin/runc"}) {
     if (!fs::exists(tool)) GTEST_SKIP() << tool << " is missing (scripts/install-deps installs podman, runc, debootstrap)";
   }
-  TempDir tmp;
-  const fs::path logs = tmp / "logs";
-  // The Debian 12 base, made once per machine.
   if (RunCommand(Podman({"image", "exists", kBase}), logs).code != 0) {
     CommandResult boot = RunCommand({"/usr/sbin/debootstrap", "--variant=minbase", "bookworm", (tmp / "rootfs").string(),
                                      "http://deb.debian.org/debian"},
@@ -77,20 +80,85 @@ TEST(Container, ThePrebuiltImageRunsTheAgentForTheHostsController) {
     ASSERT_EQ(import.code, 0) << import.err;
     fs::remove_all(tmp / "rootfs");
   }
+}
+
+// A context as a checkout after a build: the repository's .dockerignore, the binaries this build
+// made where the Dockerfile's prebuilt stage takes them, and what else a build leaves under
+// build/ (which .dockerignore must keep out).
+fs::path MakeContext(const TempDir& tmp) {
+  const fs::path context = tmp / "context";
+  fs::create_directories(context / "build" / "bin");
+  fs::create_directories(context / "build" / "agent");
+  fs::copy(SourcePath(".dockerignore"), context / ".dockerignore");
+  for (const char* binary : {"iofleet", "iofleet-agent"}) fs::copy(BinPath(binary), context / "build" / "bin" / binary);
+  WriteText(context / "build" / "CMakeCache.txt", "stray\n");
+  WriteText(context / "build" / "agent" / "agent.o", "stray\n");
+  WriteText(context / "build" / "bin" / "iofleet_unit_tests", "stray\n");
+  return context;
+}
+
+// Removes an image a test built and the dangling layers its build left.
+struct RemoveImage {
+  std::string name;
+  fs::path logs;
+  ~RemoveImage() {
+    RunCommand(Podman({"rmi", "-f", name}), logs, 120s);
+    RunCommand(Podman({"image", "prune", "-f"}), logs, 120s);
+  }
+};
+
+std::vector<std::string> Build(const std::vector<std::string>& args) {
+  std::vector<std::string> build = {"build", "--network", "host"};
+  for (const auto& u : Ulimits()) build.push_back(u);
+  build.insert(build.end(), args.begin(), args.end());
+  return Podman(build);
+}
+
+// The context podman takes from a checkout holds build/bin/iofleet and build/bin/iofleet-agent and
+// nothing else of build/ (the prebuilt stage needs the two; the rest is large and host-specific).
+TEST(Container, TheContextHoldsOnlyThePrebuiltBinariesOfBuild) {
+  TempDir tmp;
+  const fs::path logs = tmp / "logs";
+  NeedPodmanAndTheBase(tmp, logs);
+  if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
+  const fs::path context = MakeContext(tmp);
+  WriteText(tmp / "Containerfile", std::string("FROM ") + kBase + "\nCOPY . /context/\n");
+  RemoveImage image{"localhost/iofleet-test:context", logs};
+  CommandResult built = RunCommand(Build({"-f", (tmp / "Containerfile").string(), "-t", image.name, context.string()}), logs, 300s);
+  ASSERT_EQ(built.code, 0) << built.out << built.err;
+  std::vector<std::string> run = {"run", "--rm", "--network", "host"};
+  for (const auto& u : Ulimits()) run.push_back(u);
+  for (const std::string& a : {image.name, std::string("find"), std::string("/context/build"), std::string("-type"), std::string("f")}) {
+    run.push_back(a);
+  }
+  CommandResult listed = RunCommand(Podman(run), logs, 120s);
+  ASSERT_EQ(listed.code, 0) << listed.out << listed.err;
+  std::vector<std::string> files;
+  std::istringstream lines(listed.out);
+  for (std::string line; std::getline(lines, line);) files.push_back(line);
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"/context/build/bin/iofleet", "/context/build/bin/iofleet-agent"})) << listed.out;
+}
+
+TEST(Container, ThePrebuiltImageRunsTheAgentForTheHostsController) {
+  if (geteuid() != 0) GTEST_SKIP() << "podman here needs root";
+  for (const char* tool : {"/usr/bin/podman", "/usr/sbin/debootstrap", "/usr/sbin/runc"}) {
+    if (!fs::exists(tool)) GTEST_SKIP() << tool << " is missing (scripts/install-deps installs podman, runc, debootstrap)";
+  }
+  TempDir tmp;
+  const fs::path logs = tmp / "logs";
+  NeedPodmanAndTheBase(tmp, logs);
+  if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
   CommandResult version = RunCommand({BinPath("iofleet-agent"), "--version"}, logs);
   const std::string revision = version.out.substr(version.out.find('(') + 1, version.out.find(')') - version.out.find('(') - 1);
 
-  // The context: the binaries this build made, where the Dockerfile's prebuilt stage takes them.
-  fs::create_directories(tmp / "context" / "build" / "bin");
-  for (const char* binary : {"iofleet", "iofleet-agent"}) fs::copy(BinPath(binary), tmp / "context" / "build" / "bin" / binary);
-  std::vector<std::string> build = {"build", "--network", "host"};
-  for (const auto& u : Ulimits()) build.push_back(u);
-  for (const std::string& a : {std::string("-f"), SourcePath("deploy/container/Dockerfile"), std::string("--target"), std::string("prebuilt"),
-                               std::string("--build-arg"), std::string("BASE=") + kBase, std::string("--build-arg"), "REVISION=" + revision,
-                               std::string("-t"), std::string(kImage), (tmp / "context").string()}) {
-    build.push_back(a);
-  }
-  CommandResult built = RunCommand(Podman(build), logs, 900s);
+  // The context: a checkout's .dockerignore and build/ (the binaries this build made and strays).
+  const fs::path context = MakeContext(tmp);
+  RemoveImage image{kImage, logs};
+  CommandResult built = RunCommand(Build({"-f", SourcePath("deploy/container/Dockerfile"), "--target", "prebuilt", "--build-arg",
+                                          std::string("BASE=") + kBase, "--build-arg", "REVISION=" + revision, "-t", kImage,
+                                          context.string()}),
+                                   logs, 900s);
   ASSERT_EQ(built.code, 0) << built.out << built.err;
   CommandResult label = RunCommand(Podman({"image", "inspect", "--format", "{{index .Labels \"org.opencontainers.image.revision\"}}", kImage}), logs);
   EXPECT_EQ(label.out, revision + "\n");

@@ -63,9 +63,20 @@ TEST(SystemdUnits, TheAgentUnitIsHardened) {
   const std::string unit = ReadAll(SourcePath("deploy/systemd/iofleet-agent.service"));
   for (const char* directive : {"User=iofleet", "ProtectSystem=strict", "IOFLEET_ROOT=/var/lib/iofleet-agent/root", "LimitMEMLOCK=infinity",
                                 "Restart=on-failure", "StateDirectory=iofleet-agent iofleet-agent/root", "--config /etc/iofleet/agent.yaml",
-                                "--tls-dir /etc/iofleet/tls", "NoNewPrivileges=true", "CapabilityBoundingSet=\n"}) {
+                                "--tls-dir /etc/iofleet/tls", "NoNewPrivileges=true", "CapabilityBoundingSet=\n",
+                                // a root on NFS: after the remote mounts (RequiresMountsFor= in a drop-in)
+                                "remote-fs.target", "RequiresMountsFor="}) {
     EXPECT_NE(unit.find(directive), std::string::npos) << directive;
   }
+}
+
+// The nightly controller acts as a controller: its certificate is not the agent's, whose key
+// cannot act as a client (make-certs's roles), so the two units never share a TLS folder.
+TEST(SystemdUnits, TheNightlyUnitUsesAControllerCertificateOfItsOwn) {
+  const std::string unit = ReadAll(SourcePath("deploy/systemd/iofleet-nightly.service"));
+  EXPECT_NE(unit.find("User=iofleet"), std::string::npos);
+  EXPECT_NE(unit.find("--tls-dir /etc/iofleet/controller-tls "), std::string::npos) << unit;
+  EXPECT_EQ(unit.find("/etc/iofleet/tls"), std::string::npos) << unit;
 }
 
 // The rendered objects of a kustomization, by kind and name.
@@ -119,6 +130,8 @@ void CheckFleet(const Rendered& r, const fs::path& tmp) {
   ASSERT_TRUE(ds && svc);
   YAML::Node pod = ds["spec"]["template"];
   EXPECT_EQ(svc["spec"]["clusterIP"].as<std::string>(), "None");  // headless: DNS gives every pod
+  // An empty selector would select every pod (or, for a Service, none): the loops below prove nothing then.
+  EXPECT_GT(svc["spec"]["selector"].size(), 0u) << "the Service has no selector";
   for (const auto& kv : svc["spec"]["selector"]) {
     EXPECT_EQ(pod["metadata"]["labels"][kv.first.as<std::string>()].as<std::string>(""), kv.second.as<std::string>())
         << "the Service selects the DaemonSet's pods";
@@ -162,6 +175,7 @@ void CheckFleet(const Rendered& r, const fs::path& tmp) {
     if (v["configMap"]) r.Get("ConfigMap", v["configMap"]["name"].as<std::string>());
   }
   YAML::Node monitor = r.Get("PodMonitor", "iofleet-agent");
+  EXPECT_GT(monitor["spec"]["selector"]["matchLabels"].size(), 0u) << "the PodMonitor has no selector";
   for (const auto& kv : monitor["spec"]["selector"]["matchLabels"]) {
     EXPECT_EQ(pod["metadata"]["labels"][kv.first.as<std::string>()].as<std::string>(""), kv.second.as<std::string>());
   }

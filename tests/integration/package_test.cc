@@ -1,8 +1,10 @@
 // `make package` end to end: CPack builds the two .debs from this build, lintian finds no error,
 // dpkg installs them here, the installed binaries and units work (an agent started from the
 // installed unit's command line, as the user the package made, serves a run over TLS with
-// certificates from the installed make-certs), and dpkg --purge removes them cleanly.
+// certificates from the installed make-certs), and dpkg --purge removes them cleanly. The user
+// iofleet the packages make is removed afterwards if the test's install made it.
 #include <gtest/gtest.h>
+#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -33,10 +35,17 @@ bool Installed(const std::string& package, const fs::path& logs) {
   return r.code == 0 && r.out.find("install ok installed") != std::string::npos;
 }
 
-// Purges what the test installed, however it ends.
+// Purges what the test installed, however it ends, and the system user and group iofleet if the
+// install made them (they did not exist before; Debian's postrm keeps them on purge).
 struct Purge {
   fs::path logs;
-  ~Purge() { RunCommand({"/usr/bin/dpkg", "--purge", "iofleet", "iofleet-agent"}, logs, 120s); }
+  bool user_existed = getpwnam("iofleet") != nullptr;
+  bool group_existed = getgrnam("iofleet") != nullptr;
+  ~Purge() {
+    RunCommand({"/usr/bin/dpkg", "--purge", "iofleet", "iofleet-agent"}, logs, 120s);
+    if (!user_existed && getpwnam("iofleet") != nullptr) RunCommand({"/usr/sbin/deluser", "--system", "--quiet", "iofleet"}, logs, 60s);
+    if (!group_existed && getgrnam("iofleet") != nullptr) RunCommand({"/usr/sbin/delgroup", "--system", "--quiet", "iofleet"}, logs, 60s);
+  }
 };
 
 // The installed unit's ExecStart, its ${VARS} replaced from `values`, split into words.
@@ -89,13 +98,28 @@ TEST(Package, BuildsLintsInstallsRunsAndPurgesCleanly) {
     ADD_FAILURE() << "lintian is not installed (scripts/install-deps installs it)";
   }
 
+  // The agent's stop on removal and systemd's reload after it (no systemd here to run them).
+  CommandResult control = RunCommand({"/usr/bin/dpkg-deb", "-e", agent_deb.string(), (tmp / "agent-control").string()}, logs);
+  ASSERT_EQ(control.code, 0) << control.err;
+  EXPECT_NE(ReadText(tmp / "agent-control" / "prerm").find("stop iofleet-agent.service"), std::string::npos);
+  EXPECT_NE(ReadText(tmp / "agent-control" / "postrm").find("daemon-reload"), std::string::npos);
+
   Purge purge{logs};
-  CommandResult install = RunCommand({"/usr/bin/dpkg", "-i", agent_deb.string(), controller_deb.string()}, logs, 300s);
+  // The controller alone first: its nightly unit runs as iofleet, which its postinst makes.
+  CommandResult install = RunCommand({"/usr/bin/dpkg", "-i", controller_deb.string()}, logs, 300s);
+  ASSERT_EQ(install.code, 0) << install.out << install.err;
+  EXPECT_NE(getpwnam("iofleet"), nullptr) << "the controller package's postinst makes the nightly unit's user";
+  install = RunCommand({"/usr/bin/dpkg", "-i", agent_deb.string()}, logs, 300s);
   ASSERT_EQ(install.code, 0) << install.out << install.err;
   CommandResult version_out = RunCommand({"/usr/bin/iofleet", "--version"}, logs);
   EXPECT_EQ(version_out.out.rfind("iofleet " + version + " (", 0), 0u) << version_out.out;
   ASSERT_NE(getpwnam("iofleet"), nullptr) << "the package's postinst makes the agent's user";
-  EXPECT_TRUE(fs::exists("/etc/iofleet/agent.yaml"));
+  // The installed configuration grants only what the unprivileged unit can do (the agent below
+  // starts with it).
+  const std::string config = ReadText("/etc/iofleet/agent.yaml");
+  EXPECT_NE(config.find("allow_drop_caches: false"), std::string::npos) << config;
+  EXPECT_NE(config.find("allow_readahead: false"), std::string::npos) << config;
+  EXPECT_EQ(config.find("hooks:"), std::string::npos) << config;
   EXPECT_TRUE(fs::exists("/usr/share/iofleet/workloads/quickstart.yaml"));
   EXPECT_TRUE(fs::exists("/usr/share/iofleet/dashboards/live-run.json"));
   if (fs::exists("/usr/bin/systemd-analyze")) {
@@ -140,10 +164,13 @@ TEST(Package, BuildsLintsInstallsRunsAndPurgesCleanly) {
   agent.Signal(SIGTERM);
   EXPECT_EQ(agent.Wait(20s), 0) << agent.Stderr();
 
+  // The default root StateDirectory= makes, left empty: purge removes it with the state folder.
+  fs::create_directories("/var/lib/iofleet-agent/root");
   CommandResult purged = RunCommand({"/usr/bin/dpkg", "--purge", "iofleet", "iofleet-agent"}, logs, 120s);
   EXPECT_EQ(purged.code, 0) << purged.out << purged.err;
   for (const char* gone : {"/usr/bin/iofleet", "/usr/bin/iofleet-agent", "/etc/iofleet/agent.yaml",
-                           "/usr/lib/systemd/system/iofleet-agent.service", "/usr/share/iofleet", "/usr/share/doc/iofleet-agent"}) {
+                           "/usr/lib/systemd/system/iofleet-agent.service", "/usr/share/iofleet", "/usr/share/doc/iofleet-agent",
+                           "/var/lib/iofleet-agent"}) {
     EXPECT_FALSE(fs::exists(gone)) << gone << " is left after dpkg --purge";
   }
   EXPECT_FALSE(Installed("iofleet", logs) || Installed("iofleet-agent", logs));
