@@ -242,6 +242,10 @@ std::optional<int> RunHistoryCommands(const HistoryCommands& c) {
     return db.status().code() == Code::kInvalidArgument ? kRejected : kFailed;
   }
   if (c.compare->parsed()) return Compare(**db, c.run_a, c.run_b);
+  if (!c.exclude.empty() && !c.include.empty()) {
+    std::cerr << "iofleet: history: --exclude and --include together: give one\n";
+    return kRejected;
+  }
   if (!c.exclude.empty() || !c.include.empty()) {
     const bool exclude = !c.exclude.empty();
     Status s = (*db)->SetExcluded(exclude ? c.exclude : c.include, exclude);

@@ -1,5 +1,6 @@
 // samples.csv: the progress streams as they came, one row per agent per sample interval per
-// step, written as the samples arrive (a long run on many agents keeps none of them in memory).
+// step, written as the samples arrive (while a run goes, none of them is kept in memory; the
+// history reads the file back once at the end, up to 256 MiB).
 // Columns: step_index, step, kind, point, cycle, group_cycle, agent, elapsed_sec (since the
 // step's start instant, ramp included), bytes and ops (cumulative in the step), then over the
 // interval since the agent's previous row: interval_bytes_per_sec, interval_iops, and the
