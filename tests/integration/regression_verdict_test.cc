@@ -101,6 +101,9 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
   EXPECT_LT(now, 0.6 * sum / 3) << "the throttle did not slow the reads: the test proves nothing";
   for (const auto& f : report["verdicts"]["steps"][0]["figures"]) {
     if (f["figure"] == "bandwidth") {
+      std::printf("baseline %.1f MiB/s (mean of 3), throttled %.1f MiB/s: change %.1f%%, p %.4f, %s\n",
+                  f["baseline"].get<double>() / 1048576, now / 1048576, f["change_pct"].get<double>(), f["p_value"].get<double>(),
+                  f["verdict"].get<std::string>().c_str());
       EXPECT_EQ(f["verdict"], "regression");
       EXPECT_LT(f["change_pct"].get<double>(), -30);
       EXPECT_LT(f["p_value"].get<double>(), 0.05);
