@@ -126,7 +126,7 @@ void LiveCollector::CollectInto(std::vector<MetricFamily>& out) const {
     MetricFamily info = Family("iofleet_run_info", "The run and its current step", MetricType::Gauge);
     info.metric.push_back(Gauge({{"run_id", s.run_id}, {"workload", workload}, {"step", step_name},
                                  {"point", std::to_string(s.step.point)}, {"cycle", std::to_string(s.step.cycle)}}, 1));
-    MetricFamily elapsed = Family("iofleet_step_elapsed_seconds", "Time since the current step's agents released their jobs (ramp included)", MetricType::Gauge);
+    MetricFamily elapsed = Family("iofleet_step_elapsed_seconds", "The largest elapsed time (ramp included) the current step's agents last reported", MetricType::Gauge);
     elapsed.metric.push_back(Gauge(step_labels, s.clock.elapsed_s));
     MetricFamily expected = Family("iofleet_step_expected_seconds", "The current step's expected length: ramp + runtime, or elapsed + ETA at the current rate", MetricType::Gauge);
     if (s.clock.expected_s) expected.metric.push_back(Gauge(step_labels, *s.clock.expected_s));
