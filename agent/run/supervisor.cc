@@ -551,20 +551,31 @@ AgentState Supervisor::state() const {
   return state_;
 }
 
+// mu_ is held for seconds at times (SetupStep removing a tree of files, Prepare creating the
+// workspace and probing): a scrape must not wait for it, or Prometheus times out and marks the
+// agent down. So try it; when taken, answer with the last copy (one scrape behind at worst).
 MetricsRefs Supervisor::ForMetrics() const {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    std::lock_guard cache_lock(metrics_cache_mu_);
+    return metrics_cache_;
+  }
   MetricsRefs refs;
   refs.state = state_;
   refs.finished_cpu_user_ns = finished_cpu_user_ns_;
   refs.finished_cpu_sys_ns = finished_cpu_sys_ns_;
-  if (state_ == AgentState::kIdle || state_ == AgentState::kPreparing || state_ == AgentState::kEnding) return refs;
-  refs.run = run_totals_;
-  if (state_ == AgentState::kRunning && current_) {
-    refs.live = current_;
-    refs.live_step = step_name_;
-    refs.live_point = point_;
-    refs.live_cycle = step_cycle_;
+  if (state_ != AgentState::kIdle && state_ != AgentState::kPreparing && state_ != AgentState::kEnding) {
+    refs.run = run_totals_;
+    if (state_ == AgentState::kRunning && current_) {
+      refs.live = current_;
+      refs.live_step = step_name_;
+      refs.live_point = point_;
+      refs.live_cycle = step_cycle_;
+    }
   }
+  lock.unlock();
+  std::lock_guard cache_lock(metrics_cache_mu_);
+  metrics_cache_ = refs;
   return refs;
 }
 

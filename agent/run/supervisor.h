@@ -72,8 +72,12 @@ class Supervisor {
   void Shutdown();
   AgentState state() const;
   // For the metrics collector (any thread): cheap, it copies a few pointers under the lock;
-  // the caller reads the counters behind them without it.
+  // the caller reads the counters behind them without it. Never waits: while another call holds
+  // the lock (a SetupStep removing files, a Prepare creating the workspace and probing), a scrape
+  // gets the copy the last scrape took, so the state it shows may lag by one scrape.
   MetricsRefs ForMetrics() const;
+  // For tests: holds the supervisor's lock as a long operation would.
+  std::unique_lock<std::mutex> LockForTest() const { return std::unique_lock(mu_); }
 
  private:
   Status Preflight(const v1::PrepareRequest& request, Workspace& workspace);
@@ -133,6 +137,9 @@ class Supervisor {
   uint32_t step_cycle_ = 0;
   uint64_t finished_cpu_user_ns_ = 0;
   uint64_t finished_cpu_sys_ns_ = 0;
+  // ForMetrics' last copy, for the scrapes that find mu_ taken; its own lock, held only to copy.
+  mutable std::mutex metrics_cache_mu_;
+  mutable MetricsRefs metrics_cache_;
   int streams_ = 0;  // Start streams open: the controller is there
   std::chrono::nanoseconds lease_{10'000'000'000};
   std::chrono::steady_clock::time_point last_contact_;

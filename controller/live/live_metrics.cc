@@ -57,7 +57,18 @@ bool ValidAddress(const std::string& address) {
 
 }  // namespace
 
+// Runs on civetweb's thread: nothing may escape it (an allocation failing, a bug). A scrape then
+// gets what was built so far, or nothing, and the next scrape tries again.
 std::vector<MetricFamily> LiveCollector::Collect() const {
+  std::vector<MetricFamily> out;
+  try {
+    CollectInto(out);
+  } catch (...) {
+  }
+  return out;
+}
+
+void LiveCollector::CollectInto(std::vector<MetricFamily>& out) const {
   const LiveSnapshot s = live_.Snapshot();
   const std::vector<LiveIoSeries> io = live_.IoSeries();
   const std::vector<LiveErrorSeries> errors = live_.ErrorSeries();
@@ -97,21 +108,25 @@ std::vector<MetricFamily> LiveCollector::Collect() const {
   agents.metric.push_back(Gauge({{"state", "connected"}}, static_cast<double>(s.agents.size() - s.lost)));
   agents.metric.push_back(Gauge({{"state", "lost"}}, static_cast<double>(s.lost)));
   MetricFamily rejected = Family("iofleet_fleet_progress_rejected_total", "Progress messages refused as malformed, per agent", MetricType::Counter);
-  for (const auto& a : s.agents) rejected.metric.push_back(Counter({{"agent", a.name}}, static_cast<double>(a.rejected)));
+  for (const auto& r : live_.RejectedSeries()) rejected.metric.push_back(Counter({{"agent", r.agent}}, static_cast<double>(r.rejected)));
 
-  std::vector<MetricFamily> out = {ops, bytes, latency, error_family, files, copy_files, copy_bytes, agents, rejected};
+  for (MetricFamily* f : {&ops, &bytes, &latency, &error_family, &files, &copy_files, &copy_bytes, &agents, &rejected}) {
+    out.push_back(std::move(*f));
+  }
+  // A files phase's step is labelled as the agents label it: the step's own name.
+  const std::string step_name = MetricStepName(s.step);
   if (!s.step.name.empty()) {
-    const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", s.step.name}};
+    const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", step_name}};
     MetricFamily skew = Family("iofleet_step_start_skew_seconds", "Spread of the agents' start instants of the current (or last) step", MetricType::Gauge);
     if (s.start_skew_s) skew.metric.push_back(Gauge(step_labels, *s.start_skew_s));
     out.push_back(skew);
   }
   if (s.running) {
-    const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", s.step.name}};
+    const std::vector<ClientMetric::Label> step_labels = {{"workload", workload}, {"step", step_name}};
     MetricFamily info = Family("iofleet_run_info", "The run and its current step", MetricType::Gauge);
-    info.metric.push_back(Gauge({{"run_id", s.run_id}, {"workload", workload}, {"step", s.step.name},
+    info.metric.push_back(Gauge({{"run_id", s.run_id}, {"workload", workload}, {"step", step_name},
                                  {"point", std::to_string(s.step.point)}, {"cycle", std::to_string(s.step.cycle)}}, 1));
-    MetricFamily elapsed = Family("iofleet_step_elapsed_seconds", "Time since the current step's agents released their jobs (ramp included)", MetricType::Gauge);
+    MetricFamily elapsed = Family("iofleet_step_elapsed_seconds", "The largest elapsed time (ramp included) the current step's agents last reported", MetricType::Gauge);
     elapsed.metric.push_back(Gauge(step_labels, s.clock.elapsed_s));
     MetricFamily expected = Family("iofleet_step_expected_seconds", "The current step's expected length: ramp + runtime, or elapsed + ETA at the current rate", MetricType::Gauge);
     if (s.clock.expected_s) expected.metric.push_back(Gauge(step_labels, *s.clock.expected_s));
@@ -119,7 +134,6 @@ std::vector<MetricFamily> LiveCollector::Collect() const {
     out.push_back(elapsed);
     out.push_back(expected);
   }
-  return out;
 }
 
 Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address, const LiveRun& live) {

@@ -32,9 +32,10 @@ namespace iofleet::controller {
 class LiveCollector : public prometheus::Collectable {
  public:
   explicit LiveCollector(const LiveRun& live) : live_(live) {}
-  std::vector<prometheus::MetricFamily> Collect() const override;
+  std::vector<prometheus::MetricFamily> Collect() const override;  // never throws
 
  private:
+  void CollectInto(std::vector<prometheus::MetricFamily>& out) const;
   const LiveRun& live_;
 };
 

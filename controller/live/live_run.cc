@@ -16,7 +16,22 @@ void AddFolded(FoldedHistogram& into, const FoldedHistogram& more) {
   into.sum_seconds += more.sum_seconds;
 }
 
+// `now - before` when positive, else 0: a result may count less than the progress did.
+uint64_t Beyond(uint64_t now, uint64_t before) { return now > before ? now - before : 0; }
+
+std::string PhaseOf(const LiveStepInfo& step) {
+  if (step.kind != "files") return "";
+  const size_t dot = step.name.rfind('.');
+  return dot == std::string::npos ? "" : step.name.substr(dot + 1);
+}
+
 }  // namespace
+
+std::string MetricStepName(const LiveStepInfo& step) {
+  if (step.kind != "files") return step.name;
+  const size_t dot = step.name.rfind('.');
+  return dot == std::string::npos ? step.name : step.name.substr(0, dot);
+}
 
 LiveRun::LiveRun(std::string run_id, std::string workload, uint64_t sample_interval_ns)
     : run_id_(std::move(run_id)), workload_(std::move(workload)),
@@ -34,7 +49,39 @@ void LiveRun::BeginStep(const LiveStepInfo& step, const std::vector<LiveAgentId>
     agents_[i].live.name = agents[i].name;
     agents_[i].live.lost = agents[i].lost;
     agents_[i].clock_offset_ns = agents[i].clock_offset_ns;
+    agents_[i].live.rejected = rejected_[agents[i].name];
+    if (step.kind == "io" && !agents[i].lost) AddErrors(agents[i].name, 0);
   }
+}
+
+void LiveRun::AddErrors(const std::string& agent, uint64_t errors) {
+  LiveErrorSeries& e = error_series_[{step_.name, step_.engine, agent}];
+  e.step = step_.name;
+  e.engine = step_.engine;
+  e.agent = agent;
+  e.errors += errors;
+}
+
+void LiveRun::AddIo(const std::string& agent, const char* op, uint64_t ops, uint64_t bytes, const FoldedHistogram* latency) {
+  LiveIoSeries& s = io_series_[{step_.name, op, step_.engine, agent}];
+  s.step = step_.name;
+  s.op = op;
+  s.engine = step_.engine;
+  s.agent = agent;
+  s.ops += ops;
+  s.bytes += bytes;
+  if (latency) AddFolded(s.latency, *latency);
+}
+
+void LiveRun::AddTask(const std::string& agent, uint64_t ops, uint64_t bytes) {
+  const std::string step = MetricStepName(step_), phase = PhaseOf(step_);
+  LiveTaskSeries& s = task_series_[{step, phase, agent}];
+  s.kind = step_.kind;
+  s.step = step;
+  s.phase = phase;
+  s.agent = agent;
+  s.ops += ops;
+  s.bytes += bytes;
 }
 
 void LiveRun::MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
@@ -44,41 +91,18 @@ void LiveRun::MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, 
   interval.Add(*delta);
   a.step_latency->Add(*delta);
   if (now.ops() == before.ops() && delta->count() == 0) return;  // no series for an op the step does not do
-  LiveIoSeries& s = io_series_[{step_.name, op, step_.engine, a.live.name}];
-  s.step = step_.name;
-  s.op = op;
-  s.engine = step_.engine;
-  s.agent = a.live.name;
-  s.ops += now.ops() - before.ops();
-  s.bytes += now.bytes() - before.bytes();
-  AddFolded(s.latency, Fold(*delta));
-}
-
-// A files phase runs as step "<step>.<phase>" (step names have no dot).
-void LiveRun::MergeTask(AgentState& a, const v1::Progress& now) {
-  std::string step = step_.name, phase;
-  if (step_.kind == "files") {
-    const size_t dot = step.rfind('.');
-    if (dot != std::string::npos) {
-      phase = step.substr(dot + 1);
-      step.resize(dot);
-    }
-  }
-  LiveTaskSeries& s = task_series_[{step, phase, a.live.name}];
-  s.kind = step_.kind;
-  s.step = step;
-  s.phase = phase;
-  s.agent = a.live.name;
-  s.ops += now.ops() - a.last.ops();
-  s.bytes += now.bytes() - a.last.bytes();
+  const FoldedHistogram folded = Fold(*delta);
+  AddIo(a.live.name, op, now.ops() - before.ops(), now.bytes() - before.bytes(), &folded);
 }
 
 bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   std::lock_guard lock(mu_);
   if (!running_ || agent >= agents_.size()) return false;
   AgentState& a = agents_[agent];
-  if (Status s = CheckProgress(progress, a.has_last ? &a.last : nullptr); !s.ok()) {
-    ++a.live.rejected;
+  Status s = CheckProgress(progress, a.has_last ? &a.last : nullptr);
+  if (s.ok()) s = CheckLatencySumFits(progress, a.step_latency->sum());
+  if (!s.ok()) {
+    a.live.rejected = ++rejected_[a.live.name];
     return false;
   }
   const CumulativeSample before{a.last.elapsed_ns(), a.last.ops(), a.last.bytes()};
@@ -89,15 +113,11 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   if (progress.has_read() || progress.has_write()) {
     MergeOp(a, "read", progress.read(), a.last.read(), *interval);
     MergeOp(a, "write", progress.write(), a.last.write(), *interval);
-    if (progress.errors() > a.last.errors()) {
-      LiveErrorSeries& e = error_series_[{step_.name, step_.engine, a.live.name}];
-      e.step = step_.name;
-      e.engine = step_.engine;
-      e.agent = a.live.name;
-      e.errors += progress.errors() - a.last.errors();
-    }
+    if (progress.errors() > a.last.errors()) AddErrors(a.live.name, progress.errors() - a.last.errors());
   }
-  if (step_.kind == "files" || step_.kind == "copy") MergeTask(a, progress);
+  if (step_.kind == "files" || step_.kind == "copy") {
+    AddTask(a.live.name, progress.ops() - a.last.ops(), progress.bytes() - a.last.bytes());
+  }
   a.interval_latency = std::move(interval);
   LiveAgent& l = a.live;
   l.reported = true;
@@ -121,10 +141,29 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   return true;
 }
 
-void LiveRun::AgentDone(size_t agent) {
+void LiveRun::AgentDone(size_t agent, const v1::StepResult* result) {
   std::lock_guard lock(mu_);
   ++changes_;
-  if (agent < agents_.size()) agents_[agent].live.done = true;
+  if (agent >= agents_.size()) return;
+  AgentState& a = agents_[agent];
+  a.live.done = true;
+  if (result == nullptr || !running_) return;
+  const std::string& name = a.live.name;
+  if (step_.kind == "io") {
+    const std::pair<const char*, std::pair<const v1::OpStats*, const v1::ProgressOp*>> ops[] = {
+        {"read", {&result->read(), &a.last.read()}}, {"write", {&result->write(), &a.last.write()}}};
+    for (const auto& [op, pair] : ops) {
+      const uint64_t more_ops = Beyond(pair.first->ops(), pair.second->ops());
+      const uint64_t more_bytes = Beyond(pair.first->bytes(), pair.second->bytes());
+      if (more_ops || more_bytes) AddIo(name, op, more_ops, more_bytes, nullptr);
+    }
+    uint64_t errors = 0;
+    for (const auto& e : result->errors()) errors += e.count();
+    if (const uint64_t more = Beyond(errors, a.last.errors())) AddErrors(name, more);
+  } else if (step_.kind == "files" || step_.kind == "copy") {
+    const uint64_t more_ops = Beyond(result->ops(), a.last.ops()), more_bytes = Beyond(result->bytes(), a.last.bytes());
+    if (more_ops || more_bytes || !a.has_last) AddTask(name, more_ops, more_bytes);
+  }
 }
 
 void LiveRun::AgentLost(size_t agent) {
@@ -143,16 +182,18 @@ void LiveRun::EndStep(std::optional<uint64_t> start_skew_ns) {
 
 // From each agent's release instant on its own clock, corrected by its offset: the spread of
 // those instants on the controller's clock.
+// In 128 bits: an instant near the top of its range minus a negative offset, or the spread of
+// two far-apart instants, does not fit in 64.
 std::optional<double> LiveRun::LiveSkewLocked() const {
-  int64_t earliest = INT64_MAX, latest = INT64_MIN;
+  std::optional<__int128> earliest, latest;
   for (const auto& a : agents_) {
     if (a.started_at_unix_ns == 0) continue;
-    const int64_t at = static_cast<int64_t>(a.started_at_unix_ns) - a.clock_offset_ns;
-    earliest = std::min(earliest, at);
-    latest = std::max(latest, at);
+    const __int128 at = static_cast<__int128>(a.started_at_unix_ns) - a.clock_offset_ns;
+    earliest = earliest ? std::min(*earliest, at) : at;
+    latest = latest ? std::max(*latest, at) : at;
   }
-  if (earliest == INT64_MAX) return std::nullopt;
-  return static_cast<double>(latest - earliest) / 1e9;
+  if (!earliest) return std::nullopt;
+  return static_cast<double>(*latest - *earliest) / 1e9;
 }
 
 LiveSnapshot LiveRun::Snapshot() const {
@@ -211,6 +252,13 @@ std::vector<LiveTaskSeries> LiveRun::TaskSeries() const {
   std::lock_guard lock(mu_);
   std::vector<LiveTaskSeries> out;
   for (const auto& [key, series] : task_series_) out.push_back(series);
+  return out;
+}
+
+std::vector<LiveRejectedSeries> LiveRun::RejectedSeries() const {
+  std::lock_guard lock(mu_);
+  std::vector<LiveRejectedSeries> out;
+  for (const auto& [agent, count] : rejected_) out.push_back({agent, count});
   return out;
 }
 

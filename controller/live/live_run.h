@@ -55,7 +55,7 @@ struct LiveAgent {
   uint64_t read_ops = 0, read_bytes = 0, write_ops = 0, write_bytes = 0;
   IntervalRate rate;      // over its last sample interval
   bool measured = false;  // has had a rate this step (the ramp is over for it)
-  uint64_t rejected = 0;  // progress messages refused (controller/live/progress_check.h)
+  uint64_t rejected = 0;  // progress messages refused (controller/live/progress_check.h), this run
 };
 
 struct LiveSnapshot {
@@ -96,17 +96,32 @@ struct LiveErrorSeries {
   uint64_t errors = 0;
 };
 
+// Progress messages refused from one agent (by name) over the whole run.
+struct LiveRejectedSeries {
+  std::string agent;
+  uint64_t rejected = 0;
+};
+
+// The name a step goes by on /metrics: a files phase runs as step "<step>.<phase>" (step names
+// have no dot), but its series are labelled with the step's own name, as the agents label theirs.
+std::string MetricStepName(const LiveStepInfo& step);
+
 class LiveRun {
  public:
   LiveRun(std::string run_id, std::string workload, uint64_t sample_interval_ns);
 
   // A step begins on `agents` (their indexes are the `agent` of the calls below). Clears every
-  // per-step figure.
+  // per-step figure. An io step's error series of each agent exist from here on, at 0, so that
+  // Prometheus sees a first burst of errors as an increase.
   void BeginStep(const LiveStepInfo& step, const std::vector<LiveAgentId>& agents);
   // One message of agent `i`'s stream, as it came from the wire: checked, then merged. False
   // when refused.
   bool OnProgress(size_t agent, const v1::Progress& progress);
-  void AgentDone(size_t agent);
+  // Agent `i`'s stream ended with `result` (nullptr: none). What the result counts beyond the
+  // last accepted progress (the final interval, or a step shorter than one interval) is added to
+  // the series; only positive differences: with a ramp, progress counts the ramp and the result
+  // does not, so the result may count less.
+  void AgentDone(size_t agent, const v1::StepResult* result);
   void AgentLost(size_t agent);
   // The step is over: the exact start skew from the results, when known.
   void EndStep(std::optional<uint64_t> start_skew_ns);
@@ -115,6 +130,7 @@ class LiveRun {
   std::vector<LiveIoSeries> IoSeries() const;
   std::vector<LiveErrorSeries> ErrorSeries() const;
   std::vector<LiveTaskSeries> TaskSeries() const;
+  std::vector<LiveRejectedSeries> RejectedSeries() const;
   uint64_t sample_interval_ns() const { return sample_interval_ns_; }
   // Goes up whenever the model changes (a sample, an agent done or lost, a step's begin or
   // end): a view redraws when it moved rather than merge every histogram again for nothing.
@@ -137,7 +153,9 @@ class LiveRun {
   };
   using SeriesKey = std::tuple<std::string, std::string, std::string, std::string>;  // step, op, engine, agent
 
-  void MergeTask(AgentState& a, const v1::Progress& now);
+  void AddTask(const std::string& agent, uint64_t ops, uint64_t bytes);
+  void AddIo(const std::string& agent, const char* op, uint64_t ops, uint64_t bytes, const FoldedHistogram* latency);
+  void AddErrors(const std::string& agent, uint64_t errors);
   void MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
                LatencyHistogram& interval);
   std::optional<double> LiveSkewLocked() const;
@@ -155,6 +173,7 @@ class LiveRun {
   std::map<SeriesKey, LiveIoSeries> io_series_;
   std::map<std::tuple<std::string, std::string, std::string>, LiveErrorSeries> error_series_;
   std::map<std::tuple<std::string, std::string, std::string>, LiveTaskSeries> task_series_;  // step, phase, agent
+  std::map<std::string, uint64_t> rejected_;  // by agent name; survives steps, as a counter must
 };
 
 }  // namespace iofleet::controller

@@ -1,6 +1,8 @@
 #include "controller/live/progress_check.h"
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/base/histogram.h"
 
@@ -33,7 +35,21 @@ Status CheckNotBackwards(const char* what, uint64_t now, uint64_t before) {
 
 }  // namespace
 
+Status CheckLatencySumFits(const v1::Progress& now, uint64_t sum_so_far) {
+  for (const auto& [op, sum] : {std::pair{"read", now.read().latency_ns_delta().sum()}, std::pair{"write", now.write().latency_ns_delta().sum()}}) {
+    if (sum > UINT64_MAX - sum_so_far) {
+      return Invalid(std::string(op) + ".latency_ns_delta.sum " + std::to_string(sum) + " overflows the step's latency sum (" +
+                     std::to_string(sum_so_far) + " so far)");
+    }
+    sum_so_far += sum;
+  }
+  return Status();
+}
+
 Status CheckProgress(const v1::Progress& now, const v1::Progress* before) {
+  if (now.started_at_unix_ns() > static_cast<uint64_t>(INT64_MAX)) {
+    return Invalid("started_at_unix_ns " + std::to_string(now.started_at_unix_ns()) + " is beyond the year 2262 (above INT64_MAX)");
+  }
   if (Status s = CheckDelta("read", now.read().latency_ns_delta()); !s.ok()) return s;
   if (Status s = CheckDelta("write", now.write().latency_ns_delta()); !s.ok()) return s;
   if (before == nullptr) return Status();

@@ -15,6 +15,11 @@ namespace iofleet::controller {
 inline constexpr uint64_t kMaxDeltaCount = uint64_t{1} << 40;
 
 // `before`: the previous accepted message of the same stream, or nullptr for its first.
+// Also refuses a start instant above INT64_MAX ns (the live skew computes with signed instants).
 Status CheckProgress(const v1::Progress& now, const v1::Progress* before);
+
+// The latency sums of `now`'s deltas, added to `sum_so_far` (what the stream's earlier deltas
+// added up to): refused when that would overflow 64 bits rather than wrap to a small figure.
+Status CheckLatencySumFits(const v1::Progress& now, uint64_t sum_so_far);
 
 }  // namespace iofleet::controller

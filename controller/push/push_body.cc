@@ -29,6 +29,10 @@ std::string StepLabels(const StepReport& step) {
 
 bool MovesData(const StepReport& step) { return step.kind == "io" || step.kind == "files" || step.kind == "copy"; }
 
+// A failed or aborted step's bandwidth, IOPS and latency are not figures (0 B/s would read as a
+// collapse on the trends dashboard): only a succeeded step pushes them; every step pushes its status.
+bool HasFigures(const StepReport& step) { return MovesData(step) && step.status == "succeeded"; }
+
 // Shortest text that reads back as the same double (report.json's numbers do the same).
 std::string Number(double v) { return fmt::format("{}", v); }
 
@@ -48,20 +52,20 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
   Family(out, "iofleet_result_bytes_per_second", "A step's bytes over its measurement window (all agents).",
          [&](std::string& o) {
            for (const auto& s : report.steps) {
-             if (MovesData(s)) o += fmt::format("iofleet_result_bytes_per_second{{{}}} {}\n", StepLabels(s), Number(s.aggregate.bytes_per_sec()));
+             if (HasFigures(s)) o += fmt::format("iofleet_result_bytes_per_second{{{}}} {}\n", StepLabels(s), Number(s.aggregate.bytes_per_sec()));
            }
          });
   Family(out, "iofleet_result_iops", "A step's operations over its measurement window (all agents).",
          [&](std::string& o) {
            for (const auto& s : report.steps) {
-             if (MovesData(s)) o += fmt::format("iofleet_result_iops{{{}}} {}\n", StepLabels(s), Number(s.aggregate.iops()));
+             if (HasFigures(s)) o += fmt::format("iofleet_result_iops{{{}}} {}\n", StepLabels(s), Number(s.aggregate.iops()));
            }
          });
   Family(out, "iofleet_result_latency_seconds", "A step's latency quantiles from the agents' merged histograms.",
          [&](std::string& o) {
            const std::pair<const char*, double> quantiles[] = {{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}};
            for (const auto& s : report.steps) {
-             if (!MovesData(s)) continue;
+             if (!HasFigures(s)) continue;
              for (const auto& [text, q] : quantiles) {
                double seconds = static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9;
                o += fmt::format("iofleet_result_latency_seconds{{{},quantile=\"{}\"}} {}\n", StepLabels(s), text, Number(seconds));

@@ -142,7 +142,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
         has_last[i] = 1;
       });
       a.streaming = false;
-      if (results[i].ok()) live_.AgentDone(i);
+      if (results[i].ok()) live_.AgentDone(i, &*results[i]);
       else if (LostConnection(results[i].status())) live_.AgentLost(i);
       // An agent given no job has nothing to finish first.
       const bool worked = i >= has_work.size() || has_work[i];

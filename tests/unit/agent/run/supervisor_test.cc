@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <map>
 #include <thread>
@@ -319,6 +320,19 @@ TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {
 
 // Issue 9, item 3: a run ended under a running step (agent shutdown, lease, Stop) yields no
 // result for that step, however the step's own threads ended.
+// A scrape must not wait while a long operation (files removed, workspace created) holds the
+// supervisor's lock: it answers at once with the state the last scrape saw.
+TEST_F(SupervisorTest, AScrapeWhileTheLockIsHeldAnswersAtOnceWithTheLastState) {
+  ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 20, false)}).ok());
+  EXPECT_EQ(supervisor_->ForMetrics().state, AgentState::kPrepared);
+  auto held = supervisor_->LockForTest();
+  auto scrape = std::async(std::launch::async, [&] { return supervisor_->ForMetrics(); });
+  const bool prompt = scrape.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
+  held.unlock();
+  ASSERT_TRUE(prompt) << "ForMetrics waited for the supervisor's lock";
+  EXPECT_EQ(scrape.get().state, AgentState::kPrepared);
+}
+
 TEST_F(SupervisorTest, AStepEndedByShutdownHasNoResult) {
   v1::PlannedStep step = IoStep("read", v1::OP_RANDREAD, 1 << 20, false);
   step.mutable_io()->set_runtime(30'000'000'000);

@@ -103,6 +103,36 @@ TEST(LiveMetrics, FilesPhasesAndCopiesCountPerAgent) {
   EXPECT_EQ(text.find("iofleet_io_ops_total{"), std::string::npos) << text;  // no io series for them
 }
 
+// A files phase runs as "tree.create"; the agents label it step "tree", phase "create", and so
+// does every controller series.
+TEST(LiveMetrics, AFilesPhasesStepLabelIsTheStepsName) {
+  LiveRun live("run", "demo", kSecond);
+  live.BeginStep({"tree.create", "files", "", 0, 0, 0, 0, 0}, {{"node1"}});
+  v1::Progress p;
+  p.set_elapsed_ns(kSecond);
+  p.set_started_at_unix_ns(kSecond);
+  ASSERT_TRUE(live.OnProgress(0, p));
+  const std::string text = Exposition(live);
+  EXPECT_EQ(text.find("tree.create"), std::string::npos) << text;
+  for (const char* line : {"iofleet_run_info{run_id=\"run\",workload=\"demo\",step=\"tree\",",
+                           "iofleet_step_elapsed_seconds{workload=\"demo\",step=\"tree\"}",
+                           "iofleet_step_start_skew_seconds{workload=\"demo\",step=\"tree\"}"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+  }
+}
+
+TEST(LiveMetrics, RejectedCountsSurviveTheNextStep) {
+  LiveRun live("run", "demo", kSecond);
+  live.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}});
+  v1::Progress bad;
+  bad.mutable_read()->mutable_latency_ns_delta()->add_bucket(1);
+  EXPECT_FALSE(live.OnProgress(0, bad));
+  live.EndStep(std::nullopt);
+  live.BeginStep({"read", "io", "libaio", 1, 0, 0, 0, 0}, {{"node1"}});
+  const std::string text = Exposition(live);
+  EXPECT_NE(text.find("iofleet_fleet_progress_rejected_total{agent=\"node1\"} 1\n"), std::string::npos) << text;
+}
+
 TEST(MetricsServer, ABadAddressOrAPortInUseIsAnErrorNamingIt) {
   LiveRun live("run", "demo", kSecond);
   for (const char* bad : {"9100", "localhost:", "127.0.0.1:http", "127.0.0.1:99999", ":9100"}) {

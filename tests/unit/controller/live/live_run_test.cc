@@ -87,7 +87,7 @@ TEST_F(LiveRunTest, AnAgentNotHeardFromForTwoIntervalsIsSilentAndALostOneIsCount
   EXPECT_EQ(s.lost, 1u);
   EXPECT_TRUE(s.agents[1].lost);
   EXPECT_FALSE(s.agents[1].silent);
-  live_.AgentDone(0);
+  live_.AgentDone(0, nullptr);
   EXPECT_EQ(live_.Snapshot().reporting, 1u);  // done counts as reporting
 }
 
@@ -137,6 +137,123 @@ TEST_F(LiveRunTest, ARampShowsAsRampWithoutARate) {
   EXPECT_DOUBLE_EQ(*s.clock.expected_s, 13.0);
 }
 
+// Prometheus sees an increase only from an existing series: each agent's error series of an io
+// step is there, at 0, from the step's start (a lost agent's is not).
+TEST_F(LiveRunTest, AnIoStepsErrorSeriesStartAtZero) {
+  LiveRun live("run-2", "demo", kSecond);
+  live.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}, {"node2", true}});
+  auto errors = live.ErrorSeries();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].agent, "node1");
+  EXPECT_EQ(errors[0].step, "write");
+  EXPECT_EQ(errors[0].engine, "libaio");
+  EXPECT_EQ(errors[0].errors, 0u);
+  live.BeginStep({"tree.create", "files", "", 1, 0, 0, 0, 0}, {{"node3"}});
+  EXPECT_EQ(live.ErrorSeries().size(), 1u);  // no error series for a files step
+}
+
+TEST_F(LiveRunTest, RejectedMessagesCountOverTheWholeRun) {
+  v1::Progress bad = Sample(1, 10, 0);
+  bad.mutable_write()->mutable_latency_ns_delta()->add_bucket(1u << 30);
+  bad.mutable_write()->mutable_latency_ns_delta()->add_count(1);
+  EXPECT_FALSE(live_.OnProgress(1, bad));
+  live_.BeginStep({"read", "io", "libaio", 1, 0, 0, 0, 0}, {{"node2"}, {"node1"}});
+  EXPECT_FALSE(live_.OnProgress(0, bad));
+  EXPECT_EQ(live_.Snapshot().agents[0].rejected, 2u);
+  live_.BeginStep({"read", "io", "libaio", 2, 0, 0, 0, 0}, {{"node1"}});  // node2 not in this step
+  auto rejected = live_.RejectedSeries();  // by agent name
+  ASSERT_EQ(rejected.size(), 2u);
+  EXPECT_EQ(rejected[0].agent, "node1");
+  EXPECT_EQ(rejected[0].rejected, 0u);
+  EXPECT_EQ(rejected[1].agent, "node2");
+  EXPECT_EQ(rejected[1].rejected, 2u);
+}
+
+// The last interval comes only in the result: it is added to the series.
+TEST_F(LiveRunTest, TheResultFoldsTheFinalIntervalIntoTheSeries) {
+  ASSERT_TRUE(live_.OnProgress(0, Sample(1, 10, 0)));
+  v1::StepResult r;
+  r.mutable_write()->set_ops(25);
+  r.mutable_write()->set_bytes(25 * 4096);
+  r.add_errors()->set_count(2);
+  live_.AgentDone(0, &r);
+  // node2 sent no progress at all: a step shorter than one interval.
+  v1::StepResult r2;
+  r2.mutable_read()->set_ops(4);
+  r2.mutable_read()->set_bytes(4 * 512);
+  live_.AgentDone(1, &r2);
+  auto series = live_.IoSeries();  // by step, op, engine, agent
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].agent, "node2");
+  EXPECT_EQ(series[0].op, "read");
+  EXPECT_EQ(series[0].ops, 4u);
+  EXPECT_EQ(series[0].bytes, 4u * 512);
+  EXPECT_EQ(series[1].agent, "node1");
+  EXPECT_EQ(series[1].op, "write");
+  EXPECT_EQ(series[1].ops, 25u);
+  EXPECT_EQ(series[1].bytes, 25u * 4096);
+  auto errors = live_.ErrorSeries();
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].errors, 2u);
+  EXPECT_EQ(errors[1].errors, 0u);
+}
+
+// With a ramp, progress counts the ramp and the result does not: never subtract.
+TEST_F(LiveRunTest, AResultCountingLessThanTheProgressTakesNothingAway) {
+  ASSERT_TRUE(live_.OnProgress(0, Sample(1, 10, 0)));
+  v1::StepResult r;
+  r.mutable_write()->set_ops(6);
+  r.mutable_write()->set_bytes(6 * 4096);
+  live_.AgentDone(0, &r);
+  auto series = live_.IoSeries();
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].ops, 10u);
+}
+
+TEST_F(LiveRunTest, AFilesOrCopyResultFoldsItsTotals) {
+  live_.BeginStep({"tree.create", "files", "", 0, 0, 0, 0, 0}, {{"node1"}});
+  v1::Progress p;
+  p.set_elapsed_ns(kSecond);
+  p.set_ops(10);
+  ASSERT_TRUE(live_.OnProgress(0, p));
+  v1::StepResult r;
+  r.set_ops(12);
+  r.set_bytes(0);
+  live_.AgentDone(0, &r);
+  auto tasks = live_.TaskSeries();
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].step, "tree");
+  EXPECT_EQ(tasks[0].phase, "create");
+  EXPECT_EQ(tasks[0].ops, 12u);
+}
+
+TEST(MetricStepName, AFilesPhaseGoesByItsStepsName) {
+  EXPECT_EQ(MetricStepName({"tree.create", "files", ""}), "tree");
+  EXPECT_EQ(MetricStepName({"tree", "files", ""}), "tree");
+  EXPECT_EQ(MetricStepName({"write", "io", "libaio"}), "write");
+}
+
+// A start instant near INT64_MAX with a negative offset, or far from another agent's, must not
+// overflow the skew's arithmetic.
+TEST_F(LiveRunTest, TheLiveSkewDoesNotOverflow) {
+  live_.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1", false, -5'000'000'000}, {"node2", false, 0}});
+  ASSERT_TRUE(live_.OnProgress(0, Sample(1, 10, 0, static_cast<uint64_t>(INT64_MAX) - 1)));
+  ASSERT_TRUE(live_.OnProgress(1, Sample(1, 10, 0, 1)));
+  auto skew = live_.Snapshot().start_skew_s;
+  ASSERT_TRUE(skew);
+  EXPECT_GT(*skew, 9.2e9);
+}
+
+TEST_F(LiveRunTest, ALatencySumThatWouldOverflowIsRefused) {
+  v1::Progress p = Sample(1, 10, 0);
+  AddLatency(p, UINT64_MAX / 2, 1);
+  ASSERT_TRUE(live_.OnProgress(0, p));
+  v1::Progress q = Sample(2, 20, 0);
+  AddLatency(q, UINT64_MAX / 2 + 10, 1);
+  EXPECT_FALSE(live_.OnProgress(0, q));
+  EXPECT_EQ(live_.Snapshot().agents[0].rejected, 1u);
+}
+
 // Stream threads feed the model while the view and a scrape read it: every accepted sample
 // counts once, and the readers see consistent figures.
 TEST(LiveRunConcurrency, StreamsFeedWhileViewAndScrapeRead) {
@@ -158,7 +275,7 @@ TEST(LiveRunConcurrency, StreamsFeedWhileViewAndScrapeRead) {
         AddLatency(p, 1000, 1);
         EXPECT_TRUE(live_.OnProgress(agent, p));
       }
-      live_.AgentDone(agent);
+      live_.AgentDone(agent, nullptr);
     });
   }
   for (auto& t : streams) t.join();

@@ -36,6 +36,27 @@ TEST(CheckProgress, RefusesBucketsAndCountsOfDifferentLengths) {
   EXPECT_FALSE(CheckProgress(p, nullptr).ok());
 }
 
+TEST(CheckProgress, RefusesAStartInstantAboveInt64Max) {
+  v1::Progress p;
+  p.set_started_at_unix_ns(static_cast<uint64_t>(INT64_MAX) + 1);
+  Status s = CheckProgress(p, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("started_at_unix_ns"), std::string::npos) << s.message();
+  p.set_started_at_unix_ns(static_cast<uint64_t>(INT64_MAX));
+  EXPECT_TRUE(CheckProgress(p, nullptr).ok());
+}
+
+TEST(CheckLatencySumFits, RefusesASumThatWouldOverflow) {
+  v1::Progress p = WithReadDelta({1}, {1});
+  p.mutable_read()->mutable_latency_ns_delta()->set_sum(100);
+  EXPECT_TRUE(CheckLatencySumFits(p, UINT64_MAX - 100).ok());
+  Status s = CheckLatencySumFits(p, UINT64_MAX - 99);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("read.latency_ns_delta.sum"), std::string::npos) << s.message();
+  p.mutable_write()->mutable_latency_ns_delta()->set_sum(UINT64_MAX);
+  EXPECT_FALSE(CheckLatencySumFits(p, 0).ok());  // read and write together
+}
+
 TEST(CheckProgress, RefusesCountsThatWouldOverflow) {
   EXPECT_FALSE(CheckProgress(WithReadDelta({1, 2}, {UINT64_MAX, UINT64_MAX}), nullptr).ok());
   EXPECT_FALSE(CheckProgress(WithReadDelta({1}, {kMaxDeltaCount + 1}), nullptr).ok());

@@ -87,6 +87,19 @@ TEST(PushBodyTest, AFailedStepPushesItsStatus) {
   EXPECT_NE(body.find("group_cycle=\"2\",status=\"failed\"} 1\n"), std::string::npos) << body;
 }
 
+// 0 B/s or a half-step's p99 for a step that failed or was aborted is not a figure to graph.
+TEST(PushBodyTest, AFailedOrAbortedStepPushesNoFigures) {
+  RunReport report = Report();
+  report.steps.push_back(Io("read", 0, 0, "aborted"));
+  std::string body = PushBody(report, 1, 0);
+  for (const char* family : {"iofleet_result_bytes_per_second{", "iofleet_result_iops{", "iofleet_result_latency_seconds{"}) {
+    EXPECT_EQ(body.find(std::string(family) + "step=\"say"), std::string::npos) << family << "\n" << body;
+    EXPECT_EQ(body.find(std::string(family) + "step=\"read\""), std::string::npos) << family << "\n" << body;
+    EXPECT_NE(body.find(std::string(family) + "step=\"write\""), std::string::npos) << family << "\n" << body;
+  }
+  EXPECT_NE(body.find("iofleet_result_status{step=\"read\",point=\"0\",cycle=\"0\",status=\"aborted\"} 1\n"), std::string::npos) << body;
+}
+
 TEST(PushBodyTest, VerdictsArePushedPerJudgedFigure) {
   auto verdicts = nlohmann::ordered_json::parse(R"({"steps": [{"step": "read", "point": 1, "figures": [
       {"figure": "bandwidth", "verdict": "regression"}, {"figure": "iops", "verdict": "improvement"},
