@@ -362,11 +362,11 @@ int RunManager::Finish(int code) {
   }
   if (auto judged = JudgeAndRecord(history, doc, effective_, samples_text); judged.ok()) {
     verdicts = std::move(*judged);
-    json = doc.dump(2) + "\n";
   } else {
     std::cerr << "iofleet: " << judged.status().message() << "\n";
     written = false;
   }
+  json = doc.dump(2) + "\n";  // every file from the same document, verdicts or not
   HtmlAssets html = LoadHtmlAssets(out_dir_);
   if (!html.chart_js) std::cerr << "iofleet: report.html without charts: " << html.chart_js_path << " cannot be read (install libjs-chart.js)\n";
   const std::pair<const char*, std::string> files[] = {{"report.json", json},
