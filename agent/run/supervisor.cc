@@ -558,7 +558,9 @@ MetricsRefs Supervisor::ForMetrics() const {
   std::unique_lock lock(mu_, std::try_to_lock);
   if (!lock.owns_lock()) {
     std::lock_guard cache_lock(metrics_cache_mu_);
-    return metrics_cache_;
+    MetricsRefs cached = metrics_cache_;
+    cached.live = metrics_cache_live_.lock();
+    return cached;
   }
   MetricsRefs refs;
   refs.state = state_;
@@ -576,6 +578,8 @@ MetricsRefs Supervisor::ForMetrics() const {
   lock.unlock();
   std::lock_guard cache_lock(metrics_cache_mu_);
   metrics_cache_ = refs;
+  metrics_cache_.live.reset();
+  metrics_cache_live_ = refs.live;
   return refs;
 }
 

@@ -138,8 +138,11 @@ class Supervisor {
   uint64_t finished_cpu_user_ns_ = 0;
   uint64_t finished_cpu_sys_ns_ = 0;
   // ForMetrics' last copy, for the scrapes that find mu_ taken; its own lock, held only to copy.
+  // The running step only by a weak reference: a cached copy must not keep a finished step's
+  // files, buffers and engines alive until the next scrape (which may never come).
   mutable std::mutex metrics_cache_mu_;
   mutable MetricsRefs metrics_cache_;
+  mutable std::weak_ptr<const StepRunner> metrics_cache_live_;
   int streams_ = 0;  // Start streams open: the controller is there
   std::chrono::nanoseconds lease_{10'000'000'000};
   std::chrono::steady_clock::time_point last_contact_;

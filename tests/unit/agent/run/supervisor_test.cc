@@ -333,6 +333,36 @@ TEST_F(SupervisorTest, AScrapeWhileTheLockIsHeldAnswersAtOnceWithTheLastState) {
   EXPECT_EQ(scrape.get().state, AgentState::kPrepared);
 }
 
+// The cached copy a blocked scrape answers with must not keep a finished step's runner (its
+// files, buffers, engines) alive.
+TEST_F(SupervisorTest, TheScrapeCacheDoesNotKeepAFinishedStepAlive) {
+  ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 20, false)}).ok());
+  v1::SetupStepRequest setup;
+  setup.set_run_id("r1");
+  setup.set_session_token(token_);
+  ASSERT_TRUE(supervisor_->SetupStep(setup).ok());
+  v1::StartRequest start;
+  start.set_run_id("r1");
+  start.set_session_token(token_);
+  auto begun = supervisor_->BeginStep(start);
+  ASSERT_TRUE(begun.ok());
+  std::weak_ptr<StepRunner> runner = *begun;
+  EXPECT_TRUE(supervisor_->ForMetrics().live) << "the running step is scraped";  // and cached
+  (*begun)->Go();
+  while (!(*begun)->WaitFor(std::chrono::milliseconds(50))) {
+  }
+  ASSERT_TRUE((*begun)->Finish().ok());
+  ASSERT_TRUE(supervisor_->StepEnded(*begun).ok());
+  v1::StopRequest stop;
+  stop.set_run_id("r1");
+  stop.set_session_token(token_);
+  ASSERT_TRUE(supervisor_->Stop(stop).ok());
+  begun = Status(Code::kCancelled, "dropped");  // the stream's reference goes
+  EXPECT_TRUE(runner.expired()) << "a cached scrape holds the finished step's runner";
+  auto held = supervisor_->LockForTest();
+  EXPECT_FALSE(supervisor_->ForMetrics().live);  // answered from the cache, without it
+}
+
 TEST_F(SupervisorTest, AStepEndedByShutdownHasNoResult) {
   v1::PlannedStep step = IoStep("read", v1::OP_RANDREAD, 1 << 20, false);
   step.mutable_io()->set_runtime(30'000'000'000);
