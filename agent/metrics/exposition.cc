@@ -1,6 +1,7 @@
 #include "agent/metrics/exposition.h"
 
-#include <limits>
+#include "core/metrics/histogram_metric.h"
+
 
 namespace iofleet::agent {
 namespace {
@@ -33,15 +34,7 @@ void AddGauge(MetricFamily& f, Labels labels, double value) {
 }
 
 void AddHistogram(MetricFamily& f, Labels labels, const FoldedHistogram& h) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  m.histogram.sample_count = h.count;
-  m.histogram.sample_sum = h.sum_seconds;
-  for (size_t i = 0; i < kLatencyBoundsSeconds.size(); ++i) {
-    m.histogram.bucket.push_back({h.cumulative[i], kLatencyBoundsSeconds[i]});
-  }
-  m.histogram.bucket.push_back({h.count, std::numeric_limits<double>::infinity()});
-  f.metric.push_back(std::move(m));
+  f.metric.push_back(HistogramMetric(std::move(labels), h));
 }
 
 double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }

@@ -111,6 +111,23 @@ class Transaction {
   bool done_ = false;
 };
 
+// The columns every read of a run's row starts with, and how they are read.
+constexpr const char* kRunColumns =
+    "run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, excluded";
+StoredRun RunOf(const Statement& row) {
+  StoredRun r;
+  r.run_id = row.Text(0);
+  r.workload = row.Text(1);
+  r.workload_hash = row.Text(2);
+  r.iofleet_version = row.Text(3);
+  r.started_at_unix_ns = static_cast<uint64_t>(row.Int(4));
+  r.duration_ns = static_cast<uint64_t>(row.Int(5));
+  r.status = row.Text(6);
+  r.verdict = row.Text(7);
+  r.excluded = row.Int(8) != 0;
+  return r;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<HistoryDb>> HistoryDb::Open(const std::string& path) {
@@ -219,9 +236,7 @@ Status HistoryDb::Insert(const StoredRun& run) {
 }
 
 Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
-  std::string sql =
-      "SELECT run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, excluded "
-      "FROM runs WHERE 1";
+  std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1";
   if (!filter.workload.empty()) sql += " AND workload = ?1";
   if (filter.agent_count) sql += " AND agent_count = ?2";
   if (filter.succeeded_only) sql += " AND status = 'succeeded'";
@@ -236,16 +251,7 @@ Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
   std::vector<StoredRun> runs;
   int rc;
   while ((rc = query.Step()) == SQLITE_ROW) {
-    StoredRun r;
-    r.run_id = query.Text(0);
-    r.workload = query.Text(1);
-    r.workload_hash = query.Text(2);
-    r.iofleet_version = query.Text(3);
-    r.started_at_unix_ns = static_cast<uint64_t>(query.Int(4));
-    r.duration_ns = static_cast<uint64_t>(query.Int(5));
-    r.status = query.Text(6);
-    r.verdict = query.Text(7);
-    r.excluded = query.Int(8) != 0;
+    StoredRun r = RunOf(query);
     if (Status s = LoadDetails(r, false); !s.ok()) return s;
     bool match = true;
     for (const auto& [key, value] : filter.labels) {
@@ -281,24 +287,14 @@ Status HistoryDb::LoadDetails(StoredRun& run, bool whole) {
 }
 
 Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
-  Statement query(db_,
-                  "SELECT run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, "
-                  "excluded, report_json, samples_csv, figure_count, effective_workload FROM runs WHERE run_id = ?");
+  Statement query(db_, std::string("SELECT ") + kRunColumns +
+                           ", report_json, samples_csv, figure_count, effective_workload FROM runs WHERE run_id = ?");
   if (!query.ok()) return Error("cannot read run " + run_id);
   query.Bind(1, run_id);
   const int rc = query.Step();
   if (rc == SQLITE_DONE) return Status(Code::kNotFound, "history database " + path_ + " has no run " + run_id);
   if (rc != SQLITE_ROW) return Error("cannot read run " + run_id);
-  StoredRun r;
-  r.run_id = query.Text(0);
-  r.workload = query.Text(1);
-  r.workload_hash = query.Text(2);
-  r.iofleet_version = query.Text(3);
-  r.started_at_unix_ns = static_cast<uint64_t>(query.Int(4));
-  r.duration_ns = static_cast<uint64_t>(query.Int(5));
-  r.status = query.Text(6);
-  r.verdict = query.Text(7);
-  r.excluded = query.Int(8) != 0;
+  StoredRun r = RunOf(query);
   r.report_json = query.Text(9);
   r.samples_csv = query.Text(10);
   const auto expected = static_cast<size_t>(query.Int(11));

@@ -1,8 +1,9 @@
 #include "controller/live/live_metrics.h"
 
+#include "core/metrics/histogram_metric.h"
+
 #include <cmath>
 #include <exception>
-#include <limits>
 
 namespace iofleet::controller {
 namespace {
@@ -30,18 +31,6 @@ ClientMetric Counter(std::vector<ClientMetric::Label> labels, double value) {
   ClientMetric m;
   m.label = std::move(labels);
   m.counter.value = value;
-  return m;
-}
-
-ClientMetric Histogram(std::vector<ClientMetric::Label> labels, const FoldedHistogram& folded) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  m.histogram.sample_count = folded.count;
-  m.histogram.sample_sum = folded.sum_seconds;
-  for (size_t i = 0; i < kLatencyBoundsSeconds.size(); ++i) {
-    m.histogram.bucket.push_back({folded.cumulative[i], kLatencyBoundsSeconds[i]});
-  }
-  m.histogram.bucket.push_back({folded.count, std::numeric_limits<double>::infinity()});
   return m;
 }
 
@@ -82,7 +71,7 @@ void LiveCollector::CollectInto(std::vector<MetricFamily>& out) const {
         {"workload", workload}, {"step", series.step}, {"op", series.op}, {"engine", series.engine}, {"agent", series.agent}};
     ops.metric.push_back(Counter(labels, static_cast<double>(series.ops)));
     bytes.metric.push_back(Counter(labels, static_cast<double>(series.bytes)));
-    latency.metric.push_back(Histogram(labels, series.latency));
+    latency.metric.push_back(HistogramMetric(labels, series.latency));
   }
   MetricFamily error_family = Family("iofleet_io_errors_total", "I/O errors counted under continue_on_error, per agent", MetricType::Counter);
   for (const auto& e : errors) {
