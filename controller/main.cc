@@ -27,7 +27,7 @@ namespace ctl = iofleet::controller;
 
 namespace {
 
-void OnInterrupt(int) { ctl::g_interrupted = true; }
+void OnInterrupt(int signo) { ctl::g_interrupt.Raise(signo == SIGTERM ? "SIGTERM" : "Ctrl-C"); }
 
 // A YAML workload, or an fio job file translated to one; fio's warnings go to stderr.
 ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported) {

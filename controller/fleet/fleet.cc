@@ -41,7 +41,7 @@ uint64_t UnixNowNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls) {
+Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls, std::ostream& log) {
   Fleet fleet;
   for (const auto& address : addresses) {
     auto agent = std::make_unique<FleetAgent>();
@@ -68,7 +68,7 @@ Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std:
                                   (tls->server_name.empty() ? "the host part of its address" : tls->server_name) +
                                   " (--tls-server-name), and that this side's certificate is a controller's, for client use)";
     std::string message = "agent " + fleet[i]->client->address() + ": unreachable: " + errors[i].message() + hint;
-    std::cerr << "iofleet: " << message << "\n";
+    log << "iofleet: " << message << "\n";
     if (first.ok()) first = Unavailable(message);
   }
   if (!first.ok()) return first;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,7 +53,8 @@ void ForEachAgent(Fleet& fleet, Fn fn) {
 
 // Says Hello to every address at once (5 s deadline each) and measures clock offsets. Every
 // unreachable agent is printed to stderr; the status names the first.
-Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls);
+Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls,
+                           std::ostream& log = std::cerr);
 
 // The controller's wall clock in nanoseconds since the epoch.
 uint64_t UnixNowNs();

@@ -43,7 +43,7 @@
 
 namespace iofleet::controller {
 
-std::atomic<bool> g_interrupted{false};
+Interrupt g_interrupt;
 
 namespace {
 
@@ -124,6 +124,9 @@ class RunManager {
     }
   }
 
+  std::ostream& log() { return *options_.log; }
+  std::ostream& out() { return *options_.out; }
+
   const RunOptions& options_;
   std::unique_ptr<LocalAgent> local_;
   Fleet fleet_;
@@ -153,27 +156,27 @@ int RunManager::Connect() {
     }
     auto local = LocalAgent::Spawn(roots, options_.local_config);
     if (!local.ok()) {
-      std::cerr << "iofleet: " << local.status().message() << "\n";
+      log() << "iofleet: " << local.status().message() << "\n";
       return local.status().code() == Code::kInvalidArgument ? kExitRejected : kExitFailed;
     }
     local_ = std::move(*local);
     addresses.push_back(local_->address());
   }
-  auto fleet = ConnectFleet(addresses, options_.tls);
+  auto fleet = ConnectFleet(addresses, options_.tls, log());
   if (!fleet.ok()) return kExitFailed;
   fleet_ = std::move(*fleet);
 
   int rejected = 0;
   const uint32_t wanted = options_.workload.agents().count();
   if (wanted > fleet_.size()) {
-    std::cerr << "iofleet: " << options_.workload_file << ": agents.count is " << wanted << " but "
+    log() << "iofleet: " << options_.workload_file << ": agents.count is " << wanted << " but "
               << fleet_.size() << " agent(s) were given\n";
     return kExitRejected;
   }
   if (wanted > 0) fleet_.resize(wanted);  // the first N, in the order given
   for (auto& a : fleet_) {
     if (!CompatibleVersion(a->hello.version())) {
-      std::cerr << "iofleet: agent " << a->name << " (" << a->client->address() << ") runs version "
+      log() << "iofleet: agent " << a->name << " (" << a->client->address() << ") runs version "
                 << a->hello.version() << ", this controller " << kVersion << ": use the same major.minor version\n";
       ++rejected;
     }
@@ -192,7 +195,7 @@ int RunManager::Plan() {
     std::string m = plan.status().message();
     for (size_t at = 0; at <= m.size();) {
       size_t nl = std::min(m.find('\n', at), m.size());
-      std::cerr << "iofleet: " << options_.workload_file << ": " << m.substr(at, nl - at) << "\n";
+      log() << "iofleet: " << options_.workload_file << ": " << m.substr(at, nl - at) << "\n";
       at = nl + 1;
     }
     return kExitRejected;
@@ -209,7 +212,7 @@ int RunManager::Plan() {
       roots += (roots.empty() ? "" : ", ") + r.name() + "=" + r.path();
     }
     if (!has_root) {
-      std::cerr << "iofleet: agent " << a.name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
+      log() << "iofleet: agent " << a.name << ": target.root \"" << root << "\" is not one of its roots (" << roots << ")\n";
       ++rejected;
     }
     // What the agent's own config must allow: refused here, before any agent prepares.
@@ -237,7 +240,7 @@ int RunManager::Plan() {
       }
     }
     for (const auto& r : refusals) {
-      std::cerr << "iofleet: agent " << a.name << ": " << r << "\n";
+      log() << "iofleet: agent " << a.name << ": " << r << "\n";
       ++rejected;
     }
   }
@@ -265,7 +268,7 @@ int RunManager::Prepare() {
   int code = kExitOk;
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (errors[i].ok()) continue;
-    std::cerr << "iofleet: " << errors[i].message() << "\n";
+    log() << "iofleet: " << errors[i].message() << "\n";
     bool busy = errors[i].code() == Code::kUnavailable || errors[i].code() == Code::kDeadlineExceeded;
     if (code == kExitOk || busy) code = busy ? kExitFailed : kExitRejected;
   }
@@ -277,7 +280,7 @@ void RunManager::StopAll() {
     if (!fleet_[i]->prepared) return;
     auto stopped = fleet_[i]->client->Stop(report_.run_id, fleet_[i]->lost ? kLostStopDeadline : kStopDeadline);
     if (!stopped.ok()) {
-      std::cerr << "iofleet: agent " << fleet_[i]->name << ": stop: " << stopped.status().message()
+      log() << "iofleet: agent " << fleet_[i]->name << ": stop: " << stopped.status().message()
                 << " (it removes the run's files itself when its lease expires)\n";
     }
     fleet_[i]->prepared = false;
@@ -287,10 +290,11 @@ void RunManager::StopAll() {
 // A sleep step is the controller's: the agents just wait (their leases are renewed meanwhile).
 void RunManager::SleepStep(uint64_t duration_ns, StepReport& step) {
   auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(duration_ns);
-  while (std::chrono::steady_clock::now() < until && !g_interrupted) std::this_thread::sleep_for(milliseconds(20));
+  const Interrupt& interrupt = *options_.interrupt;
+  while (std::chrono::steady_clock::now() < until && !interrupt) std::this_thread::sleep_for(milliseconds(20));
   step.aggregate.window_ns = duration_ns;
-  step.status = g_interrupted ? "aborted" : "succeeded";
-  if (g_interrupted) Fail("aborted", "interrupted (Ctrl-C) during step " + step.name);
+  step.status = interrupt ? "aborted" : "succeeded";
+  if (interrupt) Fail("aborted", interrupt.Describe() + " during step " + step.name);
 }
 
 // A files step runs op by op, each phase in lockstep on every agent (mdtest's barriers); the
@@ -338,7 +342,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
 // A report is written only once its invariants hold (a broken one fails the step and the run),
 // and a report that could not be written fails the run: a green run means the figures are there.
 int RunManager::Finish(int code) {
-  for (const auto& broken : CheckInvariants(report_)) std::cerr << "iofleet: report: " << broken << "\n";
+  for (const auto& broken : CheckInvariants(report_)) log() << "iofleet: report: " << broken << "\n";
   if (report_.status != "succeeded") code = kExitFailed;
   bool written = true;
   report_.duration_ns = UnixNowNs() - report_.started_at_unix_ns;
@@ -356,34 +360,34 @@ int RunManager::Finish(int code) {
     if (text.ok()) {
       samples_text = std::move(*text);
     } else {
-      std::cerr << "iofleet: " << text.status().message() << "\n";
+      log() << "iofleet: " << text.status().message() << "\n";
       written = false;
     }
   }
   if (auto judged = JudgeAndRecord(history, doc, effective_, samples_text); judged.ok()) {
     verdicts = std::move(*judged);
   } else {
-    std::cerr << "iofleet: " << judged.status().message() << "\n";
+    log() << "iofleet: " << judged.status().message() << "\n";
     written = false;
   }
   json = doc.dump(2) + "\n";  // every file from the same document, verdicts or not
   HtmlAssets html = LoadHtmlAssets(out_dir_);
-  if (!html.chart_js) std::cerr << "iofleet: report.html without charts: " << html.chart_js_path << " cannot be read (install libjs-chart.js)\n";
+  if (!html.chart_js) log() << "iofleet: report.html without charts: " << html.chart_js_path << " cannot be read (install libjs-chart.js)\n";
   const std::pair<const char*, std::string> files[] = {{"report.json", json},
                                                         {"summary.csv", SummaryCsv(doc)},
                                                         {"report.md", ReportMarkdown(doc)},
                                                         {"report.html", ReportHtml(doc, html)}};
   for (const auto& [name, text] : files) {
     if (Status s = WriteTextFile(out_dir_ / name, text); !s.ok()) {
-      std::cerr << "iofleet: " << s.message() << "\n";
+      log() << "iofleet: " << s.message() << "\n";
       written = false;
     }
   }
-  std::cout << ConsoleSummary(doc);
-  if (verdicts) std::cout << VerdictLines(verdicts->json);
+  out() << ConsoleSummary(doc);
+  if (verdicts) out() << VerdictLines(verdicts->json);
   Push();
   if (!written) return kExitFailed;
-  std::cout << "report: " << (out_dir_ / "report.json").string() << "\n";
+  out() << "report: " << (out_dir_ / "report.json").string() << "\n";
   if (verdicts && verdicts->regressions > 0 && code == kExitOk) return kExitRegression;
   return code;
 }
@@ -399,22 +403,22 @@ int RunManager::CheckHistory() {
   if (!std::filesystem::exists(path, ec)) {
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     if (!options_.db.empty() && !dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-      std::cerr << "iofleet: --db " << path << ": directory " << dir.string() << " does not exist\n";
+      log() << "iofleet: --db " << path << ": directory " << dir.string() << " does not exist\n";
       return kExitRejected;
     }
     if (!by_run) return kExitOk;  // made at the run's end
-    std::cerr << "iofleet: " << who << "history database " << path << " does not exist\n";
+    log() << "iofleet: " << who << "history database " << path << " does not exist\n";
     return kExitRejected;
   }
   auto db = HistoryDb::Open(path);
   if (!db.ok()) {
-    std::cerr << "iofleet: " << who << db.status().message() << "\n";
+    log() << "iofleet: " << who << db.status().message() << "\n";
     return kExitRejected;
   }
   if (!by_run) return kExitOk;
   auto run = (*db)->Load(options_.verdicts->reference.run_id);
   if (!run.ok()) {
-    std::cerr << "iofleet: " << who << run.status().message() << "\n";
+    log() << "iofleet: " << who << run.status().message() << "\n";
     return kExitRejected;
   }
   // A baseline: the same workload name and --labels, succeeded, not excluded (the agent count is
@@ -425,7 +429,7 @@ int RunManager::CheckHistory() {
   else if (run->status != "succeeded") why = "it " + run->status;
   else if (run->excluded) why = "it is excluded (iofleet history --include " + run->run_id + ")";
   if (why.empty()) return kExitOk;
-  std::cerr << "iofleet: " << who << "that run is no baseline of this one: " << why << "\n";
+  log() << "iofleet: " << who << "that run is no baseline of this one: " << why << "\n";
   return kExitRejected;
 }
 
@@ -438,7 +442,7 @@ void RunManager::Push() {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (Status s = PushResults(*options_.pushgateway, report_, seconds, now, verdicts_ ? &verdicts_->json : nullptr); !s.ok()) {
-    std::cerr << "iofleet: warning: " << s.message() << "\n";
+    log() << "iofleet: warning: " << s.message() << "\n";
   }
 }
 
@@ -450,14 +454,14 @@ int RunManager::StartLive() {
   if (!options_.metrics_address.empty()) {
     auto server = MetricsServer::Start(options_.metrics_address, *live_);
     if (!server.ok()) {
-      std::cerr << "iofleet: " << server.status().message() << "\n";
+      log() << "iofleet: " << server.status().message() << "\n";
       return kExitRejected;
     }
     metrics_ = std::move(*server);
-    std::cerr << "iofleet: metrics on http://" << options_.metrics_address.substr(0, options_.metrics_address.rfind(':')) << ":"
+    log() << "iofleet: metrics on http://" << options_.metrics_address.substr(0, options_.metrics_address.rfind(':')) << ":"
               << metrics_->port() << "/metrics\n";
   }
-  view_ = MakeProgressView(options_.progress, std::cerr, isatty(STDERR_FILENO) == 1, StderrColumns());
+  view_ = MakeProgressView(options_.progress, std::cerr /*the terminal*/, isatty(STDERR_FILENO) == 1, StderrColumns());
   return kExitOk;
 }
 
@@ -474,7 +478,7 @@ int RunManager::Run() {
 
 int RunManager::RunSteps() {
   const v1::Workload& w = options_.workload;
-  report_.run_id = NewRunId();
+  report_.run_id = options_.run_id.empty() ? NewRunId() : options_.run_id;
   report_.workload = w.name();
   report_.status = "succeeded";
   report_.started_at_unix_ns = UnixNowNs();
@@ -497,7 +501,7 @@ int RunManager::RunSteps() {
   std::error_code ec;
   std::filesystem::create_directories(out_dir_, ec);
   if (ec) {
-    std::cerr << "iofleet: --out " << out_dir_.string() << ": " << ec.message() << "\n";
+    log() << "iofleet: --out " << out_dir_.string() << ": " << ec.message() << "\n";
     lease.reset();
     StopAll();
     return kExitRejected;
@@ -505,22 +509,22 @@ int RunManager::RunSteps() {
   effective_ = ToYaml(spec::Effective(w));
   const std::string effective = "# " + options_.workload_file + " with every default filled in\n" + effective_;
   if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml", effective); !s.ok()) {
-    std::cerr << "iofleet: " << s.message() << "\n";  // the report could not be written there either
+    log() << "iofleet: " << s.message() << "\n";  // the report could not be written there either
     StopAll();
     return kExitFailed;
   }
   auto samples = SamplesCsv::Create(out_dir_ / "samples.csv");
   if (!samples.ok()) {
-    std::cerr << "iofleet: " << samples.status().message() << "\n";
+    log() << "iofleet: " << samples.status().message() << "\n";
     StopAll();
     return kExitFailed;
   }
   samples_ = std::move(*samples);
-  std::cerr << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
+  log() << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
 
   {
     StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
-                          g_interrupted, *live_, *view_, samples_.get());
+                          *options_.interrupt, *live_, *view_, samples_.get(), log());
     const size_t leaves = plan_.leaves.size();
     const uint32_t cycles = std::max(1u, w.repeat());
     // One executed instance of leaf step `l`: its report entry, then the step itself.
@@ -555,8 +559,8 @@ int RunManager::RunSteps() {
     };
     auto going = [&](const std::string& next) {
       if (report_.status != "succeeded") return false;
-      if (g_interrupted) {
-        Fail("aborted", "interrupted (Ctrl-C) before step " + next);
+      if (*options_.interrupt) {
+        Fail("aborted", options_.interrupt->Describe() + " before step " + next);
         return false;
       }
       return true;

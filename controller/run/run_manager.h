@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "controller/push/pushgateway_url.h"
 #include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
+#include "controller/run/interrupt.h"
 #include "controller/run/run_labels.h"
 #include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
@@ -23,6 +25,10 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitRejected = 2;
 constexpr int kExitRegression = 3;  // the run succeeded, and a figure regressed
+
+// Raised by `iofleet run`'s SIGINT and SIGTERM handler; the run manager stops the agents and
+// reports "aborted".
+extern Interrupt g_interrupt;
 
 struct RunOptions {
   std::string workload_file;
@@ -40,10 +46,11 @@ struct RunOptions {
   std::optional<PushgatewayUrl> pushgateway;  // --pushgateway URL: push the final figures there
   ProgressMode progress = ProgressMode::kAuto;  // --progress
   std::string metrics_address;                  // --metrics HOST:PORT; empty: no /metrics
+  const Interrupt* interrupt = &g_interrupt;    // raised: stop the agents, report "aborted"
+  std::string run_id;                           // empty: a new one (NewRunId)
+  std::ostream* log = &std::cerr;               // errors and warnings, one "iofleet: ..." line each
+  std::ostream* out = &std::cout;               // the console summary
 };
-
-// Set by the SIGINT handler; the run manager stops the agents and reports "aborted".
-extern std::atomic<bool> g_interrupted;
 
 int Run(const RunOptions& options);
 

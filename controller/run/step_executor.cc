@@ -82,13 +82,13 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   setups.join();
   if (interrupted_) {
     step.status = "aborted";
-    return {"aborted", "interrupted (Ctrl-C) " + std::string(cancelled_setup ? "while setting up" : "before") + " step " + step.name};
+    return {"aborted", interrupted_.Describe() + std::string(cancelled_setup ? " while setting up" : " before") + " step " + step.name};
   }
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (setup[i].ok() || (setup[i].code() == Code::kCancelled && cancelled_setup)) continue;
     if (setup[i].code() == Code::kUnavailable || setup[i].code() == Code::kDeadlineExceeded) fleet_[i]->lost = true;
     std::string message = WithAgent(*fleet_[i], setup[i].message());
-    std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
+    log_ << "iofleet: step " << step.name << ": " << message << "\n";
     fail("failed", "step " + step.name + ": " + message);
   }
   if (outcome.status != "succeeded") {
@@ -223,7 +223,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   }
   if (interrupted) {
     step.status = "aborted";
-    return {"aborted", "interrupted (Ctrl-C) during step " + step.name + " (figures up to the interrupt kept)"};
+    return {"aborted", interrupted_.Describe() + " during step " + step.name + " (figures up to the interrupt kept)"};
   }
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (results[i].ok()) {
@@ -231,7 +231,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       // older version, or one that answered before it noticed): never a result.
       if (results[i]->stopped_early() && !asked_to_stop[i]) {
         std::string message = "agent " + fleet_[i]->name + " ended the step early without being asked";
-        std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
+        log_ << "iofleet: step " << step.name << ": " << message << "\n";
         fail("failed", "step " + step.name + ": " + message);
       }
       continue;
@@ -245,7 +245,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       fleet_[i]->lost = true;
       message = "agent " + fleet_[i]->name + " (" + fleet_[i]->client->address() + ") was lost: " + results[i].status().message();
     }
-    std::cerr << "iofleet: step " << step.name << ": " << message << "\n";
+    log_ << "iofleet: step " << step.name << ": " << message << "\n";
     fail("failed", "step " + step.name + ": " + message);
   }
   step.status = outcome.status;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <atomic>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "controller/fleet/fleet.h"
+#include "controller/run/interrupt.h"
 #include "controller/live/live_run.h"
 #include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
@@ -25,9 +27,9 @@ class StepExecutor {
  public:
   // `live` is fed every agent's progress; `view` shows it while the step runs; `samples` (may be
   // null) gets every accepted progress message as a row of samples.csv.
-  StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const std::atomic<bool>& interrupted,
-               LiveRun& live, ProgressView& view, SamplesCsv* samples = nullptr)
-      : fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted),
+  StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const Interrupt& interrupted,
+               LiveRun& live, ProgressView& view, SamplesCsv* samples = nullptr, std::ostream& log = std::cerr)
+      : log_(log), fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted),
         live_(live), view_(view), samples_(samples) {}
 
   // Fills `step` (its agents, aggregate, skew) and says how it ended. `phase`: which op of a
@@ -38,10 +40,11 @@ class StepExecutor {
   StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work, StepReport& step);
 
  private:
+  std::ostream& log_;
   Fleet& fleet_;
   const std::string run_id_;
   const uint64_t sample_interval_ns_;
-  const std::atomic<bool>& interrupted_;
+  const Interrupt& interrupted_;
   LiveRun& live_;
   ProgressView& view_;
   SamplesCsv* samples_;
