@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "controller/history/sqlite_statement.h"
+
 namespace iofleet::controller {
 namespace {
 
@@ -55,66 +57,42 @@ CREATE TABLE figures (
   PRIMARY KEY (run_id, step, point, cycle, group_cycle, agent, figure)
 );
 )sql",
+    // 1 -> 2: iofleet serve's queue and schedules (controller/serve/serve_store.h). Every run the
+    // service made or will make has a row, from the moment it is queued: a restart loses none.
+    R"sql(
+CREATE TABLE serve_runs (
+  run_id TEXT PRIMARY KEY,             -- given when queued; the run's id in runs once it ran
+  suite TEXT NOT NULL,
+  fleet TEXT NOT NULL,
+  reason TEXT NOT NULL,                -- schedule | missed | manual
+  due_unix_ns INTEGER NOT NULL,        -- the scheduled time, or when it was asked for
+  queued_at_unix_ns INTEGER NOT NULL,
+  state TEXT NOT NULL,                 -- queued | running | done
+  started_at_unix_ns INTEGER NOT NULL DEFAULT 0,
+  finished_at_unix_ns INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT '',     -- succeeded | failed | aborted | cancelled | lost
+  verdict TEXT NOT NULL DEFAULT '',
+  exit_code INTEGER NOT NULL DEFAULT -1,
+  error TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX serve_runs_by_state ON serve_runs (state, queued_at_unix_ns);
+CREATE INDEX serve_runs_by_suite ON serve_runs (suite, queued_at_unix_ns);
+-- A suite that falls due while already waiting is not queued twice.
+CREATE UNIQUE INDEX serve_runs_one_waiting ON serve_runs (suite) WHERE state = 'queued';
+CREATE TABLE serve_schedules (
+  suite TEXT PRIMARY KEY,
+  last_due_unix_ns INTEGER NOT NULL,   -- the latest scheduled time handled (queued or skipped)
+  paused INTEGER NOT NULL DEFAULT 0
+);
+)sql",
 };
 constexpr int kKnownVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kKnownVersions == HistoryDb::kSchemaVersion);
 
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql) { rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  bool ok() const { return rc_ == SQLITE_OK; }
-  Statement& Bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& Bind(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  Statement& Bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  // SQLITE_ROW, SQLITE_DONE or an error.
-  int Step() { return sqlite3_step(stmt_); }
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  std::string Text(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
-    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : std::string();
-  }
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-  double Real(int col) const { return sqlite3_column_double(stmt_, col); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_ = SQLITE_ERROR;
-};
-
-// Rolls back unless committed: a failed insert leaves nothing behind.
-class Transaction {
- public:
-  explicit Transaction(sqlite3* db) : db_(db) {}
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  void Committed() { done_ = true; }
-
- private:
-  sqlite3* db_;
-  bool done_ = false;
-};
-
 // The columns every read of a run's row starts with, and how they are read.
 constexpr const char* kRunColumns =
     "run_id, workload, workload_hash, iofleet_version, started_at_unix_ns, duration_ns, status, verdict, excluded";
-StoredRun RunOf(const Statement& row) {
+StoredRun RunOf(const SqlStatement& row) {
   StoredRun r;
   r.run_id = row.Text(0);
   r.workload = row.Text(1);
@@ -156,7 +134,7 @@ Status HistoryDb::Exec(const std::string& sql) {
 }
 
 Result<int64_t> HistoryDb::SchemaVersion() {
-  Statement version(db_, "PRAGMA user_version");
+  SqlStatement version(db_, "PRAGMA user_version");
   if (!version.ok() || version.Step() != SQLITE_ROW) return Error("cannot read the schema version");
   return version.Int(0);
 }
@@ -174,7 +152,7 @@ Status HistoryDb::Migrate() {
   if (*current == kSchemaVersion) return Status();
   if (Status s = Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
   if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  Transaction transaction(db_);
+  SqlTransaction transaction(db_);
   auto locked = SchemaVersion();  // another process may have migrated meanwhile
   if (!locked.ok()) return locked.status();
   const int64_t at = *locked;
@@ -190,8 +168,8 @@ Status HistoryDb::Migrate() {
 
 Status HistoryDb::Insert(const StoredRun& run) {
   if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
-  Transaction transaction(db_);
-  Statement insert(db_,
+  SqlTransaction transaction(db_);
+  SqlStatement insert(db_,
                    "INSERT INTO runs (run_id, workload, workload_hash, iofleet_version, agent_count, started_at_unix_ns, "
                    "duration_ns, status, verdict, excluded, figure_count, report_json, samples_csv, effective_workload) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -203,7 +181,7 @@ Status HistoryDb::Insert(const StoredRun& run) {
   insert.Bind(12, run.report_json).Bind(13, run.samples_csv).Bind(14, run.effective_workload);
   if (insert.Step() != SQLITE_DONE) return Error("cannot store run " + run.run_id);
 
-  Statement label(db_, "INSERT INTO run_labels (run_id, key, value, selects) VALUES (?, ?, ?, ?)");
+  SqlStatement label(db_, "INSERT INTO run_labels (run_id, key, value, selects) VALUES (?, ?, ?, ?)");
   auto put_labels = [&](const std::map<std::string, std::string>& entries, int64_t selects) -> Status {
     for (const auto& [key, value] : entries) {
       label.Reset();
@@ -215,7 +193,7 @@ Status HistoryDb::Insert(const StoredRun& run) {
   if (Status s = put_labels(run.labels, 1); !s.ok()) return s;
   if (Status s = put_labels(run.notes, 0); !s.ok()) return s;
 
-  Statement agent(db_, "INSERT INTO run_agents (run_id, position, name, address, version, hostname) VALUES (?, ?, ?, ?, ?, ?)");
+  SqlStatement agent(db_, "INSERT INTO run_agents (run_id, position, name, address, version, hostname) VALUES (?, ?, ?, ?, ?, ?)");
   for (size_t i = 0; i < run.agents.size(); ++i) {
     const StoredAgent& a = run.agents[i];
     agent.Reset();
@@ -223,7 +201,7 @@ Status HistoryDb::Insert(const StoredRun& run) {
     if (agent.Step() != SQLITE_DONE) return Error("cannot store agent " + a.name + " of run " + run.run_id);
   }
 
-  Statement figure(db_, "INSERT INTO figures (run_id, step, point, cycle, group_cycle, agent, figure, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  SqlStatement figure(db_, "INSERT INTO figures (run_id, step, point, cycle, group_cycle, agent, figure, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (const StoredFigure& f : run.figures) {
     figure.Reset();
     figure.Bind(1, run.run_id).Bind(2, f.step).Bind(3, int64_t{f.point}).Bind(4, int64_t{f.cycle}).Bind(5, int64_t{f.group_cycle});
@@ -243,7 +221,7 @@ Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
   if (!filter.include_excluded) sql += " AND excluded = 0";
   if (filter.before_unix_ns) sql += " AND started_at_unix_ns < ?3";
   sql += " ORDER BY started_at_unix_ns, run_id";
-  Statement query(db_, sql);
+  SqlStatement query(db_, sql);
   if (!query.ok()) return Error("cannot list runs");
   if (!filter.workload.empty()) query.Bind(1, filter.workload);
   if (filter.agent_count) query.Bind(2, static_cast<int64_t>(*filter.agent_count));
@@ -268,13 +246,13 @@ Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
 
 Status HistoryDb::LoadDetails(StoredRun& run, bool whole) {
   // A label lost to a read error would change which runs are a baseline: every error counts.
-  Statement labels(db_, "SELECT key, value, selects FROM run_labels WHERE run_id = ? ORDER BY key");
+  SqlStatement labels(db_, "SELECT key, value, selects FROM run_labels WHERE run_id = ? ORDER BY key");
   if (!labels.ok()) return Error("cannot read the labels of run " + run.run_id);
   labels.Bind(1, run.run_id);
   int rc;
   while ((rc = labels.Step()) == SQLITE_ROW) (labels.Int(2) ? run.labels : run.notes)[labels.Text(0)] = labels.Text(1);
   if (rc != SQLITE_DONE) return Error("cannot read the labels of run " + run.run_id);
-  Statement agents(db_, "SELECT name, address, version, hostname FROM run_agents WHERE run_id = ? ORDER BY position");
+  SqlStatement agents(db_, "SELECT name, address, version, hostname FROM run_agents WHERE run_id = ? ORDER BY position");
   if (!agents.ok()) return Error("cannot read the agents of run " + run.run_id);
   agents.Bind(1, run.run_id);
   while ((rc = agents.Step()) == SQLITE_ROW) run.agents.push_back({agents.Text(0), agents.Text(1), agents.Text(2), agents.Text(3)});
@@ -287,7 +265,7 @@ Status HistoryDb::LoadDetails(StoredRun& run, bool whole) {
 }
 
 Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
-  Statement query(db_, std::string("SELECT ") + kRunColumns +
+  SqlStatement query(db_, std::string("SELECT ") + kRunColumns +
                            ", report_json, samples_csv, figure_count, effective_workload FROM runs WHERE run_id = ?");
   if (!query.ok()) return Error("cannot read run " + run_id);
   query.Bind(1, run_id);
@@ -308,7 +286,7 @@ Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
 }
 
 Result<std::vector<StoredFigure>> HistoryDb::Figures(const std::string& run_id) {
-  Statement query(db_, "SELECT step, point, cycle, group_cycle, agent, figure, value FROM figures WHERE run_id = ? ORDER BY rowid");
+  SqlStatement query(db_, "SELECT step, point, cycle, group_cycle, agent, figure, value FROM figures WHERE run_id = ? ORDER BY rowid");
   if (!query.ok()) return Error("cannot read the figures of run " + run_id);
   query.Bind(1, run_id);
   std::vector<StoredFigure> out;
@@ -322,7 +300,7 @@ Result<std::vector<StoredFigure>> HistoryDb::Figures(const std::string& run_id) 
 }
 
 Status HistoryDb::SetExcluded(const std::string& run_id, bool excluded) {
-  Statement update(db_, "UPDATE runs SET excluded = ? WHERE run_id = ?");
+  SqlStatement update(db_, "UPDATE runs SET excluded = ? WHERE run_id = ?");
   update.Bind(1, int64_t{excluded}).Bind(2, run_id);
   if (update.Step() != SQLITE_DONE) return Error("cannot update run " + run_id);
   if (sqlite3_changes(db_) == 0) return Status(Code::kNotFound, "history database " + path_ + " has no run " + run_id);

@@ -72,7 +72,7 @@ class HistoryDb {
   static Result<std::unique_ptr<HistoryDb>> Open(const std::string& path);
   ~HistoryDb();
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   Status Insert(const StoredRun& run);
   // The runs (without report, samples and figures) in start order.

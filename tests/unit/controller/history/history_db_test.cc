@@ -132,6 +132,32 @@ TEST(HistoryDb, ReopeningKeepsTheSchemaAndTheRuns) {
   EXPECT_TRUE((*db)->Load("r1").ok());
 }
 
+// A database of schema 1 (iofleet before serve) gains serve's tables and keeps its runs.
+TEST(HistoryDb, MigratesASchemaOneDatabaseKeepingItsRuns) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "history.db").string();
+  {
+    auto db = HistoryDb::Open(path);
+    ASSERT_TRUE((*db)->Insert(MakeRun("r1", 100)).ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE serve_runs; DROP TABLE serve_schedules; PRAGMA user_version = 1", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  auto db = HistoryDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  EXPECT_TRUE((*db)->Load("r1").ok());
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(raw, "SELECT run_id FROM serve_runs; SELECT suite FROM serve_schedules", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_stmt* version = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &version, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(version), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(version, 0), HistoryDb::kSchemaVersion);
+  sqlite3_finalize(version);
+  sqlite3_close(raw);
+}
+
 // Reading needs no write lock: an up-to-date database opens and lists its runs while another
 // process holds a write transaction (a long insert), instead of waiting behind it.
 TEST(HistoryDb, ReadersDoNotWaitForAWriter) {

@@ -1,0 +1,226 @@
+#include "controller/serve/serve_store.h"
+
+#include <sqlite3.h>
+
+#include "controller/history/history_db.h"
+#include "controller/history/sqlite_statement.h"
+
+namespace iofleet::controller {
+namespace {
+
+constexpr const char* kColumns =
+    "run_id, suite, fleet, reason, due_unix_ns, queued_at_unix_ns, state, started_at_unix_ns, finished_at_unix_ns, "
+    "status, verdict, exit_code, error";
+
+ServeRun RunOf(const SqlStatement& row) {
+  ServeRun r;
+  r.run_id = row.Text(0);
+  r.suite = row.Text(1);
+  r.fleet = row.Text(2);
+  r.reason = row.Text(3);
+  r.due_unix_ns = static_cast<uint64_t>(row.Int(4));
+  r.queued_at_unix_ns = static_cast<uint64_t>(row.Int(5));
+  r.state = row.Text(6);
+  r.started_at_unix_ns = static_cast<uint64_t>(row.Int(7));
+  r.finished_at_unix_ns = static_cast<uint64_t>(row.Int(8));
+  r.status = row.Text(9);
+  r.verdict = row.Text(10);
+  r.exit_code = static_cast<int>(row.Int(11));
+  r.error = row.Text(12);
+  return r;
+}
+
+int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
+
+}  // namespace
+
+Result<std::unique_ptr<ServeStore>> ServeStore::Open(const std::string& path) {
+  {
+    auto history = HistoryDb::Open(path);  // creates or migrates the schema, serve's tables included
+    if (!history.ok()) return history.status();
+  }
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<ServeStore> store(new ServeStore(raw, path));
+  if (rc != SQLITE_OK) return store->Error("cannot open");
+  sqlite3_busy_timeout(raw, 10000);
+  return store;
+}
+
+ServeStore::~ServeStore() { sqlite3_close(db_); }
+
+Status ServeStore::Error(const std::string& what) const {
+  return Status(Code::kInternal, "history database " + path_ + ": " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+}
+
+Result<std::optional<ServeRun>> ServeStore::Enqueue(const std::string& run_id, const std::string& suite, const std::string& fleet,
+                                                    const std::string& reason, uint64_t due_unix_ns, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  // The partial unique index keeps one waiting run per suite: the insert is ignored then.
+  SqlStatement insert(db_,
+                      "INSERT OR IGNORE INTO serve_runs (run_id, suite, fleet, reason, due_unix_ns, queued_at_unix_ns, state) "
+                      "VALUES (?, ?, ?, ?, ?, ?, 'queued')");
+  if (!insert.ok()) return Error("cannot prepare the queue insert");
+  insert.Bind(1, run_id).Bind(2, suite).Bind(3, fleet).Bind(4, reason).Bind(5, Signed(due_unix_ns)).Bind(6, Signed(now_unix_ns));
+  if (insert.Step() != SQLITE_DONE) return Error("cannot queue a run of " + suite);
+  if (sqlite3_changes(db_) == 0) return std::optional<ServeRun>();
+  ServeRun run;
+  run.run_id = run_id;
+  run.suite = suite;
+  run.fleet = fleet;
+  run.reason = reason;
+  run.due_unix_ns = due_unix_ns;
+  run.queued_at_unix_ns = now_unix_ns;
+  run.state = "queued";
+  return std::optional<ServeRun>(run);
+}
+
+Result<std::optional<ServeRun>> ServeStore::TakeNext(const std::string& fleet, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  SqlStatement next(db_, std::string("SELECT ") + kColumns +
+                             " FROM serve_runs WHERE state = 'queued' AND fleet = ? ORDER BY queued_at_unix_ns, rowid LIMIT 1");
+  if (!next.ok()) return Error("cannot prepare the queue read");
+  next.Bind(1, fleet);
+  int rc = next.Step();
+  if (rc == SQLITE_DONE) return std::optional<ServeRun>();
+  if (rc != SQLITE_ROW) return Error("cannot read the queue");
+  ServeRun run = RunOf(next);
+  SqlStatement take(db_, "UPDATE serve_runs SET state = 'running', started_at_unix_ns = ? WHERE run_id = ? AND state = 'queued'");
+  if (!take.ok()) return Error("cannot prepare the queue update");
+  take.Bind(1, Signed(now_unix_ns)).Bind(2, run.run_id);
+  if (take.Step() != SQLITE_DONE) return Error("cannot start run " + run.run_id);
+  run.state = "running";
+  run.started_at_unix_ns = now_unix_ns;
+  return std::optional<ServeRun>(run);
+}
+
+Status ServeStore::Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
+                          const std::string& error, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  SqlStatement done(db_,
+                    "UPDATE serve_runs SET state = 'done', status = ?, verdict = ?, exit_code = ?, error = ?, "
+                    "finished_at_unix_ns = ? WHERE run_id = ?");
+  if (!done.ok()) return Error("cannot prepare the queue update");
+  done.Bind(1, status).Bind(2, verdict).Bind(3, static_cast<int64_t>(exit_code)).Bind(4, error).Bind(5, Signed(now_unix_ns)).Bind(6, run_id);
+  if (done.Step() != SQLITE_DONE) return Error("cannot record the end of run " + run_id);
+  return Status();
+}
+
+Result<bool> ServeStore::CancelQueued(const std::string& run_id, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  SqlStatement cancel(db_,
+                      "UPDATE serve_runs SET state = 'done', status = 'cancelled', error = 'cancelled while queued', "
+                      "finished_at_unix_ns = ? WHERE run_id = ? AND state = 'queued'");
+  if (!cancel.ok()) return Error("cannot prepare the queue update");
+  cancel.Bind(1, Signed(now_unix_ns)).Bind(2, run_id);
+  if (cancel.Step() != SQLITE_DONE) return Error("cannot cancel run " + run_id);
+  return sqlite3_changes(db_) > 0;
+}
+
+Result<std::vector<ServeRun>> ServeStore::MarkLost(uint64_t now_unix_ns) {
+  auto running = Runs({"", "running", 0});
+  if (!running.ok()) return running.status();
+  for (auto& run : *running) {
+    const std::string error = "iofleet serve stopped during the run without ending it (killed or crashed)";
+    if (Status s = Finish(run.run_id, "lost", "", -1, error, now_unix_ns); !s.ok()) return s;
+    run.state = "done";
+    run.status = "lost";
+    run.error = error;
+  }
+  return running;
+}
+
+Result<std::vector<ServeRun>> ServeStore::Runs(const ServeRunFilter& filter) {
+  std::lock_guard lock(mu_);
+  std::string sql = std::string("SELECT ") + kColumns + " FROM serve_runs WHERE (? = '' OR suite = ?) AND (? = '' OR state = ?) "
+                                                          "ORDER BY queued_at_unix_ns DESC, rowid DESC";
+  if (filter.last) sql += " LIMIT " + std::to_string(filter.last);
+  SqlStatement select(db_, sql);
+  if (!select.ok()) return Error("cannot prepare the queue read");
+  select.Bind(1, filter.suite).Bind(2, filter.suite).Bind(3, filter.state).Bind(4, filter.state);
+  std::vector<ServeRun> runs;
+  int rc;
+  while ((rc = select.Step()) == SQLITE_ROW) runs.push_back(RunOf(select));
+  if (rc != SQLITE_DONE) return Error("cannot read the queue");
+  return runs;
+}
+
+Result<std::optional<ServeRun>> ServeStore::Find(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  SqlStatement select(db_, std::string("SELECT ") + kColumns + " FROM serve_runs WHERE run_id = ?");
+  if (!select.ok()) return Error("cannot prepare the queue read");
+  select.Bind(1, run_id);
+  int rc = select.Step();
+  if (rc == SQLITE_DONE) return std::optional<ServeRun>();
+  if (rc != SQLITE_ROW) return Error("cannot read the queue");
+  return std::optional<ServeRun>(RunOf(select));
+}
+
+Result<std::map<std::string, int64_t>> ServeStore::QueueLengths() {
+  std::lock_guard lock(mu_);
+  SqlStatement select(db_, "SELECT fleet, COUNT(*) FROM serve_runs WHERE state = 'queued' GROUP BY fleet");
+  if (!select.ok()) return Error("cannot prepare the queue read");
+  std::map<std::string, int64_t> lengths;
+  int rc;
+  while ((rc = select.Step()) == SQLITE_ROW) lengths[select.Text(0)] = select.Int(1);
+  if (rc != SQLITE_DONE) return Error("cannot read the queue");
+  return lengths;
+}
+
+Result<std::map<std::pair<std::string, std::string>, int64_t>> ServeStore::DoneCounts() {
+  std::lock_guard lock(mu_);
+  SqlStatement select(db_, "SELECT suite, status, COUNT(*) FROM serve_runs WHERE state = 'done' GROUP BY suite, status");
+  if (!select.ok()) return Error("cannot prepare the queue read");
+  std::map<std::pair<std::string, std::string>, int64_t> counts;
+  int rc;
+  while ((rc = select.Step()) == SQLITE_ROW) counts[{select.Text(0), select.Text(1)}] = select.Int(2);
+  if (rc != SQLITE_DONE) return Error("cannot read the queue");
+  return counts;
+}
+
+Result<std::optional<uint64_t>> ServeStore::LastDue(const std::string& suite) {
+  std::lock_guard lock(mu_);
+  SqlStatement select(db_, "SELECT last_due_unix_ns FROM serve_schedules WHERE suite = ?");
+  if (!select.ok()) return Error("cannot prepare the schedule read");
+  select.Bind(1, suite);
+  int rc = select.Step();
+  if (rc == SQLITE_DONE) return std::optional<uint64_t>();
+  if (rc != SQLITE_ROW) return Error("cannot read the schedule of " + suite);
+  return std::optional<uint64_t>(static_cast<uint64_t>(select.Int(0)));
+}
+
+Status ServeStore::SetLastDue(const std::string& suite, uint64_t due_unix_ns) {
+  std::lock_guard lock(mu_);
+  SqlStatement upsert(db_,
+                      "INSERT INTO serve_schedules (suite, last_due_unix_ns) VALUES (?, ?) "
+                      "ON CONFLICT (suite) DO UPDATE SET last_due_unix_ns = excluded.last_due_unix_ns");
+  if (!upsert.ok()) return Error("cannot prepare the schedule update");
+  upsert.Bind(1, suite).Bind(2, Signed(due_unix_ns));
+  if (upsert.Step() != SQLITE_DONE) return Error("cannot record the schedule of " + suite);
+  return Status();
+}
+
+Result<bool> ServeStore::Paused(const std::string& suite) {
+  std::lock_guard lock(mu_);
+  SqlStatement select(db_, "SELECT paused FROM serve_schedules WHERE suite = ?");
+  if (!select.ok()) return Error("cannot prepare the schedule read");
+  select.Bind(1, suite);
+  int rc = select.Step();
+  if (rc == SQLITE_DONE) return false;
+  if (rc != SQLITE_ROW) return Error("cannot read the schedule of " + suite);
+  return select.Int(0) != 0;
+}
+
+Status ServeStore::SetPaused(const std::string& suite, bool paused, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  // A suite never scheduled before starts its schedule from now.
+  SqlStatement upsert(db_,
+                      "INSERT INTO serve_schedules (suite, last_due_unix_ns, paused) VALUES (?, ?, ?) "
+                      "ON CONFLICT (suite) DO UPDATE SET paused = excluded.paused");
+  if (!upsert.ok()) return Error("cannot prepare the schedule update");
+  upsert.Bind(1, suite).Bind(2, Signed(now_unix_ns)).Bind(3, static_cast<int64_t>(paused ? 1 : 0));
+  if (upsert.Step() != SQLITE_DONE) return Error("cannot record the schedule of " + suite);
+  return Status();
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,88 @@
+// iofleet serve's queue and schedules, in the history database (tables serve_runs and
+// serve_schedules, created by controller/history/history_db.cc's migrations). Every run the
+// service makes has a row from the moment it is queued until it is done, so a restart loses
+// none and runs none twice.
+//
+// Thread-safety: one connection behind a mutex; every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+
+struct sqlite3;
+
+namespace iofleet::controller {
+
+struct ServeRun {
+  std::string run_id;
+  std::string suite, fleet;
+  std::string reason;  // schedule | missed | manual
+  uint64_t due_unix_ns = 0;
+  uint64_t queued_at_unix_ns = 0;
+  std::string state;  // queued | running | done
+  uint64_t started_at_unix_ns = 0;
+  uint64_t finished_at_unix_ns = 0;
+  std::string status;   // done: succeeded | failed | aborted | cancelled | lost
+  std::string verdict;  // from the history: regression | improvement | unchanged | not enough history | ""
+  int exit_code = -1;
+  std::string error;
+};
+
+struct ServeRunFilter {
+  std::string suite;  // "" any
+  std::string state;  // "" any
+  size_t last = 0;    // 0: all; else the newest N
+};
+
+class ServeStore {
+ public:
+  // Opens (migrating it first, through HistoryDb) the database at `path`.
+  static Result<std::unique_ptr<ServeStore>> Open(const std::string& path);
+  ~ServeStore();
+
+  // A run of `suite` queued, unless one is already waiting: then nullopt (and nothing changes).
+  Result<std::optional<ServeRun>> Enqueue(const std::string& run_id, const std::string& suite, const std::string& fleet,
+                                          const std::string& reason, uint64_t due_unix_ns, uint64_t now_unix_ns);
+  // The oldest queued run of `fleet`, now marked running; nullopt when none waits.
+  Result<std::optional<ServeRun>> TakeNext(const std::string& fleet, uint64_t now_unix_ns);
+  Status Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
+                const std::string& error, uint64_t now_unix_ns);
+  // A queued run cancelled (done, status cancelled): true; false when it is not queued.
+  Result<bool> CancelQueued(const std::string& run_id, uint64_t now_unix_ns);
+  // At start: runs left running by a service that died (SIGKILL, power) are done, status lost.
+  Result<std::vector<ServeRun>> MarkLost(uint64_t now_unix_ns);
+
+  // Newest first.
+  Result<std::vector<ServeRun>> Runs(const ServeRunFilter& filter);
+  Result<std::optional<ServeRun>> Find(const std::string& run_id);
+  // Queued runs per fleet.
+  Result<std::map<std::string, int64_t>> QueueLengths();
+  // Done runs per suite and status.
+  Result<std::map<std::pair<std::string, std::string>, int64_t>> DoneCounts();
+
+  // The latest scheduled time of `suite` that was handled (queued or skipped); nullopt for a
+  // suite never seen.
+  Result<std::optional<uint64_t>> LastDue(const std::string& suite);
+  Status SetLastDue(const std::string& suite, uint64_t due_unix_ns);
+  Result<bool> Paused(const std::string& suite);
+  Status SetPaused(const std::string& suite, bool paused, uint64_t now_unix_ns);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  ServeStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Status Error(const std::string& what) const;
+
+  std::mutex mu_;
+  sqlite3* db_;
+  std::string path_;
+};
+
+}  // namespace iofleet::controller

@@ -1,0 +1,162 @@
+#include "controller/serve/serve_store.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "controller/history/history_db.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::controller {
+namespace {
+
+std::unique_ptr<ServeStore> OpenStore(const testing::TempDir& dir) {
+  auto store = ServeStore::Open((dir.path() / "history.db").string());
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+TEST(ServeStore, ASuiteWaitsInTheQueueOnceAndRunsInOrderPerFleet) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  auto a = store->Enqueue("r1", "nightly", "lab", "schedule", 100, 100);
+  ASSERT_TRUE(a.ok() && a->has_value());
+  auto again = store->Enqueue("r2", "nightly", "lab", "manual", 150, 150);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->has_value()) << "a suite already waiting is not queued twice";
+  ASSERT_TRUE(store->Enqueue("r3", "other", "lab", "manual", 200, 200).ok());
+  ASSERT_TRUE(store->Enqueue("r4", "elsewhere", "lab2", "manual", 50, 50).ok());
+
+  auto lengths = store->QueueLengths();
+  ASSERT_TRUE(lengths.ok());
+  EXPECT_EQ((*lengths)["lab"], 2);
+  EXPECT_EQ((*lengths)["lab2"], 1);
+
+  auto first = store->TakeNext("lab", 300);
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->run_id, "r1");
+  EXPECT_EQ((*first)->state, "running");
+  // Running, it no longer waits: the suite may be queued again.
+  auto requeued = store->Enqueue("r5", "nightly", "lab", "manual", 310, 310);
+  ASSERT_TRUE(requeued.ok() && requeued->has_value());
+  auto second = store->TakeNext("lab", 320);
+  ASSERT_TRUE(second.ok() && second->has_value());
+  EXPECT_EQ((*second)->run_id, "r3");
+
+  ASSERT_TRUE(store->Finish("r1", "succeeded", "unchanged", 0, "", 400).ok());
+  auto done = store->Find("r1");
+  ASSERT_TRUE(done.ok() && done->has_value());
+  EXPECT_EQ((*done)->state, "done");
+  EXPECT_EQ((*done)->status, "succeeded");
+  EXPECT_EQ((*done)->verdict, "unchanged");
+  EXPECT_EQ((*done)->finished_at_unix_ns, 400u);
+}
+
+TEST(ServeStore, AQueuedRunSurvivesAReopenAndARunningOneIsMarkedLost) {
+  testing::TempDir dir;
+  {
+    auto store = OpenStore(dir);
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->Enqueue("r1", "a", "lab", "schedule", 1, 1).ok());
+    ASSERT_TRUE(store->Enqueue("r2", "b", "lab", "schedule", 2, 2).ok());
+    ASSERT_TRUE(store->TakeNext("lab", 3).ok());  // r1 running when the service dies
+    ASSERT_TRUE(store->SetLastDue("a", 1).ok());
+  }
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  auto lost = store->MarkLost(10);
+  ASSERT_TRUE(lost.ok());
+  ASSERT_EQ(lost->size(), 1u);
+  EXPECT_EQ((*lost)[0].run_id, "r1");
+  auto r1 = store->Find("r1");
+  EXPECT_EQ((*r1)->status, "lost");
+  auto next = store->TakeNext("lab", 11);
+  ASSERT_TRUE(next.ok() && next->has_value());
+  EXPECT_EQ((*next)->run_id, "r2") << "the queued run is still there, and r1 is not run again";
+  auto due = store->LastDue("a");
+  ASSERT_TRUE(due.ok() && due->has_value());
+  EXPECT_EQ(**due, 1u);
+  auto never = store->LastDue("never-seen");
+  ASSERT_TRUE(never.ok());
+  EXPECT_FALSE(never->has_value());
+}
+
+TEST(ServeStore, CancelsOnlyAQueuedRun) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Enqueue("r1", "a", "lab", "manual", 1, 1).ok());
+  ASSERT_TRUE(store->Enqueue("r2", "b", "lab", "manual", 2, 2).ok());
+  ASSERT_TRUE(store->TakeNext("lab", 3).ok());
+  auto running = store->CancelQueued("r1", 4);
+  ASSERT_TRUE(running.ok());
+  EXPECT_FALSE(*running);
+  auto queued = store->CancelQueued("r2", 5);
+  ASSERT_TRUE(queued.ok());
+  EXPECT_TRUE(*queued);
+  EXPECT_EQ((*store->Find("r2"))->status, "cancelled");
+  auto next = store->TakeNext("lab", 6);
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(next->has_value());
+  auto counts = store->DoneCounts();
+  ASSERT_TRUE(counts.ok());
+  auto cancelled = (*counts)[std::make_pair(std::string("b"), std::string("cancelled"))];
+  EXPECT_EQ(cancelled, 1);
+}
+
+TEST(ServeStore, PausedIsKeptAndASuiteFirstPausedStartsItsScheduleNow) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  EXPECT_FALSE(*store->Paused("a"));
+  ASSERT_TRUE(store->SetPaused("a", true, 77).ok());
+  EXPECT_TRUE(*store->Paused("a"));
+  EXPECT_EQ(**store->LastDue("a"), 77u);
+  ASSERT_TRUE(store->SetLastDue("a", 99).ok());
+  EXPECT_TRUE(*store->Paused("a")) << "a new due time keeps the pause";
+  ASSERT_TRUE(store->SetPaused("a", false, 200).ok());
+  EXPECT_FALSE(*store->Paused("a"));
+  EXPECT_EQ(**store->LastDue("a"), 99u);
+}
+
+TEST(ServeStore, NewestFirstAndFilteredBySuiteAndState) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 5; ++i) {
+    std::string id = "r" + std::to_string(i);
+    ASSERT_TRUE(store->Enqueue(id, i % 2 ? "odd" : "even", "lab", "manual", i, i).ok());
+    ASSERT_TRUE(store->TakeNext("lab", i).ok());
+    ASSERT_TRUE(store->Finish(id, "succeeded", "", 0, "", i).ok());
+  }
+  auto even = store->Runs({"even", "", 2});
+  ASSERT_TRUE(even.ok());
+  ASSERT_EQ(even->size(), 2u);
+  EXPECT_EQ((*even)[0].run_id, "r4");
+  EXPECT_EQ((*even)[1].run_id, "r2");
+  auto queued = store->Runs({"", "queued", 0});
+  ASSERT_TRUE(queued.ok());
+  EXPECT_TRUE(queued->empty());
+}
+
+TEST(ServeStore, TwoThreadsQueueingTheSameSuiteQueueItOnce) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  std::atomic<int> queued{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        auto r = store->Enqueue("t" + std::to_string(t) + "-" + std::to_string(i), "nightly", "lab", "manual", 1, 1);
+        if (r.ok() && r->has_value()) ++queued;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(queued.load(), 1);
+}
+
+}  // namespace
+}  // namespace iofleet::controller
