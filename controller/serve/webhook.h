@@ -1,0 +1,39 @@
+// A suite's webhook: when a run fails or a figure regresses, serve POSTs a JSON summary there
+// (a chat bridge, an incident tool). http:// or https:// (checked against the system's CAs).
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "controller/push/http_put.h"
+#include "core/base/status.h"
+
+namespace iofleet::controller {
+
+struct WebhookUrl {
+  HttpEndpoint endpoint;
+  std::string target;  // path and query, "/" at least
+  std::string text;    // as given
+};
+
+// http[s]://HOST[:PORT][/PATH][?QUERY]; no user or password (they would be printed in
+// messages), no fragment.
+Result<WebhookUrl> ParseWebhookUrl(const std::string& text);
+
+// "regression" or "failed" when the run calls for a notification, "" otherwise. A cancelled or
+// aborted run (someone stopped it) calls for none.
+std::string WebhookEvent(const std::string& status, const std::string& verdict);
+
+// {"event", "suite", "run_id", "workload", "status", "verdict", "error", "labels",
+//  "started_at_unix_s", "duration_seconds", "report", "regressions": [{step, point, figure, unit,
+//  baseline, now, change_pct, p_value}]} from the run's report.json document (may be null when
+// the run ended before it had one).
+nlohmann::ordered_json WebhookBody(const std::string& event, const std::string& suite, const std::string& run_id,
+                                   const std::string& status, const std::string& verdict, const std::string& error,
+                                   const nlohmann::ordered_json* report, const std::string& report_path);
+
+Status PostWebhook(const WebhookUrl& url, const nlohmann::ordered_json& body,
+                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+}  // namespace iofleet::controller
