@@ -32,7 +32,7 @@ test-asan: deps
 	cmake --build --preset asan
 	ctest --preset asan
 
-# The tests labelled tsan (the agent's own concurrency) built with TSan (build-tsan/).
+# The tests labelled tsan (the agent's own concurrency, serve's HTTP server) built with TSan (build-tsan/).
 test-tsan: deps
 	@test -f build-tsan/build.ninja || cmake --preset tsan
 	cmake --build --preset tsan

@@ -1,7 +1,7 @@
 # `make package`: two Debian packages with CPack's DEB generator (packaging/debian/ holds their
 # maintainer scripts and documents).
 #   iofleet-agent  the agent, its systemd unit, privileged drop-in and config example
-#   iofleet        the controller, workloads, dashboards, deploy/ examples, nightly units, docs
+#   iofleet        the controller, workloads, dashboards, deploy/ examples, nightly and serve units, docs
 # The dependencies on Debian's libraries come from dpkg-shlibdeps; libjs-chart.js is named: the
 # controller reads it when it writes report.html.
 include(GNUInstallDirs)
@@ -35,8 +35,10 @@ install(DIRECTORY workloads/ DESTINATION ${IOFLEET_PKG_SHARE}/workloads COMPONEN
 install(DIRECTORY dashboards/ DESTINATION ${IOFLEET_PKG_SHARE}/dashboards COMPONENT controller)
 install(DIRECTORY deploy/prometheus deploy/kubernetes deploy/compose DESTINATION ${IOFLEET_PKG_SHARE}/deploy COMPONENT controller)
 install(PROGRAMS deploy/tls/make-certs DESTINATION ${IOFLEET_PKG_SHARE}/deploy/tls COMPONENT controller)
-install(FILES deploy/systemd/iofleet-nightly.service deploy/systemd/iofleet-nightly.timer
+install(FILES deploy/systemd/iofleet-nightly.service deploy/systemd/iofleet-nightly.timer deploy/systemd/iofleet-serve.service
         DESTINATION ${IOFLEET_SYSTEMD_DIR} COMPONENT controller)
+# serve's config is the operator's to write (the unit checks it before it starts): an example only.
+install(FILES deploy/serve.example.yaml DESTINATION ${IOFLEET_PKG_DOC}/examples COMPONENT controller)
 install(FILES README.md docs/ARCHITECTURE.md docs/HISTORY.md docs/OBSERVABILITY.md docs/OPERATIONS.md docs/PERFORMANCE.md
         docs/RELIABILITY.md docs/report-schema.md docs/workloads.md
         DESTINATION ${IOFLEET_PKG_DOC} COMPONENT controller)
@@ -73,8 +75,12 @@ set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_NAME iofleet)
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_DEPENDS "libjs-chart.js, adduser")
-# Its postinst makes the user iofleet the nightly unit runs as.
-set(CPACK_DEBIAN_CONTROLLER_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/controller/postinst)
+# Its postinst makes the user iofleet the nightly and serve units run as; prerm stops serve on
+# removal, postrm has systemd forget the removed units.
+set(CPACK_DEBIAN_CONTROLLER_PACKAGE_CONTROL_EXTRA
+    ${PROJECT_SOURCE_DIR}/packaging/debian/controller/postinst
+    ${PROJECT_SOURCE_DIR}/packaging/debian/controller/prerm
+    ${PROJECT_SOURCE_DIR}/packaging/debian/controller/postrm)
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_COMPONENT_CONTROLLER_DESCRIPTION "distributed storage benchmark controller
 iofleet schedules storage benchmark workloads on many iofleet agents at

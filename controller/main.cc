@@ -15,6 +15,7 @@
 #include "controller/report/report_command.h"
 #include "controller/run/planner.h"
 #include "controller/run/run_manager.h"
+#include "controller/serve/serve_command.h"
 #include "controller/workload/fio_import.h"
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
@@ -199,6 +200,11 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--out", report.out, "write to FILE (default: standard output)");
   report_cmd->add_option("--db", report.db, "the history database a RUN_ID is read from (default: iofleet-results/history.db)");
 
+  ctl::ServeCommandOptions serve;
+  CLI::App* serve_cmd = app.add_subcommand("serve", "the nightly regression service: scheduled suites, history, a web page, an API, /metrics");
+  serve_cmd->add_option("--config", serve.config, "serve.yaml (docs/SERVE.md)")->required();
+  serve_cmd->add_flag("--check", serve.check, "validate the config and the workloads it names; start nothing");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -208,6 +214,7 @@ int main(int argc, char** argv) {
   if (auto code = ctl::RunHistoryCommands(*history_commands)) return *code;
 
   if (report_cmd->parsed()) return ctl::ReportCommand(report);
+  if (serve_cmd->parsed()) return ctl::ServeCommand(serve);
 
   std::optional<iofleet::TlsFiles> tls;
   if (!tls_dir.empty()) {

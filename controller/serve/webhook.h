@@ -7,19 +7,10 @@
 #include <string>
 
 #include "controller/push/http_put.h"
+#include "controller/serve/serve_config.h"
 #include "core/base/status.h"
 
 namespace iofleet::controller {
-
-struct WebhookUrl {
-  HttpEndpoint endpoint;
-  std::string target;  // path and query, "/" at least
-  std::string text;    // as given
-};
-
-// http[s]://HOST[:PORT][/PATH][?QUERY]; no user or password (they would be printed in
-// messages), no fragment.
-Result<WebhookUrl> ParseWebhookUrl(const std::string& text);
 
 // "regression" or "failed" when the run calls for a notification, "" otherwise. A cancelled or
 // aborted run (someone stopped it) calls for none.
@@ -33,7 +24,8 @@ nlohmann::ordered_json WebhookBody(const std::string& event, const std::string& 
                                    const std::string& status, const std::string& verdict, const std::string& error,
                                    const nlohmann::ordered_json* report, const std::string& report_path);
 
-Status PostWebhook(const WebhookUrl& url, const nlohmann::ordered_json& body,
+// `url` as ParseWebhookUrl (controller/serve/serve_config.h) read `text`.
+Status PostWebhook(const std::string& text, const WebhookUrl& url, const nlohmann::ordered_json& body,
                    std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace iofleet::controller

@@ -32,16 +32,17 @@ SourcePosition PositionOf(const YAML::Node& node) {
 
 // A string cut at a NUL byte names another place ("a\0b" opened as "a"): refused wherever one
 // appears, in a key or a value, from a raw byte or a "\0" escape.
-void RefuseNul(const YAML::Node& node, const std::string& file, const std::string& path, std::vector<std::string>& errors) {
+void RefuseNul(const YAML::Node& node, const std::string& file, const std::string& path, std::vector<std::string>& errors,
+               const std::string& root = "workload") {
   auto refuse = [&](const YAML::Node& at, const std::string& where) {
     SourcePosition p = PositionOf(at);
     errors.push_back(file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " +
-                     (where.empty() ? "workload" : where) + ": holds a NUL byte: no name, path or value may");
+                     (where.empty() ? root : where) + ": holds a NUL byte: no name, path or value may");
   };
   if (node.IsScalar()) {
     if (node.Scalar().find('\0') != std::string::npos) refuse(node, path);
   } else if (node.IsSequence()) {
-    for (size_t i = 0; i < node.size(); ++i) RefuseNul(node[i], file, path + "[" + std::to_string(i) + "]", errors);
+    for (size_t i = 0; i < node.size(); ++i) RefuseNul(node[i], file, path + "[" + std::to_string(i) + "]", errors, root);
   } else if (node.IsMap()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
@@ -50,15 +51,18 @@ void RefuseNul(const YAML::Node& node, const std::string& file, const std::strin
         continue;
       }
       std::string child = path.empty() ? key : path + "." + key;
-      RefuseNul(it->first, file, path, errors);  // a key that is itself a list or map
-      RefuseNul(it->second, file, child, errors);
+      RefuseNul(it->first, file, path, errors, root);  // a key that is itself a list or map
+      RefuseNul(it->second, file, child, errors, root);
     }
   }
 }
 
+// Any proto message from YAML; `root` names the document in messages ("workload").
 class Loader {
  public:
-  Loader(LoadedWorkload& out, const std::string& text) : out_(out), text_(text) {}
+  Loader(SourceMap& sources, std::vector<std::string>& errors, const std::string& text, std::string root = "workload")
+      : sources_(sources), errors_(errors), text_(text), root_(std::move(root)) {}
+  Loader(LoadedWorkload& out, const std::string& text) : Loader(out.sources, out.errors, text) {}
 
   void LoadMessage(const YAML::Node& node, pb::Message* message, const std::string& path);
   void LoadField(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
@@ -67,8 +71,8 @@ class Loader {
  private:
   void Error(const YAML::Node& node, const std::string& path, const std::string& message) {
     SourcePosition p = PositionOf(node);
-    out_.errors.push_back(out_.sources.file() + ":" + std::to_string(p.line) + ":" +
-                          std::to_string(p.column) + ": " + path + ": " + message);
+    errors_.push_back(sources_.file() + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " + path +
+                      ": " + message);
   }
   void LoadMap(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
                const std::string& path);
@@ -84,8 +88,10 @@ class Loader {
     return pos < text_.size() ? text_.substr(pos, end == std::string::npos ? std::string::npos : end - pos) : "";
   }
 
-  LoadedWorkload& out_;
+  SourceMap& sources_;
+  std::vector<std::string>& errors_;
   const std::string& text_;
+  std::string root_;
 };
 
 std::string Join(const std::string& path, const std::string& key) {
@@ -96,7 +102,7 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
   const pb::Descriptor* desc = message->GetDescriptor();
   if (node.IsNull()) return;  // `drop_caches:` or `{}`: a message with every field unset
   if (!node.IsMap()) {
-    Error(node, path.empty() ? "workload" : path, "expected a map of fields");
+    Error(node, path.empty() ? root_ : path, "expected a map of fields");
     return;
   }
   std::vector<std::string> names;
@@ -110,7 +116,7 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
     std::string name = key.IsScalar() ? key.Scalar() : std::string("?");
     std::string field_path = Join(path, name);
     if (!key.IsScalar()) {
-      Error(key, path.empty() ? "workload" : path, "keys must be plain names");
+      Error(key, path.empty() ? root_ : path, "keys must be plain names");
       continue;
     }
     if (!seen.insert(name).second) {
@@ -120,7 +126,7 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
     const pb::FieldDescriptor* field = desc->FindFieldByName(name);
     if (!field) {
       std::string hint = NearestName(name, names);
-      std::string where = path.empty() ? "the workload" : path;
+      std::string where = path.empty() ? "the " + root_ : path;
       Error(key, field_path, "unknown key" + (hint.empty() ? " (" + where + " takes: " + [&] {
                                  std::string all;
                                  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
@@ -136,7 +142,7 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
         continue;
       }
     }
-    out_.sources.Set(field_path, PositionOf(key));
+    sources_.Set(field_path, PositionOf(key));
     LoadField(it->second, message, field, field_path);
   }
 }
@@ -155,7 +161,7 @@ void Loader::LoadField(const YAML::Node& value, pb::Message* message,
     }
     for (size_t i = 0; i < value.size(); ++i) {
       std::string item_path = path + "[" + std::to_string(i) + "]";
-      out_.sources.Set(item_path, PositionOf(value[i]));
+      sources_.Set(item_path, PositionOf(value[i]));
       if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {
         LoadMessage(value[i], refl->AddMessage(message, field), item_path);
       } else {
@@ -171,7 +177,8 @@ void Loader::LoadField(const YAML::Node& value, pb::Message* message,
   LoadScalar(value, message, field, path);
 }
 
-// map<string, string>: each value kept as YAML text (a scalar as written, else re-emitted).
+// map<string, string>: each value kept as YAML text (a scalar as written, else re-emitted);
+// map<string, Message>: each value loaded as that message.
 void Loader::LoadMap(const YAML::Node& value, pb::Message* message, const pb::FieldDescriptor* field,
                      const std::string& path) {
   if (!value.IsMap()) {
@@ -181,12 +188,25 @@ void Loader::LoadMap(const YAML::Node& value, pb::Message* message, const pb::Fi
   const pb::Descriptor* entry = field->message_type();
   const pb::FieldDescriptor* key_field = entry->map_key();
   const pb::FieldDescriptor* value_field = entry->map_value();
+  std::set<std::string> seen;
   for (auto it = value.begin(); it != value.end(); ++it) {
     if (!it->first.IsScalar()) {
       Error(it->first, path, "keys must be plain names");
       continue;
     }
     std::string key = it->first.Scalar();
+    if (value_field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {  // map<string, Message>
+      std::string item_path = path + "." + key;
+      if (!seen.insert(key).second) {
+        Error(it->first, item_path, "given twice");
+        continue;
+      }
+      sources_.Set(item_path, PositionOf(it->first));
+      pb::Message* item = message->GetReflection()->AddMessage(message, field);
+      item->GetReflection()->SetString(item, key_field, key);
+      LoadMessage(it->second, item->GetReflection()->MutableMessage(item, value_field), item_path);
+      continue;
+    }
     std::string text;
     if (it->second.IsScalar()) {
       text = it->second.Scalar();
@@ -195,7 +215,7 @@ void Loader::LoadMap(const YAML::Node& value, pb::Message* message, const pb::Fi
       emitter << YAML::Flow << it->second;
       text = emitter.c_str();
     }
-    out_.sources.Set(path + "." + key, PositionOf(it->first));
+    sources_.Set(path + "." + key, PositionOf(it->first));
     pb::Message* item = message->GetReflection()->AddMessage(message, field);
     item->GetReflection()->SetString(item, key_field, key);
     item->GetReflection()->SetString(item, value_field, text);
@@ -545,33 +565,56 @@ void CheckSweep(LoadedWorkload& out) {
 
 }  // namespace
 
+namespace {
+
+// `text` (YAML) into `message`, descriptor-driven: every error with file:line:col. `root` names
+// the document ("workload"); `not_a_map` is the error when the document is not a map.
+void LoadDocument(const std::string& text, pb::Message* message, SourceMap& sources, std::vector<std::string>& errors,
+                  const std::string& root, const std::string& not_a_map) {
+  const std::string& file = sources.file();
+  if (Status size = CheckInputSize(text, file); !size.ok()) {
+    errors.push_back(size.message());
+    return;
+  }
+  if (auto nul = FindNul(text)) {
+    errors.push_back(file + ":" + std::to_string(nul->line) + ":" + std::to_string(nul->column) + ": a NUL byte: a " +
+                     root + " is text");
+    return;
+  }
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    errors.push_back(file + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) + ": " + e.msg);
+    return;
+  }
+  size_t before = errors.size();
+  RefuseNul(node, file, "", errors, root);
+  if (errors.size() != before) return;
+  if (!node.IsMap()) {
+    errors.push_back(file + ":1:1: " + not_a_map);
+    return;
+  }
+  Loader(sources, errors, text, root).LoadMessage(node, message, "");
+}
+
+}  // namespace
+
+std::vector<std::string> LoadYamlMessage(const std::string& text, const std::string& file, google::protobuf::Message* out,
+                                         SourceMap& sources, const std::string& root) {
+  sources = SourceMap(file);
+  std::vector<std::string> errors;
+  std::string fields;
+  const pb::Descriptor* desc = out->GetDescriptor();
+  for (int i = 0; i < desc->field_count() && i < 3; ++i) fields += desc->field(i)->name() + ", ";
+  LoadDocument(text, out, sources, errors, root, "a " + root + " is a YAML map (" + fields + "...)");
+  return errors;
+}
+
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file) {
   LoadedWorkload out;
   out.sources = SourceMap(file);
-  if (Status size = CheckInputSize(text, file); !size.ok()) {
-    out.errors.push_back(size.message());
-    return out;
-  }
-  if (auto nul = FindNul(text)) {
-    out.errors.push_back(file + ":" + std::to_string(nul->line) + ":" + std::to_string(nul->column) +
-                         ": a NUL byte: a workload is text");
-    return out;
-  }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    out.errors.push_back(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                         std::to_string(e.mark.column + 1) + ": " + e.msg);
-    return out;
-  }
-  RefuseNul(root, file, "", out.errors);
-  if (!out.errors.empty()) return out;
-  if (!root.IsMap()) {
-    out.errors.push_back(file + ":1:1: a workload is a YAML map (name, defaults, steps, ...)");
-    return out;
-  }
-  Loader(out, text).LoadMessage(root, &out.workload, "");
+  LoadDocument(text, &out.workload, out.sources, out.errors, "workload", "a workload is a YAML map (name, defaults, steps, ...)");
   if (!out.errors.empty()) return out;
   for (const spec::Violation& v : spec::Validate(out.workload)) {
     out.errors.push_back(out.sources.Format(v.path, v.message));

@@ -3,6 +3,8 @@
 // errors are collected, each with file:line:col, and near-miss keys get a suggestion.
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <string>
 #include <vector>
 
@@ -33,5 +35,13 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
 Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& name, const std::string& address);
 // The same for YAML text; `file` names it in messages.
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file);
+
+// Any message from YAML text with the workload loader's rules (keys are field names, near
+// misses get a suggestion, units and bounds from the field options, map<string, string> and
+// map<string, Message> fields, a oneof set once) and no validation beyond them. `sources` is
+// reset to `file` and records where each field was written; `root` names the document in
+// messages ("config: unknown key ..."). Every error is "file:line:col: path: message".
+std::vector<std::string> LoadYamlMessage(const std::string& text, const std::string& file, google::protobuf::Message* out,
+                                         SourceMap& sources, const std::string& root = "config");
 
 }  // namespace iofleet::controller

@@ -103,6 +103,11 @@ TEST(Package, BuildsLintsInstallsRunsAndPurgesCleanly) {
   ASSERT_EQ(control.code, 0) << control.err;
   EXPECT_NE(ReadText(tmp / "agent-control" / "prerm").find("stop iofleet-agent.service"), std::string::npos);
   EXPECT_NE(ReadText(tmp / "agent-control" / "postrm").find("daemon-reload"), std::string::npos);
+  // The same for serve, in the controller's package.
+  control = RunCommand({"/usr/bin/dpkg-deb", "-e", controller_deb.string(), (tmp / "controller-control").string()}, logs);
+  ASSERT_EQ(control.code, 0) << control.err;
+  EXPECT_NE(ReadText(tmp / "controller-control" / "prerm").find("stop iofleet-serve.service"), std::string::npos);
+  EXPECT_NE(ReadText(tmp / "controller-control" / "postrm").find("daemon-reload"), std::string::npos);
 
   Purge purge{logs};
   // The controller alone first: its nightly unit runs as iofleet, which its postinst makes.
@@ -122,9 +127,12 @@ TEST(Package, BuildsLintsInstallsRunsAndPurgesCleanly) {
   EXPECT_EQ(config.find("hooks:"), std::string::npos) << config;
   EXPECT_TRUE(fs::exists("/usr/share/iofleet/workloads/quickstart.yaml"));
   EXPECT_TRUE(fs::exists("/usr/share/iofleet/dashboards/live-run.json"));
+  EXPECT_TRUE(fs::exists("/usr/lib/systemd/system/iofleet-serve.service"));
+  EXPECT_TRUE(fs::exists("/usr/share/doc/iofleet/examples/serve.example.yaml"));
   if (fs::exists("/usr/bin/systemd-analyze")) {
     CommandResult verify = RunCommand({"/usr/bin/systemd-analyze", "verify", "/usr/lib/systemd/system/iofleet-agent.service",
-                                       "/usr/lib/systemd/system/iofleet-nightly.service", "/usr/lib/systemd/system/iofleet-nightly.timer"},
+                                       "/usr/lib/systemd/system/iofleet-nightly.service", "/usr/lib/systemd/system/iofleet-nightly.timer",
+                                       "/usr/lib/systemd/system/iofleet-serve.service"},
                                       logs);
     EXPECT_EQ(verify.code, 0) << verify.err;
     EXPECT_EQ(verify.err, "") << verify.err;
@@ -169,7 +177,7 @@ TEST(Package, BuildsLintsInstallsRunsAndPurgesCleanly) {
   CommandResult purged = RunCommand({"/usr/bin/dpkg", "--purge", "iofleet", "iofleet-agent"}, logs, 120s);
   EXPECT_EQ(purged.code, 0) << purged.out << purged.err;
   for (const char* gone : {"/usr/bin/iofleet", "/usr/bin/iofleet-agent", "/etc/iofleet/agent.yaml",
-                           "/usr/lib/systemd/system/iofleet-agent.service", "/usr/share/iofleet", "/usr/share/doc/iofleet-agent",
+                           "/usr/lib/systemd/system/iofleet-agent.service", "/usr/lib/systemd/system/iofleet-serve.service", "/usr/share/iofleet", "/usr/share/doc/iofleet-agent",
                            "/var/lib/iofleet-agent"}) {
     EXPECT_FALSE(fs::exists(gone)) << gone << " is left after dpkg --purge";
   }

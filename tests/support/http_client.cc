@@ -19,14 +19,25 @@ namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 
 HttpAnswer HttpGet(const std::string& address, const std::string& target, std::chrono::milliseconds timeout) {
+  return HttpCall("GET", address, target, {}, "", timeout);
+}
+
+HttpAnswer HttpCall(const std::string& method, const std::string& address, const std::string& target,
+                    const std::vector<std::pair<std::string, std::string>>& headers, const std::string& body,
+                    std::chrono::milliseconds timeout) {
   HttpAnswer answer;
   size_t colon = address.rfind(':');
   std::string host = address.substr(0, colon), port = address.substr(colon + 1);
   boost::asio::io_context io;
   tcp::resolver resolver(io);
   beast::tcp_stream stream(io);
-  http::request<http::empty_body> request{http::verb::get, target, 11};
+  http::request<http::string_body> request{http::string_to_verb(method), target, 11};
   request.set(http::field::host, address);
+  for (const auto& [name, value] : headers) request.set(name, value);
+  if (!body.empty() || method == "POST") {
+    request.body() = body;
+    request.prepare_payload();
+  }
   beast::flat_buffer buffer;
   http::response<http::string_body> response;
   stream.expires_after(timeout);
@@ -40,6 +51,11 @@ HttpAnswer HttpGet(const std::string& address, const std::string& target, std::c
           if (ec) return void(answer.error = "read: " + ec.message());
           answer.status = static_cast<int>(response.result_int());
           answer.body = response.body();
+          for (const auto& field : response) {
+            std::string name(field.name_string());
+            for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            answer.headers[name] = std::string(field.value());
+          }
         });
       });
     });

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <utility>
+#include <vector>
 #include <string>
 
 namespace iofleet::testing {
@@ -11,11 +14,17 @@ struct HttpAnswer {
   int status = 0;     // 0: no answer (error says why)
   std::string body;
   std::string error;
+  std::map<std::string, std::string> headers;  // names in lower case
 };
 
 // GET http://`address``target` (address "127.0.0.1:9091"), within `timeout`.
 HttpAnswer HttpGet(const std::string& address, const std::string& target,
                    std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+// Any method, with request headers ({"Authorization", "Bearer x"}) and a body.
+HttpAnswer HttpCall(const std::string& method, const std::string& address, const std::string& target,
+                    const std::vector<std::pair<std::string, std::string>>& headers = {}, const std::string& body = "",
+                    std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
 // Percent-encodes everything but RFC 3986's unreserved characters (a PromQL query in a URL).
 std::string UrlEncode(const std::string& text);
