@@ -27,8 +27,8 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
-  // When valid, the body is this file, streamed from its current offset to its end (`body` is
-  // then ignored). Open it with OpenBeneath.
+  // When valid, the body is this whole file, streamed from its start (`body` is then ignored).
+  // Open it with OpenBeneath.
   UniqueFd file;
   // Extra headers. Set-Cookie is dropped (no cookies, ever), and so is any header whose name or
   // value holds CR, LF or NUL. A Cache-Control here replaces the default "no-store".

@@ -148,9 +148,17 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void Answer(HttpResponse response, bool keep_alive, bool head) {
-    if (response.status < 100 || response.status > 599) {
+    // 1xx are the server's to send, not an answer to a request; Beast refuses to send a 204 or
+    // 304 with a body (it throws), and HTTP forbids one.
+    if (response.status < 200 || response.status > 599) {
       LogError("a handler answered status " + std::to_string(response.status));
       response = HttpResponse::Error(500, "internal error");
+    }
+    bool bodiless = response.status == 204 || response.status == 304;
+    if (bodiless) {
+      response.body.clear();
+      response.file.Reset();
+      head = false;  // the answer has no length to announce either way
     }
     if (response.file.valid()) {
       beast::error_code ec;
@@ -160,6 +168,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         file.native_handle(fd);
         http::response<http::file_body> answer{static_cast<http::status>(response.status), 11};
         answer.body().reset(std::move(file), ec);
+        // The answer's length is the file's size: send it from the start, whatever the handler
+        // read of it (the copy shares the handler's offset).
+        if (!ec) answer.body().file().seek(0, ec);
         if (!ec) {
           SetResponseHeaders(response, kTls, answer.base());
           answer.keep_alive(keep_alive);

@@ -18,6 +18,7 @@ extern "C" int Fuzz_units(const uint8_t* data, size_t size);
 extern "C" int Fuzz_yaml_loader(const uint8_t* data, size_t size);
 extern "C" int Fuzz_fio_import(const uint8_t* data, size_t size);
 extern "C" int Fuzz_agent_session(const uint8_t* data, size_t size);
+extern "C" int Fuzz_request_target(const uint8_t* data, size_t size);
 
 namespace iofleet {
 namespace {
@@ -50,6 +51,7 @@ TEST(FuzzReplay, Units) { EXPECT_GT(Replay("units", Fuzz_units), 0); }
 TEST(FuzzReplay, YamlLoader) { EXPECT_GT(Replay("yaml_loader", Fuzz_yaml_loader), 0); }
 TEST(FuzzReplay, FioImport) { EXPECT_GT(Replay("fio_import", Fuzz_fio_import), 0); }
 TEST(FuzzReplay, AgentSession) { EXPECT_GT(Replay("agent_session", Fuzz_agent_session), 0); }
+TEST(FuzzReplay, RequestTarget) { EXPECT_GT(Replay("request_target", Fuzz_request_target), 0); }
 
 }  // namespace
 }  // namespace iofleet

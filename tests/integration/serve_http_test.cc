@@ -122,15 +122,21 @@ struct EchoHandler {
   HttpResponse operator()(const HttpRequest& request) const {
     calls->fetch_add(1);
     if (request.path == "/throw") throw std::runtime_error("the database is on fire");
-    if (request.path.starts_with("/file/")) {
-      auto fd = OpenBeneath(files.string(), request.path.substr(6));
+    // /file/NAME, or /read-some/NAME: the handler reads the file's first bytes before answering.
+    bool read_some = request.path.starts_with("/read-some/");
+    if (request.path.starts_with("/file/") || read_some) {
+      auto fd = OpenBeneath(files.string(), request.path.substr(read_some ? 11 : 6));
       if (!fd.ok()) return HttpResponse::Error(404, fd.status().message());
+      char first[16];
+      if (read_some && ::read(fd->get(), first, sizeof(first)) != sizeof(first)) return HttpResponse::Error(500, "short read");
       HttpResponse response;
       response.content_type = "text/html; charset=utf-8";
       response.file = std::move(fd).value();
       return response;
     }
     if (request.path == "/slow") std::this_thread::sleep_for(20ms);
+    if (request.path == "/no-content") return HttpResponse::Json(204, "a body a 204 cannot have");
+    if (request.path == "/continue") return HttpResponse::Json(100, "");
     std::string query;
     for (const auto& [name, value] : request.query) query += name + "=" + value + ";";
     HttpResponse response = HttpResponse::Json(
@@ -302,6 +308,24 @@ TEST(ServeHttpTest, AHandlerThatThrowsIsA500AndTheServerLives) {
   ::close(fd);
 }
 
+TEST(ServeHttpTest, StatusesWithoutABodyOrOutOfPlace) {
+  EchoHandler handler;
+  auto server = StartServer({}, handler);
+  ASSERT_TRUE(server);
+  int fd = Connect(server->port());
+  ASSERT_TRUE(SendAll(fd, Get("/no-content")));
+  std::string answer = ReadAnswer(fd);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 204")) << answer;
+  EXPECT_EQ(answer.find("a body"), std::string::npos) << answer;
+  // A 1xx is not the handler's to send: the client is owed a final answer.
+  ASSERT_TRUE(SendAll(fd, Get("/continue")));
+  answer = ReadAnswer(fd);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 500")) << answer;
+  ASSERT_TRUE(SendAll(fd, Get("/x")));
+  EXPECT_TRUE(ReadAnswer(fd).starts_with("HTTP/1.1 200"));
+  ::close(fd);
+}
+
 TEST(ServeHttpTest, StreamsFilesWithTheirContentType) {
   fs::path dir = TestDir("files");
   fs::create_directories(dir / "run1");
@@ -326,6 +350,13 @@ TEST(ServeHttpTest, StreamsFilesWithTheirContentType) {
   std::string head = ReadAnswer(fd, true);
   EXPECT_NE(head.find("Content-Length: " + std::to_string(big.size()) + "\r\n"), std::string::npos) << head;
   EXPECT_TRUE(ReadAnswer(fd).starts_with("HTTP/1.1 404"));
+  // The whole file, whatever the handler read of it.
+  ASSERT_TRUE(SendAll(fd, Get("/read-some/run1/report.html")));
+  answer = ReadAnswer(fd);
+  ASSERT_GE(answer.size(), big.size());
+  EXPECT_TRUE(answer.substr(answer.size() - big.size()) == big);
+  ASSERT_TRUE(SendAll(fd, Get("/x")));
+  EXPECT_TRUE(ReadAnswer(fd).starts_with("HTTP/1.1 200"));
   ::close(fd);
   fs::remove_all(dir);
 }
@@ -557,6 +588,19 @@ TEST_F(ServeHttpsTest, RefusesPlainClientsAndOldTls) {
   EXPECT_FALSE(tls12.Handshake());
   Client fine(server->port());
   EXPECT_FALSE(fine.Handshake());
+}
+
+TEST_F(ServeHttpsTest, ASilentClientIsCutOffDuringTheHandshake) {
+  HttpServerOptions options;
+  options.tls_dir = TlsDir().string();
+  options.request_timeout = 1s;
+  auto server = StartServer(options, EchoHandler{});
+  ASSERT_TRUE(server);
+  int fd = Connect(server->port());
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(ReadToEnd(fd), "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2500ms);
+  ::close(fd);
 }
 
 TEST_F(ServeHttpsTest, BadCertificateFilesAreStartErrorsNamingTheFile) {
