@@ -65,6 +65,7 @@ CREATE TABLE serve_runs (
   suite TEXT NOT NULL,
   fleet TEXT NOT NULL,
   reason TEXT NOT NULL,                -- schedule | missed | manual
+  labels TEXT NOT NULL DEFAULT '{}',   -- the suite's labels when it was queued (JSON object)
   due_unix_ns INTEGER NOT NULL,        -- the scheduled time, or when it was asked for
   queued_at_unix_ns INTEGER NOT NULL,
   state TEXT NOT NULL,                 -- queued | running | done

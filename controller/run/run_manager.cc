@@ -276,15 +276,18 @@ int RunManager::Prepare() {
 }
 
 void RunManager::StopAll() {
+  std::vector<std::string> errors(fleet_.size());  // written by the agents' threads, logged after
   ForEachAgent(fleet_, [&](size_t i) {
     if (!fleet_[i]->prepared) return;
     auto stopped = fleet_[i]->client->Stop(report_.run_id, fleet_[i]->lost ? kLostStopDeadline : kStopDeadline);
-    if (!stopped.ok()) {
-      log() << "iofleet: agent " << fleet_[i]->name << ": stop: " << stopped.status().message()
-                << " (it removes the run's files itself when its lease expires)\n";
-    }
+    if (!stopped.ok()) errors[i] = stopped.status().message();
     fleet_[i]->prepared = false;
   });
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (errors[i].empty()) continue;
+    log() << "iofleet: agent " << fleet_[i]->name << ": stop: " << errors[i]
+          << " (it removes the run's files itself when its lease expires)\n";
+  }
 }
 
 // A sleep step is the controller's: the agents just wait (their leases are renewed meanwhile).
@@ -485,9 +488,19 @@ int RunManager::RunSteps() {
   report_.labels = options_.labels;
   report_.notes = options_.notes;
 
+  // An interrupt before the first step (serve stopping, a cancel) ends the run before it takes
+  // the agents; the phases in between are bounded by their deadlines.
+  auto interrupted = [&] {
+    if (!*options_.interrupt) return false;
+    log() << "iofleet: " << options_.interrupt->Describe() << " before the run's first step\n";
+    return true;
+  };
   if (int code = StartLive(); code != kExitOk) return code;
+  if (interrupted()) return kExitFailed;
   if (int code = Connect(); code != kExitOk) return code;
+  if (interrupted()) return kExitFailed;
   if (int code = Plan(); code != kExitOk) return code;
+  if (interrupted()) return kExitFailed;
   // Leases run from each agent's Prepare: renewed from then on, whatever phase the controller
   // is in (preparing a thousand agents takes longer than a lease).
   auto lease = std::make_unique<LeaseKeeper>(fleet_, report_.run_id, options_.lease_ns);

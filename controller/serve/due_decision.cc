@@ -5,7 +5,8 @@ namespace iofleet::controller {
 DueDecision DecideDue(std::optional<uint64_t> last_due, uint64_t now, const std::function<uint64_t(uint64_t)>& next,
                       bool at_startup, bool run_missed, bool paused) {
   DueDecision d;
-  if (!last_due) {
+  if (!last_due || *last_due > now + kClockSetBackNs) {
+    d.restarted = last_due.has_value();
     d.last_due = now;
     d.next_due = next(now);
     return d;

@@ -232,8 +232,9 @@ Json RunJson(const ServeRun& run, const ServeService& service) {
   }
   if (run.state == "done") j["exit_code"] = run.exit_code;
   j["error"] = run.error;
-  const ServeSuite* suite = service.FindSuite(run.suite);
-  j["labels"] = suite ? LabelsJson(suite->labels) : Json::object();
+  // What the run ran with (the config may have changed since).
+  Json labels = Json::parse(run.labels_json, nullptr, /*allow_exceptions=*/false);
+  j["labels"] = labels.is_object() ? labels : Json::object();
   std::error_code ec;
   const std::filesystem::path dir = service.RunDirectory(run);
   if (std::filesystem::exists(dir / "report.html", ec)) {
@@ -413,9 +414,11 @@ HttpResponse ServeApi::ReportFile(const std::string& relative) {
   r.file = std::move(*fd);
   if (r.content_type.rfind("text/html", 0) == 0) {
     // report.html inlines its script and styles and fetches nothing (its own CSP says so too).
+    // Sandboxed: its scripts run in an origin of their own, never serve's (nothing in a report
+    // could reach the API with the page's token).
     r.headers.emplace_back("Content-Security-Policy",
-                           "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
-                           "frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+                           "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                           "img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
   }
   return r;
 }
@@ -471,7 +474,7 @@ HttpResponse ServeApi::Metrics() {
       }
     }
     // The latest succeeded run of the suite with figures in the history.
-    auto done = service_.store().Runs({suite.name, "done", 50});
+    auto done = service_.store().Runs({suite.name, "done", 0});
     if (!done.ok()) return FromStatus(done.status());
     for (const ServeRun& r : *done) {
       if (r.status != "succeeded") continue;

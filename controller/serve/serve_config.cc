@@ -51,9 +51,10 @@ bool PlainHost(const std::string& host) {
 }
 
 // A name that goes into URLs, metric labels and directory names.
+// A name goes into URLs and directory names: no "..", which the HTTP layer refuses in any path.
 bool ValidName(const std::string& name) {
   static const std::regex kName("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-  return std::regex_match(name, kName);
+  return std::regex_match(name, kName) && name.find("..") == std::string::npos;
 }
 
 // The text after "PREFIX: " of a message that begins with PREFIX, else the whole message.
@@ -219,7 +220,7 @@ class ConfigChecker {
       std::string path = "fleets." + name;
       ServeFleet fleet;
       fleet.name = name;
-      if (!ValidName(name)) Error(path, "\"" + name + "\" is not a fleet name: [A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+      if (!ValidName(name)) Error(path, "\"" + name + "\" is not a fleet name: [A-Za-z0-9][A-Za-z0-9._-]{0,63} without \"..\"");
       if (spec.agents().empty()) {
         Error(path + ".agents", "needs the fleet's agents, as --agents: \"node[01-06]:7070\"");
       } else {
@@ -269,7 +270,7 @@ class ConfigChecker {
       if (spec.name().empty()) {
         Error(path, "needs a name");
       } else if (!ValidName(spec.name())) {
-        Error(path + ".name", "\"" + spec.name() + "\" is not a suite name: [A-Za-z0-9][A-Za-z0-9._-]{0,63} (it names "
+        Error(path + ".name", "\"" + spec.name() + "\" is not a suite name: [A-Za-z0-9][A-Za-z0-9._-]{0,63} without \"..\" (it names "
                               "URLs and directories)");
       } else if (auto [first, inserted] = names.emplace(spec.name(), i); !inserted) {
         Error(path + ".name", "\"" + spec.name() + "\" is also the name of suites[" + std::to_string(first->second) + "]");

@@ -1,6 +1,7 @@
 #include "controller/serve/serve_service.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "controller/fleet/agent_list.h"
@@ -27,6 +28,47 @@ system_clock::time_point TimePoint(uint64_t unix_ns) {
 }
 uint64_t UnixNs(system_clock::time_point t) {
   return static_cast<uint64_t>(std::chrono::duration_cast<nanoseconds>(t.time_since_epoch()).count());
+}
+
+// A run's log: written by the run's own threads (RunManager fans out to agents), read once at
+// its end. Every write takes the lock, so lines may interleave but never corrupt each other.
+// Recursive: std::stringbuf::xsputn calls overflow when it grows.
+class LockedStringBuf : public std::stringbuf {
+ public:
+  std::string Text() {
+    std::lock_guard lock(mu_);
+    return str();
+  }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::lock_guard lock(mu_);
+    return std::stringbuf::xsputn(s, n);
+  }
+  int_type overflow(int_type c) override {
+    std::lock_guard lock(mu_);
+    return std::stringbuf::overflow(c);
+  }
+
+ private:
+  std::recursive_mutex mu_;
+};
+
+std::string LabelsJson(const RunLabels& labels) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : labels) j[k] = v;
+  return j.dump();
+}
+
+ServeRun NewQueued(const ServeSuite& suite, const std::string& reason, uint64_t due_unix_ns) {
+  ServeRun run;
+  run.run_id = NewRunId();
+  run.suite = suite.name;
+  run.fleet = suite.fleet;
+  run.labels_json = LabelsJson(suite.labels);
+  run.reason = reason;
+  run.due_unix_ns = due_unix_ns;
+  return run;
 }
 
 // The last "iofleet: ..." line a run wrote: why it ended, when it ended before its report.
@@ -79,7 +121,15 @@ Status ServeService::Start() {
   }
   auto lost = store_.MarkLost(Now());
   if (!lost.ok()) return lost.status();
-  for (const auto& run : *lost) Say("run " + run.run_id + " of " + run.suite + ": lost (the last serve stopped during it)");
+  for (const auto& run : *lost) {
+    Say("run " + run.run_id + " of " + run.suite + ": lost (the last serve stopped during it)");
+    if (const ServeSuite* suite = FindSuite(run.suite)) Notify(run, *suite, "lost", "", run.error, nullptr);
+  }
+  std::map<std::string, std::string> fleet_of;
+  for (const auto& suite : config_.suites) fleet_of[suite.name] = suite.fleet;
+  auto dropped = store_.Rehome(fleet_of, Now());
+  if (!dropped.ok()) return dropped.status();
+  for (const auto& run : *dropped) Say("queued run " + run.run_id + " dropped: " + run.error);
   if (Status s = Schedule(/*at_startup=*/true); !s.ok()) return s;
   threads_.emplace_back([this] { SchedulerLoop(); });
   for (const auto& [name, fleet] : config_.fleets) threads_.emplace_back([this, name = name] { FleetLoop(name); });
@@ -113,18 +163,18 @@ Status ServeService::Schedule(bool at_startup) {
     if (!paused.ok()) return paused.status();
     const uint64_t now = Now();
     DueDecision d = DecideDue(*last, now, NextFunction(suite), at_startup, suite.missed == MissedPolicy::kRunOnce, *paused);
-    if (d.queue_due) {
-      auto queued = store_.Enqueue(NewRunId(), suite.name, suite.fleet, d.reason, *d.queue_due, now);
+    if (d.restarted) Say(suite.name + ": its last scheduled time is more than an hour ahead of the clock: the schedule starts again from now");
+    std::optional<ServeRun> run;
+    if (d.queue_due) run = NewQueued(suite, d.reason, *d.queue_due);
+    if (run || !last->has_value() || d.last_due != **last) {
+      auto queued = store_.EnqueueDue(run, suite.name, d.last_due, now);
       if (!queued.ok()) return queued.status();
       if (queued->has_value()) {
         Say("queued run " + (*queued)->run_id + " of " + suite.name + " (" + d.reason + ")");
         wake_.notify_all();
-      } else {
-        Say(suite.name + " fell due (" + d.reason + ") while a run of it was already waiting: not queued twice");
+      } else if (run) {
+        Say(suite.name + " fell due (" + d.reason + ") while a run of it was already waiting (or it was paused): not queued");
       }
-    }
-    if (!last->has_value() || d.last_due != **last) {
-      if (Status s = store_.SetLastDue(suite.name, d.last_due); !s.ok()) return s;
     }
     std::lock_guard lock(mu_);
     next_due_[suite.name] = d.next_due;
@@ -171,9 +221,6 @@ void ServeService::FleetLoop(const std::string& fleet) {
     }
     Say("run " + run.run_id + " of " + run.suite + " on fleet " + fleet + " started");
     Execute(run, FindSuite(run.suite), *interrupt);
-    std::lock_guard lock(mu_);
-    running_.erase(run.run_id);
-    running_by_suite_.erase(run.suite);
   }
 }
 
@@ -198,7 +245,8 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
     options.progress = ProgressMode::kNone;
     options.interrupt = &interrupt;
     options.run_id = run.run_id;
-    std::ostringstream log, out;
+    LockedStringBuf log_buffer, out_buffer;
+    std::ostream log(&log_buffer), out(&out_buffer);
     options.log = &log;
     options.out = &out;
     std::error_code ec;
@@ -213,44 +261,60 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
     const std::string dir = RunDirectory(run);
     if (std::filesystem::is_directory(dir, ec)) {
       // What `iofleet run` would have printed, beside the report.
-      (void)WriteTextFile(std::filesystem::path(dir) / "run.log", log.str() + out.str());
+      (void)WriteTextFile(std::filesystem::path(dir) / "run.log", log_buffer.Text() + out_buffer.Text());
       auto doc = LoadStoredReport(dir);
       if (doc.ok()) report = std::move(*doc);
     }
+    const std::string log_text = log_buffer.Text();
     if (report) {
       status = report->value("status", "failed");
       error = report->value("error", "");
       if (report->contains("verdicts") && (*report)["verdicts"].is_object()) verdict = (*report)["verdicts"].value("verdict", "");
+      if (status == "succeeded" && code == kExitFailed) {
+        // The figures are right but the run could not be recorded (history, report files):
+        // not green, and unjudged.
+        status = "failed";
+        error = LastError(log_text);
+        if (error.empty()) error = "the run's report or history could not be written";
+      }
     } else {
       status = interrupt ? "aborted" : "failed";
-      error = interrupt ? interrupt.Describe() + " before the run's first step" : LastError(log.str());
+      error = interrupt ? interrupt.Describe() + " before the run's first step" : LastError(log_text);
       if (error.empty()) error = "the run ended before its first step (exit " + std::to_string(code) + ")";
     }
     if (!report && code != kExitOk) {
       // Also into the service's log: there is no run directory to look in.
-      std::istringstream lines(log.str());
+      std::istringstream lines(log_text);
       for (std::string line; std::getline(lines, line);) Say("run " + run.run_id + ": " + line);
     }
   }
   if (Status s = store_.Finish(run.run_id, status, verdict, code, error, Now()); !s.ok()) Say(s.message());
+  {
+    // Done: no longer cancellable, the fleet no longer busy.
+    std::lock_guard lock(mu_);
+    running_.erase(run.run_id);
+    running_by_suite_.erase(run.suite);
+  }
   Say("run " + run.run_id + " of " + run.suite + ": " + status + (verdict.empty() ? "" : ", " + verdict) +
       (error.empty() ? "" : ": " + error));
   if (!suite) return;
-  if (!suite->webhook.empty()) {
-    const std::string event = WebhookEvent(status, verdict);
-    if (!event.empty()) {
-      auto url = ParseWebhookUrl(suite->webhook);
-      const std::string html = "/reports/" + run.suite + "/" + run.run_id + "/report.html";
-      Status sent = url.ok() ? PostWebhook(suite->webhook, *url, WebhookBody(event, suite->name, run.run_id, status, verdict, error,
-                                                             report ? &*report : nullptr, report ? html : ""))
-                             : url.status();
-      if (!sent.ok()) {
-        ++webhook_failures_;
-        Say("run " + run.run_id + ": " + sent.message());
-      }
-    }
-  }
+  Notify(run, *suite, status, verdict, error, report ? &*report : nullptr);
   Prune(*suite);
+}
+
+void ServeService::Notify(const ServeRun& run, const ServeSuite& suite, const std::string& status, const std::string& verdict,
+                          const std::string& error, const ReportDocument* report) {
+  if (suite.webhook.empty()) return;
+  const std::string event = WebhookEvent(status, verdict);
+  if (event.empty()) return;
+  auto url = ParseWebhookUrl(suite.webhook);  // checked when the config was loaded
+  if (!url.ok()) return;
+  const std::string html = "/reports/" + run.suite + "/" + run.run_id + "/report.html";
+  Status sent = PostWebhook(*url, WebhookBody(event, suite.name, run.run_id, status, verdict, error, report, report ? html : ""));
+  if (!sent.ok()) {
+    ++webhook_failures_;
+    Say("run " + run.run_id + ": " + sent.message());
+  }
 }
 
 // keep_runs per suite: the newest run directories stay; older ones go, their history rows stay
@@ -261,10 +325,12 @@ void ServeService::Prune(const ServeSuite& suite) {
     Say(done.status().message());
     return;
   }
-  for (size_t i = config_.keep_runs; i < done->size(); ++i) {
+  size_t kept = 0;  // runs that left a directory (a cancelled or lost one has none)
+  for (const ServeRun& run : *done) {
     std::error_code ec;
-    const std::filesystem::path dir = RunDirectory((*done)[i]);
-    if (!std::filesystem::exists(dir, ec)) continue;
+    const std::filesystem::path dir = RunDirectory(run);
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    if (++kept <= config_.keep_runs) continue;
     std::filesystem::remove_all(dir, ec);
     if (ec) Say("keep_runs: cannot remove " + dir.string() + ": " + ec.message());
   }
@@ -276,7 +342,7 @@ Result<ServeService::Queued> ServeService::RunNow(const std::string& name) {
   std::lock_guard lock(mu_);
   if (stopping_) return Unavailable("iofleet serve is stopping");
   const uint64_t now = Now();
-  auto queued = store_.Enqueue(NewRunId(), name, suite->fleet, "manual", now, now);
+  auto queued = store_.Enqueue(NewQueued(*suite, "manual", now), now);
   if (!queued.ok()) return queued.status();
   Queued answer;
   if (queued->has_value()) {
@@ -308,7 +374,7 @@ Result<ServeRun> ServeService::Cancel(const std::string& run_id) {
     return run;
   }
   auto it = running_.find(run_id);
-  if (it == running_.end()) return Status(Code::kFailedPrecondition, "run " + run_id + " is " + run.state + " (" + run.status + "): nothing to cancel");
+  if (run.state != "running" || it == running_.end()) return Status(Code::kFailedPrecondition, "run " + run_id + " is " + run.state + " (" + run.status + "): nothing to cancel");
   it->second->Raise("cancelled");
   Say("run " + run_id + " of " + run.suite + ": cancelling");
   run.state = "running";

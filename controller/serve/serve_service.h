@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "controller/report/report_document.h"
 #include "controller/run/interrupt.h"
 #include "controller/serve/serve_config.h"
 #include "controller/serve/serve_store.h"
@@ -69,6 +70,9 @@ class ServeService {
   void SchedulerLoop();
   void FleetLoop(const std::string& fleet);
   void Execute(const ServeRun& run, const ServeSuite* suite, const Interrupt& interrupt);
+  // The suite's webhook, when the run calls for one; `report` may be null.
+  void Notify(const ServeRun& run, const ServeSuite& suite, const std::string& status, const std::string& verdict,
+              const std::string& error, const ReportDocument* report);
   void Prune(const ServeSuite& suite);
   void Say(const std::string& line);
 

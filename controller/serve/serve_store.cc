@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kColumns =
     "run_id, suite, fleet, reason, due_unix_ns, queued_at_unix_ns, state, started_at_unix_ns, finished_at_unix_ns, "
-    "status, verdict, exit_code, error";
+    "status, verdict, exit_code, error, labels";
 
 ServeRun RunOf(const SqlStatement& row) {
   ServeRun r;
@@ -27,6 +27,7 @@ ServeRun RunOf(const SqlStatement& row) {
   r.verdict = row.Text(10);
   r.exit_code = static_cast<int>(row.Int(11));
   r.error = row.Text(12);
+  r.labels_json = row.Text(13);
   return r;
 }
 
@@ -53,45 +54,105 @@ Status ServeStore::Error(const std::string& what) const {
   return Status(Code::kInternal, "history database " + path_ + ": " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
 }
 
-Result<std::optional<ServeRun>> ServeStore::Enqueue(const std::string& run_id, const std::string& suite, const std::string& fleet,
-                                                    const std::string& reason, uint64_t due_unix_ns, uint64_t now_unix_ns) {
-  std::lock_guard lock(mu_);
+Status ServeStore::Exec(const char* sql) {
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK) return Status();
+  return Error(sql);
+}
+
+Result<std::optional<ServeRun>> ServeStore::InsertQueued(const ServeRun& run, uint64_t now_unix_ns) {
   // The partial unique index keeps one waiting run per suite: the insert is ignored then.
   SqlStatement insert(db_,
-                      "INSERT OR IGNORE INTO serve_runs (run_id, suite, fleet, reason, due_unix_ns, queued_at_unix_ns, state) "
-                      "VALUES (?, ?, ?, ?, ?, ?, 'queued')");
+                      "INSERT OR IGNORE INTO serve_runs (run_id, suite, fleet, labels, reason, due_unix_ns, queued_at_unix_ns, state) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, 'queued')");
   if (!insert.ok()) return Error("cannot prepare the queue insert");
-  insert.Bind(1, run_id).Bind(2, suite).Bind(3, fleet).Bind(4, reason).Bind(5, Signed(due_unix_ns)).Bind(6, Signed(now_unix_ns));
-  if (insert.Step() != SQLITE_DONE) return Error("cannot queue a run of " + suite);
+  insert.Bind(1, run.run_id).Bind(2, run.suite).Bind(3, run.fleet).Bind(4, run.labels_json).Bind(5, run.reason);
+  insert.Bind(6, Signed(run.due_unix_ns)).Bind(7, Signed(now_unix_ns));
+  if (insert.Step() != SQLITE_DONE) return Error("cannot queue a run of " + run.suite);
   if (sqlite3_changes(db_) == 0) return std::optional<ServeRun>();
-  ServeRun run;
-  run.run_id = run_id;
-  run.suite = suite;
-  run.fleet = fleet;
-  run.reason = reason;
-  run.due_unix_ns = due_unix_ns;
-  run.queued_at_unix_ns = now_unix_ns;
-  run.state = "queued";
-  return std::optional<ServeRun>(run);
+  ServeRun queued = run;
+  queued.queued_at_unix_ns = now_unix_ns;
+  queued.state = "queued";
+  return std::optional<ServeRun>(queued);
+}
+
+Result<std::optional<ServeRun>> ServeStore::Enqueue(ServeRun run, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  return InsertQueued(run, now_unix_ns);
+}
+
+Result<std::optional<ServeRun>> ServeStore::EnqueueDue(const std::optional<ServeRun>& run, const std::string& suite,
+                                                       uint64_t last_due_unix_ns, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  SqlTransaction transaction(db_);
+  std::optional<ServeRun> queued;
+  if (run) {
+    auto paused = ReadPaused(suite);
+    if (!paused.ok()) return paused.status();
+    if (!*paused) {
+      auto inserted = InsertQueued(*run, now_unix_ns);
+      if (!inserted.ok()) return inserted.status();
+      queued = *inserted;
+    }
+  }
+  if (Status s = WriteLastDue(suite, last_due_unix_ns); !s.ok()) return s;
+  if (Status s = Exec("COMMIT"); !s.ok()) return s;
+  transaction.Committed();
+  return queued;
 }
 
 Result<std::optional<ServeRun>> ServeStore::TakeNext(const std::string& fleet, uint64_t now_unix_ns) {
   std::lock_guard lock(mu_);
-  SqlStatement next(db_, std::string("SELECT ") + kColumns +
-                             " FROM serve_runs WHERE state = 'queued' AND fleet = ? ORDER BY queued_at_unix_ns, rowid LIMIT 1");
-  if (!next.ok()) return Error("cannot prepare the queue read");
-  next.Bind(1, fleet);
-  int rc = next.Step();
-  if (rc == SQLITE_DONE) return std::optional<ServeRun>();
-  if (rc != SQLITE_ROW) return Error("cannot read the queue");
-  ServeRun run = RunOf(next);
+  // Read and mark in one write transaction: another process on the same database (refused by
+  // serve's lock file, but a copy run by hand) cannot take the same run.
+  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  SqlTransaction transaction(db_);
+  ServeRun run;
+  {
+    SqlStatement next(db_, std::string("SELECT ") + kColumns +
+                               " FROM serve_runs WHERE state = 'queued' AND fleet = ? ORDER BY queued_at_unix_ns, rowid LIMIT 1");
+    if (!next.ok()) return Error("cannot prepare the queue read");
+    next.Bind(1, fleet);
+    int rc = next.Step();
+    if (rc == SQLITE_DONE) return std::optional<ServeRun>();
+    if (rc != SQLITE_ROW) return Error("cannot read the queue");
+    run = RunOf(next);
+  }
   SqlStatement take(db_, "UPDATE serve_runs SET state = 'running', started_at_unix_ns = ? WHERE run_id = ? AND state = 'queued'");
   if (!take.ok()) return Error("cannot prepare the queue update");
   take.Bind(1, Signed(now_unix_ns)).Bind(2, run.run_id);
-  if (take.Step() != SQLITE_DONE) return Error("cannot start run " + run.run_id);
+  if (take.Step() != SQLITE_DONE || sqlite3_changes(db_) != 1) return Error("cannot start run " + run.run_id);
+  if (Status s = Exec("COMMIT"); !s.ok()) return s;
+  transaction.Committed();
   run.state = "running";
   run.started_at_unix_ns = now_unix_ns;
   return std::optional<ServeRun>(run);
+}
+
+Result<std::vector<ServeRun>> ServeStore::Rehome(const std::map<std::string, std::string>& fleet_of, uint64_t now_unix_ns) {
+  auto queued = Runs({"", "queued", 0});
+  if (!queued.ok()) return queued.status();
+  std::lock_guard lock(mu_);
+  std::vector<ServeRun> dropped;
+  for (ServeRun& run : *queued) {
+    auto it = fleet_of.find(run.suite);
+    if (it == fleet_of.end()) {
+      SqlStatement drop(db_,
+                        "UPDATE serve_runs SET state = 'done', status = 'cancelled', error = ?, finished_at_unix_ns = ? "
+                        "WHERE run_id = ? AND state = 'queued'");
+      if (!drop.ok()) return Error("cannot prepare the queue update");
+      run.error = "suite " + run.suite + " is no longer in the config";
+      drop.Bind(1, run.error).Bind(2, Signed(now_unix_ns)).Bind(3, run.run_id);
+      if (drop.Step() != SQLITE_DONE) return Error("cannot cancel run " + run.run_id);
+      dropped.push_back(run);
+    } else if (it->second != run.fleet) {
+      SqlStatement move(db_, "UPDATE serve_runs SET fleet = ? WHERE run_id = ? AND state = 'queued'");
+      if (!move.ok()) return Error("cannot prepare the queue update");
+      move.Bind(1, it->second).Bind(2, run.run_id);
+      if (move.Step() != SQLITE_DONE) return Error("cannot move run " + run.run_id);
+    }
+  }
+  return dropped;
 }
 
 Status ServeStore::Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
@@ -191,6 +252,10 @@ Result<std::optional<uint64_t>> ServeStore::LastDue(const std::string& suite) {
 
 Status ServeStore::SetLastDue(const std::string& suite, uint64_t due_unix_ns) {
   std::lock_guard lock(mu_);
+  return WriteLastDue(suite, due_unix_ns);
+}
+
+Status ServeStore::WriteLastDue(const std::string& suite, uint64_t due_unix_ns) {
   SqlStatement upsert(db_,
                       "INSERT INTO serve_schedules (suite, last_due_unix_ns) VALUES (?, ?) "
                       "ON CONFLICT (suite) DO UPDATE SET last_due_unix_ns = excluded.last_due_unix_ns");
@@ -202,6 +267,10 @@ Status ServeStore::SetLastDue(const std::string& suite, uint64_t due_unix_ns) {
 
 Result<bool> ServeStore::Paused(const std::string& suite) {
   std::lock_guard lock(mu_);
+  return ReadPaused(suite);
+}
+
+Result<bool> ServeStore::ReadPaused(const std::string& suite) {
   SqlStatement select(db_, "SELECT paused FROM serve_schedules WHERE suite = ?");
   if (!select.ok()) return Error("cannot prepare the schedule read");
   select.Bind(1, suite);

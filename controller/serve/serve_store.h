@@ -24,6 +24,7 @@ struct ServeRun {
   std::string run_id;
   std::string suite, fleet;
   std::string reason;  // schedule | missed | manual
+  std::string labels_json = "{}";  // the suite's labels when it was queued: what the run ran with
   uint64_t due_unix_ns = 0;
   uint64_t queued_at_unix_ns = 0;
   std::string state;  // queued | running | done
@@ -47,11 +48,20 @@ class ServeStore {
   static Result<std::unique_ptr<ServeStore>> Open(const std::string& path);
   ~ServeStore();
 
-  // A run of `suite` queued, unless one is already waiting: then nullopt (and nothing changes).
-  Result<std::optional<ServeRun>> Enqueue(const std::string& run_id, const std::string& suite, const std::string& fleet,
-                                          const std::string& reason, uint64_t due_unix_ns, uint64_t now_unix_ns);
+  // A run of `run.suite` queued (run_id, suite, fleet, labels_json, reason, due_unix_ns given),
+  // unless one is already waiting: then nullopt (and nothing changes).
+  Result<std::optional<ServeRun>> Enqueue(ServeRun run, uint64_t now_unix_ns);
+  // The scheduler's step, in one transaction: the schedule's latest handled time becomes
+  // `last_due`, and `run` is queued unless the suite is paused (read in the same transaction, so
+  // a pause that was answered is never followed by a scheduled run) or already waits. A crash
+  // between the two cannot queue one time twice.
+  Result<std::optional<ServeRun>> EnqueueDue(const std::optional<ServeRun>& run, const std::string& suite, uint64_t last_due_unix_ns,
+                                             uint64_t now_unix_ns);
   // The oldest queued run of `fleet`, now marked running; nullopt when none waits.
   Result<std::optional<ServeRun>> TakeNext(const std::string& fleet, uint64_t now_unix_ns);
+  // At start, after a config edit: each suite's queued runs go to the fleet the suite now names
+  // (`fleet_of` suite -> fleet); queued runs of suites no longer configured are cancelled.
+  Result<std::vector<ServeRun>> Rehome(const std::map<std::string, std::string>& fleet_of, uint64_t now_unix_ns);
   Status Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
                 const std::string& error, uint64_t now_unix_ns);
   // A queued run cancelled (done, status cancelled): true; false when it is not queued.
@@ -79,6 +89,11 @@ class ServeStore {
  private:
   ServeStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Error(const std::string& what) const;
+  Status Exec(const char* sql);
+  // The three below: with mu_ held.
+  Result<std::optional<ServeRun>> InsertQueued(const ServeRun& run, uint64_t now_unix_ns);
+  Status WriteLastDue(const std::string& suite, uint64_t due_unix_ns);
+  Result<bool> ReadPaused(const std::string& suite);
 
   std::mutex mu_;
   sqlite3* db_;

@@ -44,11 +44,16 @@ nlohmann::ordered_json WebhookBody(const std::string& event, const std::string& 
   return body;
 }
 
-Status PostWebhook(const std::string& text, const WebhookUrl& url, const nlohmann::ordered_json& body,
+std::string RedactedWebhook(const WebhookUrl& url) {
+  const std::string host = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
+  return std::string(url.https ? "https://" : "http://") + host + ":" + url.port + (url.target == "/" ? "/" : "/...");
+}
+
+Status PostWebhook(const WebhookUrl& url, const nlohmann::ordered_json& body,
                    std::chrono::milliseconds timeout) {
   Status s = HttpSend("POST", {url.host, url.port, url.https}, url.target, body.dump() + "\n", "application/json", timeout);
   if (s.ok()) return s;
-  return Status(s.code(), "webhook " + text + ": " + s.message());
+  return Status(s.code(), "webhook " + RedactedWebhook(url) + ": " + s.message());
 }
 
 }  // namespace iofleet::controller

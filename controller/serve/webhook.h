@@ -24,8 +24,11 @@ nlohmann::ordered_json WebhookBody(const std::string& event, const std::string& 
                                    const std::string& status, const std::string& verdict, const std::string& error,
                                    const nlohmann::ordered_json* report, const std::string& report_path);
 
-// `url` as ParseWebhookUrl (controller/serve/serve_config.h) read `text`.
-Status PostWebhook(const std::string& text, const WebhookUrl& url, const nlohmann::ordered_json& body,
+// Chat services put the secret in the path: messages name only the scheme, host and port.
+std::string RedactedWebhook(const WebhookUrl& url);
+
+// An error names the URL redacted.
+Status PostWebhook(const WebhookUrl& url, const nlohmann::ordered_json& body,
                    std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace iofleet::controller

@@ -336,6 +336,14 @@ TEST(Serve, AMissedScheduleRunsOnceAtStart) {
   }
   ASSERT_EQ(missed.size(), 1u) << serve.Runs().dump();
   EXPECT_EQ(serve.WaitDone(missed[0]["run_id"])["status"], "succeeded");
+  // A second serve on the same database (another port) is refused: it would take this one's
+  // running runs for lost and run its queue twice.
+  std::string second = ReadAll(f.config);
+  second.replace(second.find(std::to_string(f.port)), std::to_string(f.port).size(), std::to_string(FreeLoopbackPort()));
+  WriteText(f.tmp / "etc" / "second.yaml", second);
+  CommandResult twice = RunCommand({BinPath("iofleet"), "serve", "--config", (f.tmp / "etc" / "second.yaml").string()}, f.tmp / "logs4", 30s);
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_NE(twice.err.find("another iofleet serve uses this database"), std::string::npos) << twice.err;
   serve.process().Signal(SIGTERM);
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }

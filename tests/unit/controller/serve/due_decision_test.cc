@@ -64,5 +64,15 @@ TEST(DecideDue, AClockThatWentBackQueuesNothing) {
   EXPECT_EQ(d.next_due, 110 * kS);
 }
 
+TEST(DecideDue, AClockSetFarBackStartsTheScheduleAgainFromNow) {
+  // Handled up to a year ahead (the clock had been wrong), now corrected.
+  const uint64_t year = 366ull * 24 * 3600 * kS;
+  DueDecision d = DecideDue(year, 1000 * kS, Every10, false, true, false);
+  EXPECT_TRUE(d.restarted);
+  EXPECT_FALSE(d.queue_due);
+  EXPECT_EQ(d.last_due, 1000 * kS);
+  EXPECT_EQ(d.next_due, 1010 * kS);
+}
+
 }  // namespace
 }  // namespace iofleet::controller

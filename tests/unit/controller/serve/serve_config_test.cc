@@ -242,6 +242,37 @@ suites:
   EXPECT_EQ(loaded.errors.size(), 25u) << All(loaded.errors);
 }
 
+// A name with ".." would pass the pattern but no URL holding it gets past the HTTP layer.
+TEST_F(ServeConfigTest, NamesWithDotDotAndEndlessIntervalsAreRefused) {
+  LoadedServeConfig loaded = Load(R"(listen: 127.0.0.1:8080
+token_file: serve.token
+db: state/history.db
+results: state/results
+fleets:
+  a..b: { agents: "127.0.0.1:7070" }
+suites:
+  - name: v1..2
+    fleet: a..b
+    workload: workloads/w.yaml
+)");
+  EXPECT_TRUE(HasError(loaded, "6:3", "fleets.a..b: \"a..b\" is not a fleet name")) << All(loaded.errors);
+  EXPECT_TRUE(HasError(loaded, "8:5", "suites[0].name: \"v1..2\" is not a suite name")) << All(loaded.errors);
+  loaded = Load(R"(listen: 127.0.0.1:8080
+token_file: serve.token
+db: state/history.db
+results: state/results
+fleets:
+  lab: { agents: "127.0.0.1:7070" }
+suites:
+  - name: forever
+    fleet: lab
+    workload: workloads/w.yaml
+    every: 5000000h
+)");
+  ASSERT_FALSE(loaded.errors.empty()) << "an interval that overflows the clock";
+  EXPECT_NE(All(loaded.errors).find("suites[0].every"), std::string::npos) << All(loaded.errors);
+}
+
 TEST_F(ServeConfigTest, WorkloadErrorsKeepTheirOwnPositions) {
   Write("workloads/bad.yaml", "name: b\ndefaults:\n  jobs: 0\nsteps:\n  - io: { op: write }\n");
   std::string text = GoodConfig(Abs("workloads/w.yaml"));

@@ -10,6 +10,16 @@
 namespace iofleet::controller {
 namespace {
 
+ServeRun Q(const std::string& id, const std::string& suite, const std::string& fleet, const std::string& reason, uint64_t due) {
+  ServeRun r;
+  r.run_id = id;
+  r.suite = suite;
+  r.fleet = fleet;
+  r.reason = reason;
+  r.due_unix_ns = due;
+  return r;
+}
+
 std::unique_ptr<ServeStore> OpenStore(const testing::TempDir& dir) {
   auto store = ServeStore::Open((dir.path() / "history.db").string());
   EXPECT_TRUE(store.ok()) << store.status().message();
@@ -20,13 +30,13 @@ TEST(ServeStore, ASuiteWaitsInTheQueueOnceAndRunsInOrderPerFleet) {
   testing::TempDir dir;
   auto store = OpenStore(dir);
   ASSERT_TRUE(store);
-  auto a = store->Enqueue("r1", "nightly", "lab", "schedule", 100, 100);
+  auto a = store->Enqueue(Q("r1", "nightly", "lab", "schedule", 100), 100);
   ASSERT_TRUE(a.ok() && a->has_value());
-  auto again = store->Enqueue("r2", "nightly", "lab", "manual", 150, 150);
+  auto again = store->Enqueue(Q("r2", "nightly", "lab", "manual", 150), 150);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->has_value()) << "a suite already waiting is not queued twice";
-  ASSERT_TRUE(store->Enqueue("r3", "other", "lab", "manual", 200, 200).ok());
-  ASSERT_TRUE(store->Enqueue("r4", "elsewhere", "lab2", "manual", 50, 50).ok());
+  ASSERT_TRUE(store->Enqueue(Q("r3", "other", "lab", "manual", 200), 200).ok());
+  ASSERT_TRUE(store->Enqueue(Q("r4", "elsewhere", "lab2", "manual", 50), 50).ok());
 
   auto lengths = store->QueueLengths();
   ASSERT_TRUE(lengths.ok());
@@ -38,7 +48,7 @@ TEST(ServeStore, ASuiteWaitsInTheQueueOnceAndRunsInOrderPerFleet) {
   EXPECT_EQ((*first)->run_id, "r1");
   EXPECT_EQ((*first)->state, "running");
   // Running, it no longer waits: the suite may be queued again.
-  auto requeued = store->Enqueue("r5", "nightly", "lab", "manual", 310, 310);
+  auto requeued = store->Enqueue(Q("r5", "nightly", "lab", "manual", 310), 310);
   ASSERT_TRUE(requeued.ok() && requeued->has_value());
   auto second = store->TakeNext("lab", 320);
   ASSERT_TRUE(second.ok() && second->has_value());
@@ -58,8 +68,8 @@ TEST(ServeStore, AQueuedRunSurvivesAReopenAndARunningOneIsMarkedLost) {
   {
     auto store = OpenStore(dir);
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->Enqueue("r1", "a", "lab", "schedule", 1, 1).ok());
-    ASSERT_TRUE(store->Enqueue("r2", "b", "lab", "schedule", 2, 2).ok());
+    ASSERT_TRUE(store->Enqueue(Q("r1", "a", "lab", "schedule", 1), 1).ok());
+    ASSERT_TRUE(store->Enqueue(Q("r2", "b", "lab", "schedule", 2), 2).ok());
     ASSERT_TRUE(store->TakeNext("lab", 3).ok());  // r1 running when the service dies
     ASSERT_TRUE(store->SetLastDue("a", 1).ok());
   }
@@ -86,8 +96,8 @@ TEST(ServeStore, CancelsOnlyAQueuedRun) {
   testing::TempDir dir;
   auto store = OpenStore(dir);
   ASSERT_TRUE(store);
-  ASSERT_TRUE(store->Enqueue("r1", "a", "lab", "manual", 1, 1).ok());
-  ASSERT_TRUE(store->Enqueue("r2", "b", "lab", "manual", 2, 2).ok());
+  ASSERT_TRUE(store->Enqueue(Q("r1", "a", "lab", "manual", 1), 1).ok());
+  ASSERT_TRUE(store->Enqueue(Q("r2", "b", "lab", "manual", 2), 2).ok());
   ASSERT_TRUE(store->TakeNext("lab", 3).ok());
   auto running = store->CancelQueued("r1", 4);
   ASSERT_TRUE(running.ok());
@@ -120,13 +130,59 @@ TEST(ServeStore, PausedIsKeptAndASuiteFirstPausedStartsItsScheduleNow) {
   EXPECT_EQ(**store->LastDue("a"), 99u);
 }
 
+TEST(ServeStore, ADueRunIsQueuedWithItsTimeInOneStepAndNotWhilePaused) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  ServeRun due = Q("r1", "a", "lab", "schedule", 60);
+  due.labels_json = R"({"cluster":"lab"})";
+  auto queued = store->EnqueueDue(due, "a", 60, 61);
+  ASSERT_TRUE(queued.ok() && queued->has_value()) << queued.status().message();
+  EXPECT_EQ(**store->LastDue("a"), 60u);
+  EXPECT_EQ((*store->Find("r1"))->labels_json, R"({"cluster":"lab"})");
+  ASSERT_TRUE(store->SetPaused("a", true, 70).ok());
+  ASSERT_TRUE(store->TakeNext("lab", 71).ok());
+  auto paused = store->EnqueueDue(Q("r2", "a", "lab", "schedule", 120), "a", 120, 121);
+  ASSERT_TRUE(paused.ok());
+  EXPECT_FALSE(paused->has_value()) << "a paused suite queues nothing";
+  EXPECT_EQ(**store->LastDue("a"), 120u) << "and still moves on";
+  auto skipped = store->EnqueueDue(std::nullopt, "b", 500, 501);
+  ASSERT_TRUE(skipped.ok());
+  EXPECT_EQ(**store->LastDue("b"), 500u);
+}
+
+TEST(ServeStore, QueuedRunsFollowTheirSuiteToItsNewFleetOrAreDroppedWithIt) {
+  testing::TempDir dir;
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Enqueue(Q("r1", "moved", "old", "schedule", 1), 1).ok());
+  ASSERT_TRUE(store->Enqueue(Q("r2", "gone", "old", "schedule", 2), 2).ok());
+  ASSERT_TRUE(store->Enqueue(Q("r3", "stays", "lab", "schedule", 3), 3).ok());
+  auto dropped = store->Rehome({{"moved", "new"}, {"stays", "lab"}}, 10);
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  ASSERT_EQ(dropped->size(), 1u);
+  EXPECT_EQ((*dropped)[0].run_id, "r2");
+  EXPECT_EQ((*store->Find("r2"))->status, "cancelled");
+  EXPECT_NE((*store->Find("r2"))->error.find("no longer in the config"), std::string::npos);
+  auto old = store->TakeNext("old", 11);
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->has_value());
+  auto moved = store->TakeNext("new", 12);
+  ASSERT_TRUE(moved.ok() && moved->has_value());
+  EXPECT_EQ((*moved)->run_id, "r1");
+  // The suite's schedule can queue it again: nothing is left waiting under the old fleet.
+  auto again = store->Enqueue(Q("r4", "gone", "x", "manual", 20), 20);
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->has_value());
+}
+
 TEST(ServeStore, NewestFirstAndFilteredBySuiteAndState) {
   testing::TempDir dir;
   auto store = OpenStore(dir);
   ASSERT_TRUE(store);
   for (int i = 0; i < 5; ++i) {
     std::string id = "r" + std::to_string(i);
-    ASSERT_TRUE(store->Enqueue(id, i % 2 ? "odd" : "even", "lab", "manual", i, i).ok());
+    ASSERT_TRUE(store->Enqueue(Q(id, i % 2 ? "odd" : "even", "lab", "manual", i), i).ok());
     ASSERT_TRUE(store->TakeNext("lab", i).ok());
     ASSERT_TRUE(store->Finish(id, "succeeded", "", 0, "", i).ok());
   }
@@ -149,7 +205,7 @@ TEST(ServeStore, TwoThreadsQueueingTheSameSuiteQueueItOnce) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 25; ++i) {
-        auto r = store->Enqueue("t" + std::to_string(t) + "-" + std::to_string(i), "nightly", "lab", "manual", 1, 1);
+        auto r = store->Enqueue(Q("t" + std::to_string(t) + "-" + std::to_string(i), "nightly", "lab", "manual", 1), 1);
         if (r.ok() && r->has_value()) ++queued;
       }
     });

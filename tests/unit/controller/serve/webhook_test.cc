@@ -46,5 +46,15 @@ TEST(WebhookBody, ARunWithoutAReportStillSaysWhatFailed) {
   EXPECT_FALSE(body.contains("report"));
 }
 
+TEST(PostWebhook, AFailureNamesTheUrlWithoutItsSecretPath) {
+  auto url = ParseWebhookUrl("http://127.0.0.1:1/services/T000/B000/SECRET");
+  ASSERT_TRUE(url.ok());
+  EXPECT_EQ(RedactedWebhook(*url), "http://127.0.0.1:1/...");
+  Status s = PostWebhook(*url, nlohmann::ordered_json::object(), std::chrono::seconds(2));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().find("SECRET"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("http://127.0.0.1:1/..."), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace iofleet::controller
