@@ -19,6 +19,7 @@ struct HttpRequest {
   std::map<std::string, std::string> query;  // decoded
   std::string authorization;  // the Authorization header, empty when absent
   std::string content_type;
+  std::string host;  // the Host header
   std::string body;
   std::string peer;  // the client's IP address
 };

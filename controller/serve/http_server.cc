@@ -15,6 +15,7 @@
 #include <boost/beast/ssl.hpp>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -44,6 +45,22 @@ struct ServerState {
   HttpHandler handler;
   bool tls = false;
   std::atomic<size_t> connections{0};
+  std::mutex peers_mu;
+  std::map<std::string, size_t> per_peer;  // open connections by client address
+
+  // False when `peer` already holds max_connections_per_client: one client cannot take every slot.
+  bool AdmitPeer(const std::string& peer) {
+    std::lock_guard lock(peers_mu);
+    size_t& open = per_peer[peer];
+    if (open >= options.max_connections_per_client) return false;
+    ++open;
+    return true;
+  }
+  void LeavePeer(const std::string& peer) {
+    std::lock_guard lock(peers_mu);
+    auto it = per_peer.find(peer);
+    if (it != per_peer.end() && --it->second == 0) per_peer.erase(it);
+  }
 };
 
 bool AllowedMethod(http::verb verb) {
@@ -66,7 +83,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   Session(std::shared_ptr<ServerState> state, std::string peer, StreamArgs&&... stream_args)
       : state_(std::move(state)), peer_(std::move(peer)), stream_(std::forward<StreamArgs>(stream_args)...) {}
 
-  ~Session() { state_->connections.fetch_sub(1); }
+  ~Session() {
+    state_->LeavePeer(peer_);
+    state_->connections.fetch_sub(1);
+  }
 
   void Start() {
     // The strand of the socket: the first operation runs on it too.
@@ -104,7 +124,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       std::string reason = "request headers larger than " + std::to_string(options.max_header) + " bytes";
       return Answer(HttpResponse::Error(431, reason), false, false);
     }
-    if (ec == http::error::body_limit) {
+    // The buffer's cap: chunk headers and trailers, which neither limit above counts.
+    if (ec == http::error::body_limit || ec == http::error::buffer_overflow) {
       std::string reason = "request body larger than " + std::to_string(options.max_body) + " bytes";
       return Answer(HttpResponse::Error(413, reason), false, false);
     }
@@ -132,6 +153,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     request.query = std::move(target->query);
     request.authorization = std::string(message[http::field::authorization]);
     request.content_type = std::string(message[http::field::content_type]);
+    request.host = std::string(message[http::field::host]);
     request.body = std::move(message.body());
     request.peer = peer_;
     HttpResponse response;
@@ -233,7 +255,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   std::shared_ptr<ServerState> state_;
   std::string peer_;
   Stream stream_;
-  beast::flat_buffer buffer_;
+  // Bounded: Beast 1.74 counts neither chunk extensions nor trailers against its limits, so an
+  // endless chunked request would otherwise grow it for the whole request time.
+  beast::flat_buffer buffer_{state_->options.max_header + state_->options.max_body + 8192};
   std::optional<http::request_parser<http::string_body>> parser_;
   char drain_[4096];
 };
@@ -243,7 +267,11 @@ Result<std::unique_ptr<ssl::context>> LoadTls(const std::string& dir) {
   context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                        ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::no_compression |
                        ssl::context::single_dh_use);
-  SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
+  // A client may not make the server redo handshakes (CPU for free).
+  SSL_CTX_set_options(context->native_handle(), SSL_OP_NO_RENEGOTIATION);
+  if (SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION) != 1) {
+    return Status(Code::kInternal, "tls_dir: cannot set TLS 1.2 as the minimum");
+  }
   std::string cert = dir + "/cert.pem";
   std::string key = dir + "/key.pem";
   for (const std::string& path : {cert, key}) {
@@ -300,6 +328,10 @@ struct HttpServer::Impl {
     beast::error_code ec;
     std::string peer = socket.remote_endpoint(ec).address().to_string();
     if (ec) return;  // gone already
+    if (!state->AdmitPeer(peer)) {
+      socket.close(ec);
+      return;
+    }
     state->connections.fetch_add(1);
     if (tls) {
       std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(state, std::move(peer), std::move(socket), *tls)->Start();

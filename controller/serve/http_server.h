@@ -28,6 +28,8 @@ struct HttpServerOptions {
   std::chrono::seconds write_timeout{60};
   // Open connections at most; one more is closed as soon as it is accepted (not queued).
   size_t max_connections = 256;
+  // Open connections from one client address at most; more are closed as they are accepted.
+  size_t max_connections_per_client = 32;
   int threads = 2;
 };
 

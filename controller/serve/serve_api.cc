@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "controller/history/change_points.h"
@@ -95,6 +96,20 @@ Status CheckPostBody(const HttpRequest& r, const std::string& suite) {
   return Status();
 }
 
+// Plain HTTP is served on loopback only; a Host naming anything else is a browser led there by
+// DNS rebinding (a site's name re-pointed at 127.0.0.1), whose page must not read the API.
+bool LoopbackHost(const std::string& host) {
+  std::string name = host;
+  if (!name.empty() && name[0] == '[') {
+    name = name.substr(0, name.find(']') + 1);
+  } else if (size_t colon = name.rfind(':'); colon != std::string::npos) {
+    name = name.substr(0, colon);
+  }
+  if (name == "localhost" || name == "[::1]") return true;
+  static const std::regex kLoopbackV4("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}");
+  return std::regex_match(name, kLoopbackV4);
+}
+
 HttpResponse FromStatus(const Status& s) {
   switch (s.code()) {
     case Code::kNotFound:
@@ -134,6 +149,10 @@ ServeApi::ServeApi(ServeService& service, std::string chart_js) : service_(servi
 HttpResponse ServeApi::Handle(const HttpRequest& request) {
   const ServeConfig& config = service_.config();
   const std::string& p = request.path;
+  if (config.tls_dir.empty() && !LoopbackHost(request.host)) {
+    return HttpResponse::Error(421, "Host \"" + request.host + "\" is not a loopback address: plain HTTP answers only "
+                                    "http://127.0.0.1, http://[::1] and http://localhost");
+  }
   // The page's own files hold no data and /healthz says only that serve answers: a browser
   // cannot send a token with a navigation, and probes carry none.
   const bool shell = p == "/" || p == "/index.html" || p.rfind("/static/", 0) == 0 || p == "/healthz";

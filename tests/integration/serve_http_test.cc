@@ -248,6 +248,16 @@ TEST(ServeHttpTest, AnswersTooLargeBodiesAndHeadersThenCloses) {
   chunked += "0\r\n\r\n";
   answer = Exchange(server->port(), chunked);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 413")) << answer.substr(0, 200);
+  // Chunk extensions and trailers count against neither limit in Beast 1.74: an endless one is
+  // cut off by the buffer's cap, not after the request time with megabytes held.
+  std::string extension = "POST /x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1;" + std::string(1024 * 1024, 'e');
+  auto sent_at = std::chrono::steady_clock::now();
+  answer = Exchange(server->port(), extension);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 413")) << answer.substr(0, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent_at, 5s);
+  std::string trailer = "POST /x HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: " + std::string(1024 * 1024, 't');
+  answer = Exchange(server->port(), trailer);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 413") || answer.starts_with("HTTP/1.1 431")) << answer.substr(0, 200);
   // Headers past the limit, and the connection closed after the answer.
   std::string big_header = "GET /x HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(20 * 1024, 'h') + "\r\n\r\n";
   answer = Exchange(server->port(), big_header + Get("/after"));
@@ -391,6 +401,36 @@ TEST(ServeHttpTest, Answers200ConcurrentGets) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(answered.load(), kThreads * kPerThread);
+}
+
+// One client address cannot hold every connection: beyond its own limit it is closed at once,
+// while the server still has room for others.
+TEST(ServeHttpTest, OneClientCannotTakeEveryConnection) {
+  EchoHandler handler;
+  HttpServerOptions options;
+  options.max_connections = 100;
+  options.max_connections_per_client = 3;
+  auto server = StartServer(options, handler);
+  ASSERT_TRUE(server);
+  std::vector<int> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(Connect(server->port()));
+    ASSERT_TRUE(SendAll(held.back(), Get("/held")));
+    ASSERT_TRUE(ReadAnswer(held.back()).starts_with("HTTP/1.1 200"));
+  }
+  int extra = Connect(server->port());
+  SendAll(extra, Get("/extra"));
+  EXPECT_EQ(ReadToEnd(extra), "");
+  ::close(extra);
+  ::close(held.back());
+  held.pop_back();
+  std::string answer;
+  for (int attempt = 0; attempt < 50 && !answer.starts_with("HTTP/1.1 200"); ++attempt) {
+    std::this_thread::sleep_for(20ms);
+    answer = Exchange(server->port(), "GET /again HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  }
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 200")) << answer;
+  for (int fd : held) ::close(fd);
 }
 
 TEST(ServeHttpTest, ClosesConnectionsBeyondTheLimitAtOnce) {

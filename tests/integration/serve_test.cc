@@ -376,6 +376,10 @@ TEST(Serve, RefusesWhatItMustAndNotifiesFailures) {
   EXPECT_NE(page.headers["content-security-policy"].find("default-src 'none'"), std::string::npos);
   EXPECT_EQ(page.headers.count("set-cookie"), 0u);
   EXPECT_EQ(serve.Call("GET", "/healthz", "", false).status, 200);
+  // DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends its own Host.
+  HttpAnswer rebound = HttpCall("GET", serve.address(), "/api/v1/runs",
+                                {{"Authorization", std::string("Bearer ") + kToken}, {"Host", "evil.example:" + std::to_string(f.port)}});
+  EXPECT_EQ(rebound.status, 421) << rebound.body;
 
   // A POST names its suite and nothing else.
   HttpAnswer set = serve.Call("POST", "/api/v1/suites/quick/runs", R"({"suite": "quick", "set": {"jobs": 64}})");
