@@ -28,6 +28,10 @@ using Json = nlohmann::ordered_json;
 
 constexpr size_t kDefaultRuns = 100;
 constexpr size_t kMaxRuns = 1000;
+// E-divisive costs O(n^2) per permutation (0.03 s for 200 values here, 0.8 s for 1000): change
+// points are looked for among a series' latest values only, so one request cannot hold a server
+// thread for seconds.
+constexpr size_t kChangePointWindow = 200;
 
 std::vector<std::string> Segments(const std::string& path) {
   std::vector<std::string> parts;
@@ -384,7 +388,10 @@ HttpResponse ServeApi::SuiteHistory(const std::string& name, const HttpRequest& 
       points.push_back({{"run_id", s.runs[i]->run_id}, {"started_at_unix_ns", s.runs[i]->started_at_unix_ns}, {"value", s.values[i]}});
     }
     Json changes = Json::array();
-    for (const ChangePoint& c : FindChangePoints(s.values)) {
+    const size_t from = s.values.size() > kChangePointWindow ? s.values.size() - kChangePointWindow : 0;
+    const std::vector<double> window(s.values.begin() + static_cast<std::ptrdiff_t>(from), s.values.end());
+    for (ChangePoint c : FindChangePoints(window)) {
+      c.index += from;
       changes.push_back({{"index", c.index},
                          {"run_id", s.runs[c.index]->run_id},
                          {"mean_before", c.mean_before},

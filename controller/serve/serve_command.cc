@@ -49,6 +49,7 @@ int ServeCommand(const ServeCommandOptions& options) {
   HttpServerOptions http;
   http.listen = config.listen;
   http.tls_dir = config.tls_dir;
+  http.threads = 4;  // a history request with change points may take a while: others go on
   auto server = HttpServer::Start(http, [&ready](const HttpRequest& r) {
     ServeApi* api = ready.load();
     return api ? api->Handle(r) : HttpResponse::Error(503, "iofleet serve is starting");
