@@ -13,6 +13,7 @@
 #include "controller/report/write_file.h"
 #include "controller/run/run_manager.h"
 #include "controller/serve/due_decision.h"
+#include "controller/serve/run_outcome.h"
 #include "controller/serve/webhook.h"
 
 namespace iofleet::controller {
@@ -69,16 +70,6 @@ ServeRun NewQueued(const ServeSuite& suite, const std::string& reason, uint64_t 
   run.reason = reason;
   run.due_unix_ns = due_unix_ns;
   return run;
-}
-
-// The last "iofleet: ..." line a run wrote: why it ended, when it ended before its report.
-std::string LastError(const std::string& log) {
-  std::istringstream lines(log);
-  std::string line, last;
-  while (std::getline(lines, line)) {
-    if (line.rfind("iofleet: ", 0) == 0 && line.rfind("iofleet: warning:", 0) != 0 && line.rfind("iofleet: run ", 0) != 0) last = line.substr(9);
-  }
-  return last;
 }
 
 }  // namespace
@@ -266,22 +257,10 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
       if (doc.ok()) report = std::move(*doc);
     }
     const std::string log_text = log_buffer.Text();
-    if (report) {
-      status = report->value("status", "failed");
-      error = report->value("error", "");
-      if (report->contains("verdicts") && (*report)["verdicts"].is_object()) verdict = (*report)["verdicts"].value("verdict", "");
-      if (status == "succeeded" && code == kExitFailed) {
-        // The figures are right but the run could not be recorded (history, report files):
-        // not green, and unjudged.
-        status = "failed";
-        error = LastError(log_text);
-        if (error.empty()) error = "the run's report or history could not be written";
-      }
-    } else {
-      status = interrupt ? "aborted" : "failed";
-      error = interrupt ? interrupt.Describe() + " before the run's first step" : LastError(log_text);
-      if (error.empty()) error = "the run ended before its first step (exit " + std::to_string(code) + ")";
-    }
+    RunOutcome outcome = OutcomeOf(report ? &*report : nullptr, code, interrupt, log_text);
+    status = outcome.status;
+    verdict = outcome.verdict;
+    error = outcome.error;
     if (!report && code != kExitOk) {
       // Also into the service's log: there is no run directory to look in.
       std::istringstream lines(log_text);

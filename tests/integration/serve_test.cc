@@ -348,6 +348,39 @@ TEST(Serve, AMissedScheduleRunsOnceAtStart) {
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }
 
+// A serve killed mid-run (SIGKILL, power loss) cannot end its run: the next start records it lost,
+// tells the webhook, and does not run it again.
+TEST(Serve, ARunOfAKilledServeIsLostNotRunAgainAndNotified) {
+  Fixture f;
+  WebhookReceiver hook;
+  f.Write("  lab: { agents: \"" + f.agent->address() + "\" }\n",
+          "  - name: long\n    fleet: lab\n    workload: workloads/serve-it.yaml\n    set: { \"steps[read].io.runtime\": 30s }\n"
+          "    webhook: " + hook.url() + "\n");
+  std::string id;
+  {
+    Serve serve(f.config, f.tmp / "logs1", f.port);
+    id = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
+    serve.WaitState(id, "running");
+    serve.process().Signal(SIGKILL);
+    serve.process().Wait(10s);
+  }
+  Serve serve(f.config, f.tmp / "logs2", f.port);
+  json lost = serve.Run(id);
+  EXPECT_EQ(lost["state"], "done");
+  EXPECT_EQ(lost["status"], "lost");
+  EXPECT_NE(lost["error"].get<std::string>().find("stopped during the run"), std::string::npos) << lost.dump();
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (hook.bodies().empty() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(hook.bodies().size(), 1u);
+  EXPECT_EQ(hook.bodies()[0]["event"], "failed");
+  EXPECT_EQ(hook.bodies()[0]["status"], "lost");
+  EXPECT_EQ(hook.bodies()[0]["run_id"], id);
+  std::this_thread::sleep_for(2s);
+  EXPECT_EQ(serve.Runs().size(), 1u) << "the lost run is not run again: " << serve.Runs().dump();
+  serve.process().Signal(SIGTERM);
+  EXPECT_EQ(serve.process().Wait(60s), 0);
+}
+
 // The token, POST bodies, report files and signed report links; a failure's webhook; two fleets
 // sharing an agent.
 TEST(Serve, RefusesWhatItMustAndNotifiesFailures) {
