@@ -1,6 +1,6 @@
 #include "agent/service/listen_address.h"
 
-#include <arpa/inet.h>
+#include "core/base/loopback.h"
 
 namespace iofleet::agent {
 
@@ -16,12 +16,7 @@ bool IsLoopbackOrUnix(const std::string& address) {
     if (colon == std::string::npos) return false;
     host = address.substr(0, colon);
   }
-  if (host == "localhost") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
+  return IsLoopbackHost(host);
 }
 
 }  // namespace iofleet::agent

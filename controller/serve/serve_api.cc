@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "controller/history/change_points.h"
@@ -19,6 +18,7 @@
 #include "controller/serve/open_beneath.h"
 #include "controller/serve/serve_page.h"
 #include "controller/fleet/fleet.h"
+#include "core/base/loopback.h"
 #include "core/base/version.h"
 
 namespace iofleet::controller {
@@ -105,13 +105,11 @@ Status CheckPostBody(const HttpRequest& r, const std::string& suite) {
 bool LoopbackHost(const std::string& host) {
   std::string name = host;
   if (!name.empty() && name[0] == '[') {
-    name = name.substr(0, name.find(']') + 1);
+    name = name.substr(1, name.find(']') - 1);
   } else if (size_t colon = name.rfind(':'); colon != std::string::npos) {
     name = name.substr(0, colon);
   }
-  if (name == "localhost" || name == "[::1]") return true;
-  static const std::regex kLoopbackV4("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}");
-  return std::regex_match(name, kLoopbackV4);
+  return IsLoopbackHost(name);
 }
 
 HttpResponse FromStatus(const Status& s) {

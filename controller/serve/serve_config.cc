@@ -15,6 +15,7 @@
 #include "controller/workload/input_file.h"
 #include "controller/workload/proto_names.h"
 #include "controller/workload/yaml_loader.h"
+#include "core/base/loopback.h"
 #include "core/spec/validate.h"
 #include "iofleet/v1/serve.pb.h"
 
@@ -22,15 +23,6 @@ namespace iofleet::controller {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool IsLoopbackHost(const std::string& host) {
-  if (host == "localhost") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
-}
 
 // "8080" -> 8080; 1-65535 only.
 bool ParsePort(const std::string& text, uint16_t& port) {

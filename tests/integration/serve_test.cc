@@ -188,6 +188,14 @@ struct Fixture {
   fs::path results() const { return tmp / "var" / "results"; }
 };
 
+// Until the run has prepared its agents and started its steps (its samples.csv exists): an
+// interrupt from then on ends it with a report.
+void WaitForSteps(const fs::path& dir) {
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!fs::exists(dir / "samples.csv") && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(fs::exists(dir / "samples.csv")) << dir;
+}
+
 std::vector<json> RunsOf(const json& runs, const std::string& suite) {
   std::vector<json> out;
   for (const auto& r : runs) {
@@ -238,6 +246,7 @@ TEST(Serve, SchedulesQueuesStopsAndCarriesOnAfterARestart) {
   ASSERT_EQ(asked.status, 202) << asked.body;
   const std::string slow = json::parse(asked.body)["run_id"];
   serve->WaitState(slow, "running");
+  WaitForSteps(f.results() / "slow" / slow);
   HttpAnswer q1 = serve->Call("POST", "/api/v1/suites/quick/runs", R"({"suite": "quick"})");
   ASSERT_EQ(q1.status, 202) << q1.body;
   const std::string waiting = json::parse(q1.body)["run_id"];
@@ -297,12 +306,15 @@ TEST(Serve, SchedulesQueuesStopsAndCarriesOnAfterARestart) {
   ASSERT_EQ(asked.status, 202);
   const std::string cancelled_running = json::parse(asked.body)["run_id"];
   serve->WaitState(cancelled_running, "running");
+  WaitForSteps(f.results() / "slow" / cancelled_running);
   const std::string cancelled_queued = json::parse(serve->Call("POST", "/api/v1/suites/quick/runs").body)["run_id"];
   EXPECT_EQ(serve->Call("POST", "/api/v1/runs/" + cancelled_queued + "/cancel").status, 202);
   EXPECT_EQ(serve->Call("POST", "/api/v1/runs/" + cancelled_running + "/cancel").status, 202);
   json c1 = serve->WaitDone(cancelled_running, 60s);
   EXPECT_EQ(c1["status"], "aborted");
-  EXPECT_NE(c1["report_document"].value("error", "").find("cancelled"), std::string::npos) << c1.dump();
+  EXPECT_NE(c1["error"].get<std::string>().find("interrupted (cancelled)"), std::string::npos) << c1.dump();
+  ASSERT_TRUE(c1.contains("report_document")) << c1.dump();
+  EXPECT_EQ(c1["report_document"]["status"], "aborted");
   json c2 = serve->Run(cancelled_queued);
   EXPECT_EQ(c2["status"], "cancelled");
   EXPECT_EQ(c2["started_at_unix_ns"], 0);
@@ -474,7 +486,7 @@ TEST(Serve, RefusesWhatItMustAndNotifiesFailures) {
   // Two fleets share an agent: the second meets its busy answer, fails, is recorded and notified.
   const std::string long_run = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
   serve.WaitState(long_run, "running");
-  std::this_thread::sleep_for(1s);  // past Prepare
+  WaitForSteps(f.results() / "long" / long_run);  // it holds the agent
   const std::string twin = json::parse(serve.Call("POST", "/api/v1/suites/twin/runs").body)["run_id"];
   json twin_done = serve.WaitDone(twin);
   EXPECT_EQ(twin_done["status"], "failed");
