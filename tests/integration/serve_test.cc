@@ -513,6 +513,47 @@ TEST(Serve, RefusesWhatItMustAndNotifiesFailures) {
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }
 
+// HTTPS with a `server` certificate from deploy/tls/make-certs, as deployed: curl checks it
+// against the CA and the name; a plain client gets no answer.
+TEST(Serve, ServesHttpsWithAMakeCertsServerCertificate) {
+  Fixture f;
+  const fs::path certs = f.tmp / "certs";
+  CommandResult made = RunCommand({SourcePath("deploy/tls/make-certs"), certs.string(), "server", "localhost", "127.0.0.1"}, f.tmp / "logs");
+  ASSERT_EQ(made.code, 0) << made.err;
+  f.Write("  lab: { agents: \"" + f.agent->address() + "\" }\n",
+          "  - name: quick\n    fleet: lab\n    workload: workloads/serve-it.yaml\n", "tls_dir: " + (certs / "localhost").string() + "\n");
+  Process serve({BinPath("iofleet"), "serve", "--config", f.config.string()}, f.tmp / "logs");
+  const std::string port = std::to_string(f.port);
+  auto curl = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {"/usr/bin/curl", "-sS", "--max-time", "10", "--cacert", (certs / "localhost" / "ca.pem").string(),
+                                     "--resolve", "localhost:" + port + ":127.0.0.1", "-D", "-"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, f.tmp / "logs", 30s);
+  };
+  CommandResult health;
+  for (int i = 0; i < 100; ++i) {
+    health = curl({"https://localhost:" + port + "/healthz"});
+    if (health.code == 0) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(health.code, 0) << health.err << serve.Stderr();
+  EXPECT_NE(health.out.find("HTTP/1.1 200"), std::string::npos) << health.out;
+  EXPECT_NE(health.out.find("Strict-Transport-Security: max-age="), std::string::npos) << health.out;
+  CommandResult suites = curl({"-H", std::string("Authorization: Bearer ") + kToken, "https://localhost:" + port + "/api/v1/suites"});
+  ASSERT_EQ(suites.code, 0) << suites.err;
+  EXPECT_NE(suites.out.find("\"name\": \"quick\""), std::string::npos) << suites.out;
+  CommandResult anonymous = curl({"https://localhost:" + port + "/api/v1/suites"});
+  EXPECT_NE(anonymous.out.find("HTTP/1.1 401"), std::string::npos) << anonymous.out;
+  // Another CA's client refuses the certificate; plain HTTP gets no answer.
+  CommandResult other = RunCommand({"/usr/bin/curl", "-sS", "--max-time", "10", "--resolve", "localhost:" + port + ":127.0.0.1",
+                                    "https://localhost:" + port + "/healthz"},
+                                   f.tmp / "logs", 30s);
+  EXPECT_NE(other.code, 0) << other.out;
+  EXPECT_EQ(HttpGet("127.0.0.1:" + port, "/healthz", 2s).status, 0);
+  serve.Signal(SIGTERM);
+  EXPECT_EQ(serve.Wait(60s), 0) << serve.Stderr();
+}
+
 TEST(Serve, ABadConfigIsRefusedWithItsPlaceAndNothingStarts) {
   Fixture f;
   f.Write("  lab: { agents: \"" + f.agent->address() + "\" }\n",
