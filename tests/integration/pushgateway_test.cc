@@ -124,7 +124,9 @@ TEST_F(PushgatewayTest, PushedFiguresAreTheReports) {
     EXPECT_EQ(status->value, 1);
     const Sample* at = Find(samples, "iofleet_result_timestamp_seconds", labels);
     ASSERT_NE(at, nullptr);
-    if (step.contains("started_at_unix_ns")) EXPECT_NEAR(at->value, step["started_at_unix_ns"].get<double>() / 1e9, 1e-6);
+    if (step.contains("started_at_unix_ns")) {
+      EXPECT_NEAR(at->value, step["started_at_unix_ns"].get<double>() / 1e9, 1e-6);
+    }
     if (step["kind"] != "io") {
       EXPECT_EQ(Find(samples, "iofleet_result_iops", labels), nullptr);
       continue;

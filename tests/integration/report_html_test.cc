@@ -236,26 +236,10 @@ TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
   }
 
   browser.Call("Runtime.evaluate", {{"expression", "1"}}, page);  // let late events arrive
-  std::vector<std::string> problems;
-  for (const auto& e : browser.events()) {
-    const std::string method = e.value("method", "");
-    const json& p = e.contains("params") ? e["params"] : json::object();
-    if (method == "Network.requestWillBeSent") {
-      const std::string requested = p["request"].value("url", "");
-      if (requested.rfind("file:", 0) != 0 && requested.rfind("data:", 0) != 0) problems.push_back("request: " + requested);
-    } else if (method == "Runtime.exceptionThrown") {
-      problems.push_back("exception: " + p.dump());
-    } else if (method == "Runtime.consoleAPICalled" && (p.value("type", "") == "error" || p.value("type", "") == "warning")) {
-      problems.push_back("console: " + p.dump());
-    } else if (method == "Log.entryAdded" && p["entry"].value("level", "") == "error") {
-      problems.push_back("log: " + p.dump());
-    }
-  }
-  EXPECT_TRUE(problems.empty()) << [&] {
-    std::string all;
-    for (const auto& s : problems) all += s + "\n";
-    return all;
-  }();
+  const auto problems = PageProblems(browser.events(), [](const std::string& url) {
+    return url.rfind("file:", 0) == 0 || url.rfind("data:", 0) == 0;
+  });
+  EXPECT_TRUE(problems.empty()) << JoinLines(problems);
 }
 
 }  // namespace

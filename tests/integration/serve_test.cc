@@ -2,7 +2,6 @@
 // the service's real HTTP server, its SQLite history, SIGTERM and a restart, a webhook receiver,
 // and the page in headless Chromium.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,15 +39,7 @@ steps:
 class WebhookReceiver {
  public:
   WebhookReceiver() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(fd_, 8);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = ListenOnLoopback(8, port_);
     thread_ = std::thread([this] { Serve(); });
   }
   ~WebhookReceiver() {
@@ -635,27 +626,11 @@ TEST(Serve, ThePageWorksInABrowser) {
   EXPECT_EQ(RunsOf(serve.Runs(), "quick").size(), 3u);
 
   browser.Call("Runtime.evaluate", {{"expression", "1"}}, page);
-  std::vector<std::string> problems;
-  for (const auto& e : browser.events()) {
-    const std::string method = e.value("method", "");
-    const json& p = e.contains("params") ? e["params"] : json::object();
-    if (method == "Network.requestWillBeSent") {
-      const std::string url = p["request"].value("url", "");
-      if (url.rfind(origin + "/", 0) != 0) problems.push_back("request: " + url);
-    } else if (method == "Runtime.exceptionThrown") {
-      problems.push_back("exception: " + p.dump());
-    } else if (method == "Runtime.consoleAPICalled" && (p.value("type", "") == "error" || p.value("type", "") == "warning")) {
-      problems.push_back("console: " + p.dump());
-    } else if (method == "Log.entryAdded" && p["entry"].value("level", "") == "error" &&
-               p["entry"].value("url", "").find("/api/v1/") == std::string::npos) {
-      problems.push_back("log: " + p.dump());  // (the first API calls, before the token, are 401s by design)
-    }
-  }
-  EXPECT_TRUE(problems.empty()) << [&] {
-    std::string all;
-    for (const auto& s : problems) all += s + "\n";
-    return all;
-  }();
+  // (The page's first API calls, before it has the token, are 401s by design.)
+  const auto problems = PageProblems(
+      browser.events(), [&](const std::string& url) { return url.rfind(origin + "/", 0) == 0; },
+      [](const json& entry) { return entry.value("url", "").find("/api/v1/") != std::string::npos; });
+  EXPECT_TRUE(problems.empty()) << JoinLines(problems);
   serve.process().Signal(SIGTERM);
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }

@@ -168,4 +168,31 @@ std::string CdpBrowser::AttachToPage() {
   return "";
 }
 
+std::vector<std::string> PageProblems(const std::vector<nlohmann::json>& events,
+                                      const std::function<bool(const std::string& url)>& request_allowed,
+                                      const std::function<bool(const nlohmann::json& entry)>& log_expected) {
+  std::vector<std::string> problems;
+  for (const auto& e : events) {
+    const std::string method = e.value("method", "");
+    const nlohmann::json& p = e.contains("params") ? e["params"] : nlohmann::json::object();
+    if (method == "Network.requestWillBeSent") {
+      const std::string url = p["request"].value("url", "");
+      if (!request_allowed(url)) problems.push_back("request: " + url);
+    } else if (method == "Runtime.exceptionThrown") {
+      problems.push_back("exception: " + p.dump());
+    } else if (method == "Runtime.consoleAPICalled" && (p.value("type", "") == "error" || p.value("type", "") == "warning")) {
+      problems.push_back("console: " + p.dump());
+    } else if (method == "Log.entryAdded" && p["entry"].value("level", "") == "error" && !(log_expected && log_expected(p["entry"]))) {
+      problems.push_back("log: " + p.dump());
+    }
+  }
+  return problems;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& s : lines) all += s + "\n";
+  return all;
+}
+
 }  // namespace iofleet::testing

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -48,5 +49,14 @@ class CdpBrowser {
   std::string error_;
   std::vector<nlohmann::json> events_;
 };
+
+// What a page did wrong, from the events of a browser with Runtime, Log and Network enabled: a
+// request whose URL `request_allowed` refuses, an exception, a console error or warning, a logged
+// error (unless `log_expected` accepts its entry). One line each; empty when none.
+std::vector<std::string> PageProblems(const std::vector<nlohmann::json>& events,
+                                      const std::function<bool(const std::string& url)>& request_allowed,
+                                      const std::function<bool(const nlohmann::json& entry)>& log_expected = nullptr);
+// The lines of PageProblems as one text, for a test's failure message.
+std::string JoinLines(const std::vector<std::string>& lines);
 
 }  // namespace iofleet::testing

@@ -1,23 +1,17 @@
 #include "tests/support/fake_exporter.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tests/support/http_client.h"
+
 namespace iofleet::testing {
 
 FakeExporter::FakeExporter(std::function<std::string(int)> page) : page_(std::move(page)) {
-  fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  listen(fd_, 16);
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  address_ = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  int port = 0;
+  fd_ = ListenOnLoopback(16, port);
+  address_ = "127.0.0.1:" + std::to_string(port);
   thread_ = std::thread([this] { Serve(); });
 }
 

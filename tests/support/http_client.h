@@ -33,4 +33,8 @@ std::string UrlEncode(const std::string& text);
 // servers that cannot report the port they chose, such as Prometheus and the pushgateway.
 int FreeLoopbackPort();
 
+// A TCP socket listening on 127.0.0.1 at a port the kernel chose (written to `port`): for test
+// servers that accept connections themselves. -1 on failure.
+int ListenOnLoopback(int backlog, int& port);
+
 }  // namespace iofleet::testing
