@@ -195,12 +195,13 @@ void Loader::LoadMap(const YAML::Node& value, pb::Message* message, const pb::Fi
       continue;
     }
     std::string key = it->first.Scalar();
+    // A key given twice would keep one of the two values, silently.
+    if (!seen.insert(key).second) {
+      Error(it->first, path + "." + key, "given twice");
+      continue;
+    }
     if (value_field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE) {  // map<string, Message>
       std::string item_path = path + "." + key;
-      if (!seen.insert(key).second) {
-        Error(it->first, item_path, "given twice");
-        continue;
-      }
       sources_.Set(item_path, PositionOf(it->first));
       pb::Message* item = message->GetReflection()->AddMessage(message, field);
       item->GetReflection()->SetString(item, key_field, key);

@@ -314,6 +314,7 @@ suites:
 
   EXPECT_TRUE(HasError(Load("- a\n"), "1:1", "a config is a YAML map"));
   EXPECT_TRUE(HasError(Load("fleets:\n  a: { agents: x }\n  a: { agents: y }\n"), "3:3", "fleets.a: given twice"));
+  EXPECT_TRUE(HasError(Load("suites:\n  - name: s\n    labels: { a: x, a: y }\n"), "3:21", "suites[0].labels.a: given twice"));
 }
 
 TEST_F(ServeConfigTest, MissingFieldsPointAtTheFile) {

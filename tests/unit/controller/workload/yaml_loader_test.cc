@@ -90,6 +90,9 @@ TEST(YamlLoader, StructuralErrors) {
   EXPECT_TRUE(HasError(LoadWorkloadText("- a\n- b\n", "w.yaml"), "w.yaml:1:1: a workload is a YAML map"));
   EXPECT_TRUE(HasError(LoadWorkloadText("name: [t\n", "w.yaml"), "w.yaml:"));
   EXPECT_TRUE(HasError(LoadWorkloadText("name: t\nsteps:\n  - io: { op: write }\n    io: { op: read }\n", "w.yaml"), "given twice"));
+  // A map's key given twice would keep one value silently: sweep and overrides' set are maps.
+  EXPECT_TRUE(HasError(LoadWorkloadText("name: t\nsteps:\n  - io: { op: read }\nsweep:\n  jobs: [1, 2]\n  jobs: [4]\n", "w.yaml"),
+                       "w.yaml:6:3: sweep.jobs: given twice"));
 }
 
 TEST(YamlLoader, ValidationErrorsCarryPositions) {
