@@ -13,6 +13,7 @@
 #include "agent/run/supervisor.h"
 #include "agent/service/agent_service.h"
 #include "agent/service/listen_address.h"
+#include "core/base/address_in_use.h"
 #include "core/base/tls_files.h"
 #include "core/base/version.h"
 
@@ -103,6 +104,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Both addresses before anything starts: one in use is another agent's (or a metrics port's).
+  for (const std::string& address : {listen, metrics_address}) {
+    if (address.empty()) continue;
+    if (iofleet::Status free = iofleet::CheckListenAddressFree(address); !free.ok()) {
+      std::cerr << "iofleet-agent: " << (address == listen ? "--listen: " : "--metrics: ") << free.message() << "\n";
+      return kExitUsage;
+    }
+  }
   iofleet::agent::Supervisor supervisor(*roots, name, config);
   // Serves for the agent's whole life, idle or running; destroyed before the supervisor.
   std::unique_ptr<iofleet::agent::MetricsServer> metrics;
@@ -120,6 +129,9 @@ int main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(listen, credentials, &port);
+  // gRPC's default SO_REUSEPORT would let a second agent bind this port and take half the
+  // connections: a port in use must fail here instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // A silently vanished controller is noticed within 8 s: its streams are cancelled, the
   // step's I/O stops, and the lease then ends the run.
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
@@ -130,8 +142,8 @@ int main(int argc, char** argv) {
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server) {
-    std::cerr << "iofleet-agent: cannot listen on " << listen << "\n";
+  if (!server || (listen.rfind("unix:", 0) != 0 && port == 0)) {
+    std::cerr << "iofleet-agent: cannot listen on " << listen << " (in use, or not an address of this host)\n";
     return kExitUsage;
   }
   std::string shown = listen;

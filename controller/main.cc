@@ -12,6 +12,7 @@
 #include "core/base/version.h"
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/show_agents.h"
+#include "controller/workload/set_effect.h"
 #include "controller/report/report_command.h"
 #include "controller/run/planner.h"
 #include "controller/run/run_manager.h"
@@ -61,11 +62,14 @@ bool Load(const std::string& file, bool allow_unsupported, const std::vector<std
       ++errors;
       continue;
     }
+    const iofleet::v1::Workload before = out;
     iofleet::Status st = ctl::SetWorkloadPath(out, set.substr(0, eq), set.substr(eq + 1), "--set " + set);
     if (!st.ok()) {
       std::cerr << "iofleet: " << st.message() << "\n";
       ++errors;
+      continue;
     }
+    if (auto warning = ctl::UnchangingSetWarning(before, out, set.substr(0, eq), set)) std::cerr << "iofleet: " << *warning << "\n";
   }
   if (!sets.empty() && errors == 0) {
     for (const auto& v : iofleet::spec::Validate(out)) {
@@ -141,6 +145,7 @@ int main(int argc, char** argv) {
                       "agents: host:port,... | node[01-16]:7070 | [::1]:port | unix:PATH | @file.yaml | dns:NAME:PORT "
                       "(default: a local child agent)");
   run_cmd->add_option("--local-root", run.local_roots, "[NAME=]DIR for the local agent (repeatable; default ./iofleet-data)");
+  run_cmd->add_flag("--create-local-root", run.create_local_roots, "make --local-root directories that do not exist (else refused)");
   run_cmd->add_option("--local-config", run.local_config, "the local agent's config file (e.g. deploy/agent.example.yaml)");
   run_cmd->add_option("--out", run.out_dir, "results directory (default ./iofleet-results)");
   std::vector<std::string> sets;
@@ -165,6 +170,9 @@ int main(int argc, char** argv) {
   std::string compare_to;
   run_cmd->add_option("--compare-to", compare_to,
                       "judge the run against its history: last | RUN_ID | mean-of:N | median-of:N | best-of:N; a regression exits 3");
+  bool force_compare = false;
+  run_cmd->add_flag("--force-compare", force_compare,
+                    "judge against baselines whose effective workload differs (else: not comparable); the report says it was forced");
   double max_regression = 5;
   run_cmd->add_option("--max-regression", max_regression, "PCT: a significant change is a regression only beyond this (default 5)")
       ->check(CLI::Range(0.0, 100.0));
@@ -309,9 +317,11 @@ int main(int argc, char** argv) {
     }
     run.notes[key] = note.substr(eq + 1);
   }
-  if (compare_to.empty() && run_cmd->count("--max-regression")) {
-    std::cerr << "iofleet: --max-regression applies to --compare-to, which is not given\n";
-    return ctl::kExitRejected;
+  for (const char* needs_compare : {"--max-regression", "--force-compare"}) {
+    if (compare_to.empty() && run_cmd->count(needs_compare)) {
+      std::cerr << "iofleet: " << needs_compare << " applies to --compare-to, which is not given\n";
+      return ctl::kExitRejected;
+    }
   }
   if (!compare_to.empty()) {
     auto reference = ctl::Reference::Parse(compare_to);
@@ -319,7 +329,7 @@ int main(int argc, char** argv) {
       std::cerr << "iofleet: " << reference.status().message() << "\n";
       return ctl::kExitRejected;
     }
-    run.verdicts = ctl::VerdictOptions{*reference, 0.05, max_regression};
+    run.verdicts = ctl::VerdictOptions{*reference, 0.05, max_regression, force_compare};
   }
   run.progress = *ctl::ParseProgressMode(progress);  // checked by CLI11 above
   struct sigaction sa{};

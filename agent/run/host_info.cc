@@ -1,6 +1,8 @@
 #include "agent/run/host_info.h"
 
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -88,7 +90,47 @@ bool IsPrefixDir(const std::string& mount_point, const std::string& path) {
          (path.size() == mount_point.size() || path[mount_point.size()] == '/');
 }
 
+// "tmpfs" or "ramfs" when `path` lies on one, else "".
+std::string MemoryFileSystemOf(const std::string& path) {
+  struct statfs fs {};
+  if (statfs(path.c_str(), &fs) != 0) return "";
+  if (fs.f_type == TMPFS_MAGIC) return "tmpfs";
+  if (fs.f_type == RAMFS_MAGIC) return "ramfs";
+  return "";
+}
+
+bool DigitsAfter(const std::string& name, const std::string& prefix) {
+  return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+         name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
 }  // namespace
+
+std::string MemoryBacked(const MountEntry& mount, const std::string& disk, const std::string& sys) {
+  if (mount.fs_type == "tmpfs" || mount.fs_type == "ramfs") return mount.fs_type;
+  if (DigitsAfter(disk, "zram")) return disk + " (compressed RAM)";
+  if (DigitsAfter(disk, "ram")) return disk + " (brd RAM disk)";
+  if (DigitsAfter(disk, "loop")) {
+    const std::string backing = ReadText(sys + "/block/" + disk + "/loop/backing_file");
+    // The kernel appends " (deleted)" to a backing file removed since: statfs its directory then.
+    std::string path = backing;
+    if (const size_t deleted = path.rfind(" (deleted)"); deleted != std::string::npos && deleted + 10 == path.size()) {
+      path = std::filesystem::path(path.substr(0, deleted)).parent_path().string();
+    }
+    if (!backing.empty()) {
+      if (std::string on = MemoryFileSystemOf(path); !on.empty()) return disk + " over " + on + " (" + backing + ")";
+    }
+    return "";
+  }
+  if (mount.fs_type == "overlay") {
+    for (std::string_view option : Split(mount.options, ',')) {
+      if (option.rfind("upperdir=", 0) != 0) continue;
+      const std::string upper = Unescape(option.substr(9));
+      if (std::string on = MemoryFileSystemOf(upper); !on.empty()) return "overlay over " + on + " (upperdir " + upper + ")";
+    }
+  }
+  return "";
+}
 
 std::string ActiveScheduler(std::string_view text) {
   size_t open = text.find('[');
@@ -156,6 +198,7 @@ v1::HostInfo GatherHostInfo(const std::string& dir) {
     info.set_scheduler(queue->scheduler);
     if (queue->read_ahead_kb) info.set_read_ahead_kb(*queue->read_ahead_kb);
   }
+  info.set_memory_backed(MemoryBacked(*mount, info.block_device()));
   return info;
 }
 

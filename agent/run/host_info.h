@@ -43,6 +43,12 @@ struct BlockQueue {
 // disk's. Nothing for a device without one (major 0: tmpfs, overlay, nfs).
 std::optional<BlockQueue> FindBlockQueue(unsigned major, unsigned minor, const std::string& sys = "/sys");
 
+// Whether `mount` (its block device's kernel name `disk`, "" for none) keeps its data in memory,
+// and why (HostInfo.memory_backed's words), or "": tmpfs and ramfs; zram and brd devices; a loop
+// device whose backing file, and an overlay whose upper directory, lies on tmpfs or ramfs (one
+// level: what is beneath that is left alone). `sys` is /sys.
+std::string MemoryBacked(const MountEntry& mount, const std::string& disk, const std::string& sys = "/sys");
+
 // "none [mq-deadline] kyber" -> "mq-deadline"; a lone "none" stays.
 std::string ActiveScheduler(std::string_view text);
 

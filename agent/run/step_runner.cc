@@ -334,9 +334,11 @@ v1::Progress StepRunner::Progress() const {
   p.set_elapsed_ns(start_ns_ ? MonotonicNs() - start_ns_ : 0);
   p.set_started_at_unix_ns(go_unix_ns_);
   if (ctx_.task) return p;  // files and copy steps: totals only
-  uint64_t errors = 0, expected_ops = 0;
+  uint64_t errors = 0, expected_ops = 0, ramp_ops = 0, ramp_bytes = 0;
   for (const auto& job : jobs_) {
     const JobStats& s = job->stats;
+    ramp_ops += s.read.ramp_ops.load(std::memory_order_relaxed) + s.write.ramp_ops.load(std::memory_order_relaxed);
+    ramp_bytes += s.read.ramp_bytes.load(std::memory_order_relaxed) + s.write.ramp_bytes.load(std::memory_order_relaxed);
     p.mutable_read()->set_ops(p.read().ops() + s.read.ops.load(std::memory_order_relaxed));
     p.mutable_read()->set_bytes(p.read().bytes() + s.read.bytes.load(std::memory_order_relaxed));
     p.mutable_write()->set_ops(p.write().ops() + s.write.ops.load(std::memory_order_relaxed));
@@ -345,6 +347,8 @@ v1::Progress StepRunner::Progress() const {
     expected_ops += job->plan.sequence.slots;  // one I/O per slot, one pass
   }
   p.set_errors(errors);
+  p.set_ramp_ops(ramp_ops);
+  p.set_ramp_bytes(ramp_bytes);
   if (ctx_.io.runtime() == 0) p.set_expected_ops(expected_ops);
   return p;
 }

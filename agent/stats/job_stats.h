@@ -22,6 +22,10 @@ inline constexpr int kVerifySlot = 0;    // errno 0 never fails a request: verif
 struct OpCounters {
   std::atomic<uint64_t> ops{0};    // completed inside the measurement window
   std::atomic<uint64_t> bytes{0};
+  // Completed during the ramp, before the window opens: shown live and in samples.csv as ramp
+  // I/O, never part of the step's figures (nor of `ops`/`bytes`, which first_done reads).
+  std::atomic<uint64_t> ramp_ops{0};
+  std::atomic<uint64_t> ramp_bytes{0};
   LatencyHistogram latency;
   LatencyHistogram scheduled;  // rate-limited steps: from the scheduled time
   // Requests handed to the engine and taken back, ramp included: in flight = submitted - reaped

@@ -156,6 +156,9 @@ Result<std::vector<std::string>> ParseAgentList(const std::string& spec) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& item : expanded) {
+    if (item.find_first_of(" \t\n") != std::string::npos) {
+      return InvalidArgument("--agents: \"" + item + "\" holds white space: separate addresses with commas (a,b), not spaces");
+    }
     if (!ValidAddress(item)) {
       return InvalidArgument("--agents: \"" + item + "\" is not host:port, [v6]:port or unix:PATH");
     }

@@ -6,12 +6,15 @@
 #include <map>
 
 #include "controller/fleet/agent_list.h"
+#include "controller/fleet/connect_diagnosis.h"
 
 namespace iofleet::controller {
 namespace {
 
 constexpr std::chrono::milliseconds kHelloDeadline{5000};
 constexpr int kClockSamples = 8;
+// A plain connect that tells why Hello failed; short, since Hello already waited its deadline.
+constexpr std::chrono::milliseconds kDiagnoseTimeout{2000};
 
 // NTP's estimate from the fastest of several exchanges: the agent read its clock halfway
 // through the round trip, give or take half of that (fastest) round trip.
@@ -41,38 +44,44 @@ uint64_t UnixNowNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls, std::ostream& log) {
-  Fleet fleet;
+namespace {
+
+// Hello and clock for every address; the status of each, in order, unreachable ones printed.
+std::vector<Status> Introduce(Fleet& fleet, const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls,
+                              std::ostream& log) {
   for (const auto& address : addresses) {
     auto agent = std::make_unique<FleetAgent>();
     agent->client = std::make_unique<AgentClient>(address, tls);
     fleet.push_back(std::move(agent));
   }
   std::vector<Status> errors(fleet.size());
+  // A Hello that failed in transport says only "unavailable" or "deadline exceeded": each agent's
+  // own thread asks the network why (refused, unresolved, timed out, or a port that connects: TLS
+  // or not gRPC), so many dead agents cost one diagnosis time, not one each.
   ForEachAgent(fleet, [&](size_t i) {
+    const std::string& address = fleet[i]->client->address();
     auto hello = fleet[i]->client->Hello(kHelloDeadline);
     if (!hello.ok()) {
-      errors[i] = hello.status();
+      const Status& st = hello.status();
+      const bool transport = st.code() == Code::kUnavailable || st.code() == Code::kDeadlineExceeded;
+      errors[i] = Unavailable("agent " + address + ": unreachable: " +
+                              (transport ? UnreachableReason(address, st.message(), tls.has_value(),
+                                                             tls ? tls->server_name : "", kDiagnoseTimeout)
+                                         : st.message()));
       return;
     }
     fleet[i]->hello = *hello;
-    errors[i] = MeasureClock(*fleet[i]);
+    Status clock = MeasureClock(*fleet[i]);
+    if (!clock.ok()) errors[i] = Unavailable("agent " + address + ": unreachable: " + clock.message());
   });
-  Status first;
-  for (size_t i = 0; i < fleet.size(); ++i) {
-    if (errors[i].ok()) continue;
-    // gRPC does not say why a TLS handshake failed: name what must hold.
-    std::string hint = !tls ? " (if it serves TLS, pass --tls-dir)"
-                            : " (with TLS, check that it runs, that its certificate is signed by this --tls-dir's ca.pem "
-                              "for server use and names " +
-                                  (tls->server_name.empty() ? "the host part of its address" : tls->server_name) +
-                                  " (--tls-server-name), and that this side's certificate is a controller's, for client use)";
-    std::string message = "agent " + fleet[i]->client->address() + ": unreachable: " + errors[i].message() + hint;
-    log << "iofleet: " << message << "\n";
-    if (first.ok()) first = Unavailable(message);
+  for (const Status& st : errors) {
+    if (!st.ok()) log << "iofleet: " << st.message() << "\n";
   }
-  if (!first.ok()) return first;
+  return errors;
+}
 
+// Unique names: the hello name, "-<port>" added on a clash.
+void NameUniquely(Fleet& fleet) {
   std::map<std::string, int> uses;
   for (auto& a : fleet) uses[a->hello.name()]++;
   std::map<std::string, int> taken;
@@ -84,7 +93,31 @@ Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std:
     }
     if (taken[a->name]++ > 0) a->name += "-" + std::to_string(taken[a->name]);  // same name and port
   }
+}
+
+}  // namespace
+
+Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls, std::ostream& log) {
+  Fleet fleet;
+  for (const Status& st : Introduce(fleet, addresses, tls, log)) {
+    if (!st.ok()) return st;
+  }
+  NameUniquely(fleet);
   return fleet;
+}
+
+Fleet ConnectReachable(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls, std::ostream& log,
+                       size_t& unreachable) {
+  Fleet all;
+  std::vector<Status> errors = Introduce(all, addresses, tls, log);
+  Fleet answered;
+  unreachable = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (errors[i].ok()) answered.push_back(std::move(all[i]));
+    else ++unreachable;
+  }
+  NameUniquely(answered);
+  return answered;
 }
 
 }  // namespace iofleet::controller

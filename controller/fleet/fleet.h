@@ -56,6 +56,11 @@ void ForEachAgent(Fleet& fleet, Fn fn) {
 Result<Fleet> ConnectFleet(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls,
                            std::ostream& log = std::cerr);
 
+// The same, but keeps the agents that answered (named uniquely, clocks measured) and prints each
+// one that did not; `unreachable` counts those. For `iofleet agents`, which shows what it can.
+Fleet ConnectReachable(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls, std::ostream& log,
+                       size_t& unreachable);
+
 // The controller's wall clock in nanoseconds since the epoch.
 uint64_t UnixNowNs();
 

@@ -11,12 +11,14 @@
 namespace iofleet::controller {
 
 int ShowAgents(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls) {
-  auto fleet = ConnectFleet(addresses, tls);
-  if (!fleet.ok()) return 1;
+  // The agents that answered get their rows; each one that did not is named on stderr (with why)
+  // and makes the exit code 1.
+  size_t unreachable = 0;
+  Fleet fleet = ConnectReachable(addresses, tls, std::cerr, unreachable);
   int code = 0;
   std::cout << fmt::format("{:<16} {:<24} {:<22} {:>10} {:>14}  {:<28} {}\n", "agent", "address", "version (revision)", "rtt",
                            "clock offset", "engines", "roots");
-  for (const auto& a : *fleet) {
+  for (const auto& a : fleet) {
     std::string engines, roots;
     for (const auto& e : a->hello.engines()) engines += (engines.empty() ? "" : ",") + e;
     for (const auto& r : a->hello.roots()) roots += (roots.empty() ? "" : " ") + r.name() + "=" + r.path();
@@ -28,6 +30,10 @@ int ShowAgents(const std::vector<std::string>& addresses, const std::optional<Tl
                 << kVersion << ": use the same major.minor version\n";
       code = 2;
     }
+  }
+  if (unreachable > 0) {
+    std::cerr << "iofleet: " << unreachable << " of " << addresses.size() << " agent(s) did not answer\n";
+    if (code == 0) code = 1;
   }
   return code;
 }

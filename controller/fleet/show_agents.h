@@ -9,7 +9,8 @@
 
 namespace iofleet::controller {
 
-// Prints the table; exit code 0, 1 when an agent is unreachable, 2 on a version mismatch.
+// Prints the table of the agents that answer and names the others; exit code 0, 1 when an agent
+// is unreachable, 2 on a version mismatch.
 int ShowAgents(const std::vector<std::string>& addresses, const std::optional<TlsFiles>& tls);
 
 }  // namespace iofleet::controller

@@ -184,12 +184,28 @@ std::string HistoryDbPath(const std::string& db, const std::string& out_dir) {
 }
 
 
+std::string WorkloadDifferencesText(const nlohmann::ordered_json& verdicts) {
+  std::string out;
+  for (const auto& d : verdicts.value("workload_differences", nlohmann::ordered_json::array())) {
+    if (d.is_string()) out += (out.empty() ? "" : ", ") + d.get<std::string>();
+  }
+  return out;
+}
+
 std::string VerdictLines(const nlohmann::ordered_json& verdicts) {
-  std::string out = fmt::format("verdict: {} (against {}, {} baseline run(s), alpha {}, max regression {}%)\n",
-                                verdicts.value("verdict", ""), verdicts.value("reference", ""), verdicts["baseline_runs"].size(),
-                                verdicts.value("alpha", 0.05), verdicts.value("max_regression_pct", 5.0));
+  const std::string verdict = verdicts.value("verdict", "");
+  if (verdict == "not comparable") {
+    return fmt::format("verdict: not comparable: the effective workload differs from that of baseline run {} ({}); "
+                       "no run with this one's qualifies (--force-compare judges it anyway)\n",
+                       verdicts.value("workload_differs_from", ""), WorkloadDifferencesText(verdicts));
+  }
+  std::string out = fmt::format("verdict: {} (against {}, {} baseline run(s), alpha {}, max regression {}%{})\n", verdict,
+                                verdicts.value("reference", ""), verdicts["baseline_runs"].size(), verdicts.value("alpha", 0.05),
+                                verdicts.value("max_regression_pct", 5.0), verdicts.value("forced", false) ? ", forced" : "");
   if (verdicts.value("workload_changed", false)) {
-    out += "warning: the effective workload differs from that of some baseline runs: the comparison may not be like for like\n";
+    out += fmt::format("warning: forced (--force-compare): the effective workload differs from that of baseline run {} ({}): "
+                       "the comparison is not like for like\n",
+                       verdicts.value("workload_differs_from", ""), WorkloadDifferencesText(verdicts));
   }
   for (const auto& step : verdicts["steps"]) {
     for (const auto& f : step["figures"]) {
@@ -233,7 +249,8 @@ std::optional<int> RunHistoryCommands(const HistoryCommands& c) {
   if (std::FILE* f = std::fopen(path.c_str(), "r")) {
     std::fclose(f);
   } else {
-    std::cerr << "iofleet: history database " << path << ": no such file (runs store their history there; see --db)\n";
+    std::cerr << "iofleet: history database " << path
+              << ": no such file (runs store their history there; --db FILE reads another; a run with --out DIR keeps DIR/history.db)\n";
     return kRejected;
   }
   auto db = HistoryDb::Open(path);

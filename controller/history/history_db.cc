@@ -7,6 +7,10 @@
 #include "controller/history/sqlite_statement.h"
 
 namespace iofleet::controller {
+
+std::string NoRunMessage(const std::string& path, const std::string& run_id) {
+  return "history database " + path + " has no run " + run_id + " (--db FILE reads another; a run with --out DIR keeps DIR/history.db)";
+}
 namespace {
 
 // Each entry takes the schema from version i to i + 1. Never edit one that shipped: add another.
@@ -271,7 +275,7 @@ Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
   if (!query.ok()) return Error("cannot read run " + run_id);
   query.Bind(1, run_id);
   const int rc = query.Step();
-  if (rc == SQLITE_DONE) return Status(Code::kNotFound, "history database " + path_ + " has no run " + run_id);
+  if (rc == SQLITE_DONE) return Status(Code::kNotFound, NoRunMessage(path_, run_id));
   if (rc != SQLITE_ROW) return Error("cannot read run " + run_id);
   StoredRun r = RunOf(query);
   r.report_json = query.Text(9);
@@ -304,7 +308,7 @@ Status HistoryDb::SetExcluded(const std::string& run_id, bool excluded) {
   SqlStatement update(db_, "UPDATE runs SET excluded = ? WHERE run_id = ?");
   update.Bind(1, int64_t{excluded}).Bind(2, run_id);
   if (update.Step() != SQLITE_DONE) return Error("cannot update run " + run_id);
-  if (sqlite3_changes(db_) == 0) return Status(Code::kNotFound, "history database " + path_ + " has no run " + run_id);
+  if (sqlite3_changes(db_) == 0) return Status(Code::kNotFound, NoRunMessage(path_, run_id));
   return Status();
 }
 

@@ -66,6 +66,10 @@ struct RunFilter {
   size_t last = 0;              // 0: all
 };
 
+// "history database PATH has no run ID", and how to read another: a run with --out DIR kept its
+// history in DIR/history.db, which `history`, `compare` and `report` do not read unless told.
+std::string NoRunMessage(const std::string& path, const std::string& run_id);
+
 class HistoryDb {
  public:
   // Opens or creates the database at `path`, migrating an older schema; refuses a newer one.

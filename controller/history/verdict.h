@@ -58,13 +58,18 @@ struct FigureVerdict {
   std::optional<double> change_pct;  // (now - c) / c * 100
   // One-sided, in the direction of the change, Holm-adjusted within the step's figures.
   std::optional<double> p_value;
-  std::string verdict;  // "regression" | "improvement" | "unchanged" | "not enough history"
+  // "regression" | "improvement" | "unchanged" | "not enough history" | "not comparable" (the
+  // baselines ran another effective workload: controller/history/regression.h)
+  std::string verdict;
 };
 
 struct VerdictOptions {
   Reference reference;
   double alpha = 0.05;
   double max_regression_pct = 5;
+  // --force-compare: judge against baselines whose effective workload differs (else the verdict is
+  // "not comparable"); the verdicts then say they were forced.
+  bool force_comparable = false;
 };
 
 // The verdicts of one step instance's headline figures, in the order given.

@@ -62,6 +62,8 @@ Status CheckProgress(const v1::Progress& now, const v1::Progress* before) {
       {"write.ops", {now.write().ops(), before->write().ops()}},
       {"write.bytes", {now.write().bytes(), before->write().bytes()}},
       {"errors", {now.errors(), before->errors()}},
+      {"ramp_ops", {now.ramp_ops(), before->ramp_ops()}},
+      {"ramp_bytes", {now.ramp_bytes(), before->ramp_bytes()}},
   };
   for (const auto& [what, values] : cumulative) {
     if (Status s = CheckNotBackwards(what, values.first, values.second); !s.ok()) return s;

@@ -86,11 +86,42 @@ std::vector<std::string> PhaseOps(const std::vector<const Step*>& runs) {
   return ops;
 }
 
+// A hook that measured its file system's fill (`fill_of`: mkfs, fsck) is judged against it: the
+// seed's table has the fill level as its x-axis (df's Use%, blocks and inodes used), taken at the
+// step's start (for fsck, its point's fill level) and its Use% at the end (for mkfs, the empty file
+// system).
+std::vector<HeadlineFigure> FillFigures(const std::vector<const Step*>& runs) {
+  bool measured = false;
+  for (const Step* run : runs) {
+    auto agg = run->find("aggregate");
+    measured = measured || (agg != run->end() && (agg->contains("fill_at_start") || agg->contains("fill_at_end")));
+  }
+  if (!measured) return {};
+  auto fill = [](const char* when, const char* key, double per) {
+    return [when, key, per](const Step& s) -> std::optional<double> {
+      auto agg = s.find("aggregate");
+      if (agg == s.end()) return std::nullopt;
+      auto f = agg->find(when);
+      if (f == agg->end() || !f->is_object()) return std::nullopt;
+      return Number(*f, key) / per;
+    };
+  };
+  return {{"Use%", 0, fill("fill_at_start", "use_pct", 1)},
+          {"used GB", 1, fill("fill_at_start", "used_bytes", 1e9)},
+          {"size GB", 1, fill("fill_at_start", "size_bytes", 1e9)},
+          {"inodes used", 0, fill("fill_at_start", "inodes_used", 1)},
+          {"inodes", 0, fill("fill_at_start", "inodes", 1)},
+          {"Use% at end", 0, fill("fill_at_end", "use_pct", 1)}};
+}
+
 // One step's table: its runs in the order they ran (point by point, cycle by cycle).
 std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
   const Step& first = *runs.front();
   const std::vector<std::string> paths = SweptPaths(runs);
-  const std::vector<HeadlineFigure> figures = HeadlineFigures(Text(first, "kind"), PhaseOps(runs));
+  std::vector<HeadlineFigure> figures = HeadlineFigures(Text(first, "kind"), PhaseOps(runs));
+  if (Text(first, "kind") == "hook") {
+    for (auto& f : FillFigures(runs)) figures.push_back(std::move(f));
+  }
   if (figures.empty()) return std::nullopt;  // a files step that failed before its first phase, every time
   std::map<int, size_t> runs_per_point;
   std::set<std::pair<int, int>> point_cycles;

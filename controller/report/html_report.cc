@@ -99,11 +99,15 @@ std::string ChartsHtml(const nlohmann::ordered_json& specs, const HtmlAssets& as
   if (specs.empty()) return out + "<p>No step has figures to chart.</p>\n";
   // No timeline charts: say why rather than leave the reader looking for them.
   bool timelines = false;
-  for (const auto& s : specs) timelines = timelines || s.value("section", "") == "timeline";
+  for (const auto& s : specs) timelines = timelines || s.value("section", "") == "timeline";  // a drawn chart or a note why not
   for (const auto& [section, title] : kSections) {
     std::string charts;
     for (const auto& s : specs) {
       if (s.value("section", "") != section) continue;
+      if (s.contains("note")) {
+        charts += "<p class=\"chart-note\">" + HtmlEscape(s["note"].get<std::string>()) + "</p>\n";
+        continue;
+      }
       if (s.contains("left_out")) {
         charts += fmt::format("<p>{} more charts of this kind left out; the tables hold their figures.</p>", s["left_out"].get<size_t>());
         continue;
@@ -206,11 +210,7 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   if (!verdicts.title.empty()) {
     out += "<h2 id=\"verdicts\">Verdicts</h2>\n" + Notes(verdicts.notes) + HtmlTable(verdicts.headers, verdicts.rows, "verdicts-table", 8);
   }
-  const nlohmann::ordered_json specs = ChartSpecs(doc, assets.samples_csv);
-  out += ChartsHtml(specs, assets);
-
-  const Table steps = StepsTable(doc);
-  out += "<h2 id=\"steps\">Steps</h2>\n" + HtmlTable(steps.headers, steps.rows, "steps-table", 12) + Notes(steps.notes);
+  // A sweep's or repeat's summary first: the per-point charts below are its detail.
   const std::vector<HeadlineTable> headlines = HeadlineTableList(doc);
   if (!headlines.empty()) {
     out += "<h2 id=\"headline\">Sweeps and repeats</h2>\n";
@@ -219,6 +219,11 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
              HtmlTable(t.rows.front(), {t.rows.begin() + 1, t.rows.end()}, "", static_cast<int>(t.rows.front().size()) - 1);
     }
   }
+  const nlohmann::ordered_json specs = ChartSpecs(doc, assets.samples_csv);
+  out += ChartsHtml(specs, assets);
+
+  const Table steps = StepsTable(doc);
+  out += "<h2 id=\"steps\">Steps</h2>\n" + HtmlTable(steps.headers, steps.rows, "steps-table", 12) + Notes(steps.notes);
   const Table agents = AgentsTable(doc);
   out += "<h2 id=\"agents\">Agents</h2>\n" + HtmlTable(agents.headers, agents.rows, "agents-table");
   if (assets.effective_workload) {

@@ -149,6 +149,7 @@ nlohmann::ordered_json HostJson(const v1::HostInfo& h) {
   text("block_device", h.block_device());
   text("scheduler", h.scheduler());
   if (h.has_read_ahead_kb()) j["read_ahead_kb"] = h.read_ahead_kb();
+  text("memory_backed", h.memory_backed());
   return j;
 }
 
@@ -230,7 +231,10 @@ std::string ReportJson(const RunReport& report) {
     }
     if (step.start_skew_ns >= 0) s["start_skew_ns"] = step.start_skew_ns;
     if (step.started_at_unix_ns) s["started_at_unix_ns"] = step.started_at_unix_ns;
-    if (!step.slowest_agent.empty()) s["slowest_agent"] = step.slowest_agent;
+    if (!step.slowest_agent.empty()) {
+      s["slowest_agent"] = step.slowest_agent;
+      s["slowest_trails_median_pct"] = step.slowest_trails_median_pct;
+    }
     if (step.kind == "io" || step.kind == "copy") {  // the steps that move bytes over a timeline
       if (auto first = FirstDone(step)) s["first_done"] = DoneJson(*first, true);
       if (auto last = LastDone(step)) s["last_done"] = DoneJson(*last, false);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "controller/report/headline_table.h"
+#include "controller/report/slowest_agent.h"
 
 namespace iofleet::controller {
 namespace {
@@ -33,15 +34,22 @@ J Axis(const std::string& title, const std::string& position = "left") {
   return {{"type", "linear"}, {"position", position}, {"beginAtZero", true}, {"title", {{"display", true}, {"text", title}}}};
 }
 
-std::string Instance(const ReportDocument& step) {
-  std::string s = fmt::format("{} point {} cycle {}", Text(step, "name"), Count(step, "point"), Count(step, "cycle"));
-  if (step.contains("group_cycle")) s += fmt::format(" group cycle {}", Count(step, "group_cycle"));
-  return s;
-}
-
 std::string SweptLabel(const ReportDocument& params) {
   std::string s;
   for (const auto& [path, value] : params.items()) s += (s.empty() ? "" : ", ") + path + "=" + ParamText(value);
+  return s;
+}
+
+// A sweep point by its swept values ("total_jobs=8"), which a reader knows; the index only where
+// nothing was swept.
+std::string PointLabel(const ReportDocument& step) {
+  const std::string swept = SweptLabel(Object(step, "params"));
+  return swept.empty() ? fmt::format("point {}", Count(step, "point")) : swept;
+}
+
+std::string Instance(const ReportDocument& step) {
+  std::string s = fmt::format("{} {} cycle {}", Text(step, "name"), PointLabel(step), Count(step, "cycle"));
+  if (step.contains("group_cycle")) s += fmt::format(" group cycle {}", Count(step, "group_cycle"));
   return s;
 }
 
@@ -57,6 +65,8 @@ class Charts {
     J chart = {{"id", fmt::format("chart-{}", charts_.size())}, {"section", section}, {"title", title}, {"config", std::move(config)}};
     charts_.push_back(std::move(chart));
   }
+  // A chart that is not drawn, and why (too few points): said where it would stand.
+  void Note(const std::string& section, const std::string& text) { charts_.push_back({{"section", section}, {"note", text}}); }
   J Done() && {
     for (const auto& [section, n] : left_out_) charts_.push_back({{"section", section}, {"left_out", n}});
     return std::move(charts_);
@@ -76,7 +86,9 @@ void AgentBars(const ReportDocument& doc, Charts& charts) {
   for (const auto& step : List(doc, "steps")) {
     if (!MovesBytes(Text(step, "kind")) || List(step, "agents").empty()) continue;
     if (List(step, "agents").size() == 1 && runs[Count(step, "index")] > 1) continue;
-    const std::string slowest = List(step, "agents").size() > 1 ? Text(step, "slowest_agent") : "";
+    const std::string slowest = List(step, "agents").size() > 1 && Number(step, "slowest_trails_median_pct") > kMarkSlowestAbovePct
+                                    ? Text(step, "slowest_agent")
+                                    : "";
     J labels = J::array(), mib = J::array(), iops = J::array(), colors = J::array();
     for (const auto& a : List(step, "agents")) {
       const bool is_slowest = Text(a, "agent") == slowest;
@@ -128,6 +140,7 @@ using SampleKey = std::tuple<std::string, int, int, int>;
 struct IntervalPoint {
   double t = 0, mib_per_sec = 0;
   std::optional<double> p99_ms;
+  bool ramp = false;  // the ramp's I/O, drawn apart from the measurement window's
 };
 std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> ParseSamples(const std::string& csv) {
   std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> out;
@@ -157,6 +170,7 @@ std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> ParseSamp
                         static_cast<int>(number(f[column["group_cycle"]]).value_or(-1))};
     IntervalPoint p{*t, *rate / kMiB, std::nullopt};
     if (auto p99 = number(f[column["interval_p99_ns"]])) p.p99_ms = *p99 / 1e6;
+    p.ramp = column.count("ramp") && f[column["ramp"]] == "1";  // older files have no such column
     out[key][f[column["agent"]]].push_back(p);
   }
   return out;
@@ -172,18 +186,32 @@ void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts
                         step.contains("group_cycle") ? static_cast<int>(Count(step, "group_cycle")) : -1};
     auto it = samples.find(key);
     if (it == samples.end()) continue;
+    // A line needs two points: a step shorter than two sample intervals would draw empty axes.
+    size_t most = 0;
+    for (const auto& [agent, points] : it->second) most = std::max(most, points.size());
+    if (most < 2) {
+      charts.Note("timeline", fmt::format("{}: {} progress sample{} per agent in {:.2f} s: too few to draw throughput over time "
+                                          "(a shorter sample_interval gives more)",
+                                          Instance(step), most, most == 1 ? "" : "s", Number(Object(step, "aggregate"), "seconds")));
+      continue;
+    }
     J throughput = J::array(), latency = J::array();
     size_t i = 0;
     for (const auto& [agent, points] : it->second) {
-      J rates = J::array(), p99 = J::array();
+      J rates = J::array(), ramp = J::array(), p99 = J::array();
       for (const auto& p : points) {
-        rates.push_back({{"x", p.t}, {"y", p.mib_per_sec}});
+        (p.ramp ? ramp : rates).push_back({{"x", p.t}, {"y", p.mib_per_sec}});
         if (p.p99_ms) p99.push_back({{"x", p.t}, {"y", *p.p99_ms}});
       }
       const J style = {{"borderColor", Color(i)}, {"backgroundColor", Color(i)}, {"pointRadius", 0}, {"borderWidth", 2}};
       J line = {{"label", agent}, {"data", rates}};
       line.update(style);
       throughput.push_back(line);
+      if (!ramp.empty()) {  // the ramp in the agent's colour, dashed: not part of the figures
+        J dashed = {{"label", agent + " (ramp)"}, {"data", ramp}, {"borderDash", {4, 4}}};
+        dashed.update(style);
+        throughput.push_back(dashed);
+      }
       if (!p99.empty()) {
         J l = {{"label", agent}, {"data", p99}};
         l.update(style);
@@ -291,11 +319,10 @@ void Cycles(const ReportDocument& doc, Charts& charts) {
       for (size_t i = 0; i < values.size(); ++i) line.push_back(Number(figure, what) / per);
       return line;
     };
-    std::string title = fmt::format("{} point {}", Text(summary, "name"), Count(summary, "point"));
+    std::string title = fmt::format("{} {}", Text(summary, "name"), PointLabel(summary));
     if (in_group) title += fmt::format(" cycle {}", Count(summary, "cycle"));
-    const std::string params = SweptLabel(Object(summary, "params"));
     const std::string unit = rate ? "MiB/s" : "seconds";
-    J options = BaseOptions(title + (params.empty() ? "" : " (" + params + ")") + ": cycles with the 95% interval");
+    J options = BaseOptions(title + ": cycles with the 95% interval");
     options["scales"] = {{"y", Axis(unit)}};
     J line = {{"type", "line"}, {"pointRadius", 0}, {"borderWidth", 2}, {"fill", false}};
     // The interval's two ends share one legend entry (the page's script hides unnamed ones).

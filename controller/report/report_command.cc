@@ -39,10 +39,11 @@ int ReportCommand(const ReportCommandOptions& options) {
         std::cerr << "iofleet: " << run.status().message() << "\n";
         return kFailed;
       } else {
-        doc = Status(Code::kNotFound, doc.status().message() + ", nor a run in history database " + path);
+        doc = Status(Code::kNotFound, doc.status().message() + ", and " + NoRunMessage(path, options.run));
       }
     } else {
-      doc = Status(Code::kNotFound, doc.status().message() + " (and no history database " + path + ")");
+      doc = Status(Code::kNotFound, doc.status().message() + " (and no history database " + path +
+                                        ": --db FILE reads another; a run with --out DIR keeps DIR/history.db)");
     }
   }
   if (!doc.ok()) {

@@ -143,7 +143,10 @@ struct StepReport {
   // Max minus min of the agents' first-I/O instants, corrected by the clock offsets; -1 unknown.
   int64_t start_skew_ns = -1;
   uint64_t started_at_unix_ns = 0;  // the earliest agent's first I/O, on the controller's clock
-  std::string slowest_agent;  // the lowest bytes_per_sec
+  // The agent with work that held the step back (controller/report/slowest_agent.h), and by how
+  // much it trails the median of those agents.
+  std::string slowest_agent;
+  double slowest_trails_median_pct = 0;
   bool stonewall = false;     // the step asked for stonewall: first_done (and it applied: several agents)
   bool stonewalled = false;   // stonewall: first_done stopped the others
   // The measurement window opens this long after the common start instant (io.ramp): the

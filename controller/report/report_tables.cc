@@ -4,6 +4,7 @@
 
 #include "controller/report/headline_table.h"
 #include "controller/report/report_writers.h"
+#include "controller/report/slowest_agent.h"
 
 namespace iofleet::controller {
 namespace {
@@ -55,13 +56,27 @@ Table AgentsTable(const ReportDocument& doc) {
   return t;
 }
 
+std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc) {
+  std::vector<std::string> out;
+  for (const auto& a : List(doc, "agents")) {
+    const std::string why = Text(Object(a, "host"), "memory_backed");
+    if (why.empty()) continue;
+    out.push_back("warning: agent " + Text(a, "name") + ": its run directory is in memory (" + why +
+                  "): the figures show RAM speed, not storage's (O_DIRECT does not change that)");
+  }
+  return out;
+}
+
 Table StepsTable(const ReportDocument& doc) {
   Table t{"Steps", {"step", "point", "cycle", "swept", "agent", "MiB/s", "MB/s", "IOPS or files/s", "mean", "p50", "p99", "max", "status"}, {}, {}};
+  t.notes = MemoryBackedWarnings(doc);
   for (const auto& step : List(doc, "steps")) {
     const std::string name = Text(step, "name");
     const std::string kind = Text(step, "kind");
     const std::string status = Text(step, "status");
-    const std::string slowest = Text(step, "slowest_agent");
+    // Marked only when it trails the others by more than noise (controller/report/slowest_agent.h).
+    const std::string slowest =
+        Number(step, "slowest_trails_median_pct") > kMarkSlowestAbovePct ? Text(step, "slowest_agent") : "";
     const ReportDocument& agg = Object(step, "aggregate");
     const ReportDocument& agents = List(step, "agents");
     auto row = [&](const std::string& agent, const ReportDocument& s) {
@@ -79,7 +94,10 @@ Table StepsTable(const ReportDocument& doc) {
     };
     auto agent_label = [&](const ReportDocument& a) {
       const std::string n = Text(a, "agent");
-      return agents.size() > 1 && n == slowest ? n + " (slowest)" : n;
+      if (agents.size() < 2 || n != slowest) return n;
+      const double pct = Number(step, "slowest_trails_median_pct");
+      return RanksByTime(kind) ? fmt::format("{} (slowest, {:.0f}% longer than the median)", n, pct)
+                               : fmt::format("{} (slowest, {:.0f}% below the median)", n, pct);
     };
     if (const ReportDocument& phases = List(step, "phases"); !phases.empty() && !MovesNoData(kind)) {
       for (const auto& phase : phases) {
@@ -124,8 +142,14 @@ Table VerdictsTable(const ReportDocument& doc) {
   if (v.contains("alpha")) basis += fmt::format(", alpha {:g}", Number(v, "alpha"));
   if (v.contains("max_regression_pct")) basis += fmt::format(", a regression is significant and worse than {:g}%", Number(v, "max_regression_pct"));
   t.notes.push_back(basis + ".");
-  if (v.value("workload_changed", false)) {
-    t.notes.push_back("warning: the effective workload differs from the baseline runs' (its hash changed): the comparison may not be like for like.");
+  std::string differences;
+  for (const auto& d : List(v, "workload_differences")) differences += (differences.empty() ? "" : ", ") + (d.is_string() ? d.get<std::string>() : "");
+  if (Text(v, "verdict") == "not comparable") {
+    t.notes.push_back("Not comparable: the effective workload differs from that of baseline run " + Text(v, "workload_differs_from") + " (" +
+                      differences + "), and no earlier run has this one's (--force-compare judges it anyway).");
+  } else if (v.value("workload_changed", false)) {
+    t.notes.push_back("warning: forced (--force-compare): the effective workload differs from that of baseline run " +
+                      Text(v, "workload_differs_from") + " (" + differences + "): the comparison is not like for like.");
   }
   for (const auto& step : List(v, "steps")) {
     for (const auto& f : List(step, "figures")) {

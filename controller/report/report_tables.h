@@ -29,6 +29,11 @@ Table StepsTable(const ReportDocument& doc);
 // and warn when the effective workload changed.
 Table VerdictsTable(const ReportDocument& doc);
 
+// One warning per agent whose run directory is in memory (host.memory_backed: tmpfs, a zram or
+// brd device, a loop device or overlay over tmpfs): its figures show RAM, not storage. The
+// console, report.md and report.html print them as the page-cache warning.
+std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc);
+
 // A figure in its unit: bytes_per_sec as MiB/s, ns as a latency, else as a plain number.
 std::string FormatFigure(double value, const std::string& unit);
 

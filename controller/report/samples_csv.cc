@@ -1,5 +1,7 @@
 #include "controller/report/samples_csv.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -40,21 +42,26 @@ std::string SamplesCsv::Row(const SampleStep& step, const std::string& agent, co
   std::string row = fmt::format("{},{},{},{},{},{},{},{:.6f},{},{},", step.index, CsvField(step.name), step.kind, step.point,
                                 step.cycle, step.group_cycle >= 0 ? std::to_string(step.group_cycle) : std::string(),
                                 CsvField(agent), static_cast<double>(now.elapsed_ns()) / 1e9, now.bytes(), now.ops());
-  const uint64_t from_ns = before ? before->elapsed_ns() : 0;
-  const uint64_t from_bytes = before ? before->bytes() : 0, from_ops = before ? before->ops() : 0;
-  if (now.elapsed_ns() > from_ns && now.bytes() >= from_bytes && now.ops() >= from_ops) {
+  // A ramp sample rates the ramp's I/O; the window's rates count from the ramp's end.
+  const bool ramp = step.ramp_ns > 0 && now.elapsed_ns() <= step.ramp_ns;
+  const uint64_t before_ns = before ? before->elapsed_ns() : 0;
+  const uint64_t from_ns = ramp ? before_ns : std::max(before_ns, step.ramp_ns);
+  const uint64_t bytes = ramp ? now.ramp_bytes() : now.bytes(), ops = ramp ? now.ramp_ops() : now.ops();
+  const uint64_t from_bytes = !before ? 0 : ramp ? before->ramp_bytes() : before->bytes();
+  const uint64_t from_ops = !before ? 0 : ramp ? before->ramp_ops() : before->ops();
+  if (now.elapsed_ns() > from_ns && bytes >= from_bytes && ops >= from_ops) {
     const double seconds = static_cast<double>(now.elapsed_ns() - from_ns) / 1e9;
-    row += fmt::format("{:.3f},{:.3f},", static_cast<double>(now.bytes() - from_bytes) / seconds,
-                       static_cast<double>(now.ops() - from_ops) / seconds);
+    row += fmt::format("{:.3f},{:.3f},", static_cast<double>(bytes - from_bytes) / seconds, static_cast<double>(ops - from_ops) / seconds);
   } else {
     row += ",,";
   }
+  // During the ramp no latency is recorded (the window's histograms only).
   auto interval = std::make_unique<LatencyHistogram>();
   AddDelta(now.read().latency_ns_delta(), *interval);
   AddDelta(now.write().latency_ns_delta(), *interval);
-  if (interval->count()) row += fmt::format("{},{}", interval->Quantile(0.5), interval->Quantile(0.99));
-  else row += ",";
-  return row + "\n";
+  if (interval->count()) row += fmt::format("{},{},", interval->Quantile(0.5), interval->Quantile(0.99));
+  else row += ",,";
+  return row + (ramp ? "1" : "0") + "\n";
 }
 
 void SamplesCsv::Add(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before) {

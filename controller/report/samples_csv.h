@@ -5,7 +5,11 @@
 // step's start instant, ramp included), bytes and ops (cumulative in the step), then over the
 // interval since the agent's previous row: interval_bytes_per_sec, interval_iops, and the
 // latency p50 and p99 of the requests completed in it (interval_p50_ns, interval_p99_ns; empty
-// when none completed, or for steps whose streams carry no latency: files, copy).
+// when none completed, or for steps whose streams carry no latency: files, copy), and `ramp`: 1 for
+// a sample taken during the step's ramp, whose interval rates are the ramp's I/O (the progress
+// stream's ramp_bytes and ramp_ops: bytes and ops count the measurement window only, so they
+// stay 0 there), else 0. A sample that spans the ramp's end rates the window's I/O over the part
+// of its interval after the ramp.
 //
 // Thread-safety: Add from any thread (each agent's stream thread); Close once, after the last.
 #pragma once
@@ -25,13 +29,14 @@ struct SampleStep {
   int index = 0;
   std::string name, kind;
   int point = 0, cycle = 0, group_cycle = -1;
+  uint64_t ramp_ns = 0;  // the step's ramp: samples at or before it are ramp samples
 };
 
 class SamplesCsv {
  public:
   static constexpr const char* kHeader =
       "step_index,step,kind,point,cycle,group_cycle,agent,elapsed_sec,bytes,ops,interval_bytes_per_sec,interval_iops,"
-      "interval_p50_ns,interval_p99_ns\n";
+      "interval_p50_ns,interval_p99_ns,ramp\n";
 
   // Creates `path` with the header.
   static Result<std::unique_ptr<SamplesCsv>> Create(const std::filesystem::path& path);

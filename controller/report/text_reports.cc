@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "controller/report/headline_table.h"
+#include "controller/report/report_tables.h"
 #include "controller/report/report_writers.h"
 
 namespace iofleet::controller {
@@ -101,6 +102,7 @@ std::string SummaryCsv(const ReportDocument& doc) {
 
 std::string ConsoleSummary(const ReportDocument& doc) {
   std::string out = fmt::format("\nrun {}  workload {}  status {}\n", Text(doc, "run_id"), Text(doc, "workload"), Text(doc, "status"));
+  for (const auto& warning : MemoryBackedWarnings(doc)) out += warning + "\n";
   // Copies and files phases count files, and their latency is the time per file: their columns
   // say so. The header is printed again where the kind of row changes.
   std::string shown_header;

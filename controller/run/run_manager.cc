@@ -26,6 +26,8 @@
 #include "controller/live/live_metrics.h"
 #include "controller/report/invariants.h"
 #include "controller/report/html_report.h"
+#include "controller/report/slowest_agent.h"
+#include "core/base/address_in_use.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/samples_csv.h"
 #include "controller/report/write_file.h"
@@ -148,11 +150,28 @@ int RunManager::Connect() {
   std::vector<std::string> addresses = options_.agents;
   if (addresses.empty()) {
     std::vector<std::string> roots = options_.local_roots;
+    // The default root, ./iofleet-data, is made on first use; a root the user named must exist
+    // (a mistyped path would otherwise be made and benchmarked on whatever disk holds it), unless
+    // --create-local-root asks for it.
+    const bool create = roots.empty() || options_.create_local_roots;
     if (roots.empty()) roots.push_back("iofleet-data");
     for (const auto& root : roots) {
-      // The local agent's roots are this host's data directories: make them on first use.
+      const std::string dir = spec::ParseRootSpec(root).dir;
       std::error_code ec;
-      std::filesystem::create_directories(spec::ParseRootSpec(root).dir, ec);
+      if (create) {
+        std::filesystem::create_directories(dir, ec);
+        continue;
+      }
+      const auto status = std::filesystem::status(dir, ec);
+      if (!std::filesystem::exists(status)) {
+        log() << "iofleet: --local-root " << root << ": " << dir << ": " << (ec ? ec.message() : "No such file or directory")
+              << " (ENOENT): create it, or pass --create-local-root to have it made\n";
+        return kExitRejected;
+      }
+      if (!std::filesystem::is_directory(status)) {
+        log() << "iofleet: --local-root " << root << ": " << dir << " is not a directory (ENOTDIR)\n";
+        return kExitRejected;
+      }
     }
     auto local = LocalAgent::Spawn(roots, options_.local_config);
     if (!local.ok()) {
@@ -333,12 +352,10 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     step.status = outcome.status;
     if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
   }
-  double slowest = -1;  // a files step's slowest agent is the one whose phases took longest
-  for (const auto& a : step.agents) {
-    if (slowest < 0 || a.stats.seconds() > slowest) {
-      slowest = a.stats.seconds();
-      step.slowest_agent = a.agent;
-    }
+  // A files step's slowest agent is the one whose phases took longest.
+  if (auto slowest = FindSlowestAgent(step.agents, /*by_time=*/true)) {
+    step.slowest_agent = slowest->agent;
+    step.slowest_trails_median_pct = slowest->trails_median_pct;
   }
 }
 
@@ -455,6 +472,10 @@ int RunManager::StartLive() {
   const v1::Workload& w = options_.workload;
   live_ = std::make_unique<LiveRun>(report_.run_id, w.name(), w.sample_interval() ? w.sample_interval() : 1'000'000'000);
   if (!options_.metrics_address.empty()) {
+    if (Status free = CheckListenAddressFree(options_.metrics_address); !free.ok()) {
+      log() << "iofleet: --metrics: " << free.message() << "\n";
+      return kExitRejected;
+    }
     auto server = MetricsServer::Start(options_.metrics_address, *live_);
     if (!server.ok()) {
       log() << "iofleet: " << server.status().message() << "\n";
@@ -536,7 +557,7 @@ int RunManager::RunSteps() {
   log() << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
 
   {
-    StepExecutor executor(fleet_, report_.run_id, w.sample_interval() ? w.sample_interval() : 1'000'000'000,
+    StepExecutor executor(fleet_, report_.run_id, w.sample_interval(),
                           *options_.interrupt, *live_, *view_, samples_.get(), log());
     const size_t leaves = plan_.leaves.size();
     const uint32_t cycles = std::max(1u, w.repeat());

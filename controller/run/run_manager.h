@@ -35,6 +35,9 @@ struct RunOptions {
   v1::Workload workload;               // loaded and validated
   std::vector<std::string> agents;     // addresses; empty: the local child agent
   std::vector<std::string> local_roots;
+  // --create-local-root: make missing --local-root directories (else a missing one, a typo as
+  // often as not, is refused, as a remote agent refuses a missing --root).
+  bool create_local_roots = false;
   std::string local_config;  // the local agent's --config
   std::string out_dir = "iofleet-results";
   std::optional<TlsFiles> tls;

@@ -1,5 +1,8 @@
 #include "controller/run/step_executor.h"
 
+#include "controller/report/slowest_agent.h"
+#include "controller/run/sample_interval.h"
+
 #include "controller/report/first_done.h"
 #include "controller/workload/proto_names.h"
 
@@ -122,7 +125,13 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   std::vector<std::vector<ProgressSample>> samples(fleet_.size());  // each written by its agent's thread
   std::vector<v1::Progress> last(fleet_.size());                    // likewise: for samples.csv's intervals
   std::vector<char> has_last(fleet_.size(), 0);
-  const SampleStep sample_step{index, step.name, step.kind, step.point, step.cycle, step.group_cycle};
+  const SampleStep sample_step{index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp()};
+  uint64_t sample_interval_ns = sample_interval_ns_;
+  if (sample_interval_ns == 0) {
+    auto last = last_span_ns_.find(index);
+    const uint64_t expected = io.runtime() ? io.runtime() + io.ramp() : last != last_span_ns_.end() ? last->second : 0;
+    sample_interval_ns = AutoSampleIntervalNs(expected, fleet_.size());
+  }
   std::vector<std::thread> threads;
   for (size_t i = 0; i < fleet_.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -130,7 +139,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
       v1::StartRequest request;
       request.set_run_id(run_id_);
       request.set_step_index(static_cast<uint32_t>(index));
-      request.set_sample_interval_ns(sample_interval_ns_);
+      request.set_sample_interval_ns(sample_interval_ns);
       request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(start_at) + a.clock_offset_ns));
       a.streaming = true;
       results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
@@ -207,6 +216,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   step.stonewall = stonewall;
   step.ramp_ns = io.ramp();
   step.span_ns = streams_end > start_at ? streams_end - start_at : 0;
+  if (step.span_ns) last_span_ns_[index] = step.span_ns;
   KeepSamplesAroundFirstDone(step);
   if (earliest != INT64_MAX) {
     step.start_skew_ns = latest - earliest;
@@ -214,12 +224,9 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   }
   live_.EndStep(earliest != INT64_MAX ? std::optional<uint64_t>(step.start_skew_ns) : std::nullopt);
   view_.StepEnded(live_);
-  double slowest = -1;
-  for (const auto& a : step.agents) {
-    if (slowest < 0 || a.stats.bytes_per_sec() < slowest) {
-      slowest = a.stats.bytes_per_sec();
-      step.slowest_agent = a.agent;
-    }
+  if (auto slowest = FindSlowestAgent(step.agents, RanksByTime(step.kind))) {
+    step.slowest_agent = slowest->agent;
+    step.slowest_trails_median_pct = slowest->trails_median_pct;
   }
   if (interrupted) {
     step.status = "aborted";

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ struct StepOutcome {
 class StepExecutor {
  public:
   // `live` is fed every agent's progress; `view` shows it while the step runs; `samples` (may be
-  // null) gets every accepted progress message as a row of samples.csv.
+  // null) gets every accepted progress message as a row of samples.csv. `sample_interval_ns`:
+  // the workload's; 0 chooses one per step (controller/run/sample_interval.h).
   StepExecutor(Fleet& fleet, std::string run_id, uint64_t sample_interval_ns, const Interrupt& interrupted,
                LiveRun& live, ProgressView& view, SamplesCsv* samples = nullptr, std::ostream& log = std::cerr)
       : log_(log), fleet_(fleet), run_id_(std::move(run_id)), sample_interval_ns_(sample_interval_ns), interrupted_(interrupted),
@@ -44,6 +46,7 @@ class StepExecutor {
   Fleet& fleet_;
   const std::string run_id_;
   const uint64_t sample_interval_ns_;
+  std::map<int, uint64_t> last_span_ns_;  // by step index: how long its last run took, for the next's interval
   const Interrupt& interrupted_;
   LiveRun& live_;
   ProgressView& view_;

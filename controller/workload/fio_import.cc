@@ -813,6 +813,21 @@ void Importer::Stonewall(const Option& o, Level& l) {
 }
 
 void Importer::Filename(const Option& o, Level&) {
+  // A device or an absolute path names a place on some host: dropping it would run the job on a
+  // file in the agent's root instead, another test with the same name. Never left out silently.
+  if (o.has_value) {
+    std::stringstream names(o.value);
+    for (std::string name; std::getline(names, name, ':');) {
+      if (name.empty() || name.front() != '/') continue;
+      const bool device = name.rfind("/dev/", 0) == 0;
+      Error(ValueAt(o), "\"" + name + "\" is " + (device ? "a device" : "an absolute path") +
+                            ", but each agent works only below its own roots (iofleet-agent --root NAME=DIR; --local-root "
+                            "for the local agent), so it cannot be honoured" +
+                            (device ? "" : " as written") + ", even with --allow-unsupported: remove filename=" +
+                            (device ? "" : ", or give a directory relative to the root with directory="));
+      return;
+    }
+  }
   Unsupported(KeyAt(o), "is not supported: iofleet names each job's file itself, in a directory of its own per "
                         "run and agent (<root>/<dir>/iofleet/<run-id>/<agent>/); use directory= for <dir>");
 }

@@ -29,6 +29,11 @@ const char* ErrnoName(int err) {
     case EOPNOTSUPP: return "EOPNOTSUPP";
     case EDQUOT: return "EDQUOT";
     case ETIMEDOUT: return "ETIMEDOUT";
+    case ECONNREFUSED: return "ECONNREFUSED";
+    case EADDRINUSE: return "EADDRINUSE";
+    case ENETUNREACH: return "ENETUNREACH";
+    case EHOSTUNREACH: return "EHOSTUNREACH";
+    case ENOTSOCK: return "ENOTSOCK";
     default: return "errno";
   }
 }

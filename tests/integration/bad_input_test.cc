@@ -82,6 +82,14 @@ TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
   auto invalid = validate({"steps[0].io.file_size=1KiB"});  // smaller than the 1 MiB block
   EXPECT_EQ(invalid.code, 2);
   EXPECT_NE(invalid.err.find("with --set"), std::string::npos) << invalid.err;
+  // A --set that every step overrides ran as before, silently.
+  std::ofstream(tmp_ / "w.yaml") << "name: t\nsteps:\n  - io: { op: write, file_size: 1MiB, runtime: 2s }\n";
+  auto overridden = validate({"runtime=3s", "block_size=64KiB"});
+  EXPECT_EQ(overridden.code, 0) << overridden.err;
+  EXPECT_NE(overridden.err.find("iofleet: warning: --set runtime=3s changes nothing any step runs: steps[0] (io-0) sets its own runtime"),
+            std::string::npos)
+      << overridden.err;
+  EXPECT_EQ(overridden.err.find("block_size=64KiB"), std::string::npos) << overridden.err;
   ExpectNothingStarted();
 }
 
@@ -103,6 +111,7 @@ TEST_F(BadInput, SetTakesOneSweptPathOrTheWholeSweep) {
 // with --config: the refusal names the flag that applies.
 TEST_F(BadInput, DropCachesRefusalNamesTheFlagThatStartsTheAgent) {
   std::ofstream(tmp_ / "w.yaml") << std::string("name: t\nsteps:\n  - drop_caches: {}\n  - io: { op: write, file_size: 1MiB }\n");
+  fs::create_directories(tmp_ / "local");
   auto local = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--local-root", (tmp_ / "local").string(),
                            "--out", (tmp_ / "out").string()},
                           tmp_ / "logs");
@@ -183,6 +192,127 @@ TEST_F(BadInput, SymlinkOutOfTheRootIsRefusedAndCanaryUntouched) {
   EXPECT_EQ(CountEntries(tmp_ / "root"), 1u);  // only the symlink itself
 }
 
+// After `run --out DIR`, `history`, `compare` and `report` read another database and said only
+// "no run": they name the database they read and how to read another.
+TEST_F(BadInput, ARunIdNotFoundNamesTheDatabaseRead) {
+  auto run = Run(std::string("name: t\n") + kSteps);
+  ASSERT_EQ(run.code, 0) << run.err;
+  std::string id;
+  for (const auto& e : fs::directory_iterator(tmp_ / "out")) {
+    if (e.is_directory()) id = e.path().filename().string();
+  }
+  ASSERT_FALSE(id.empty());
+  fs::create_directories(tmp_ / "other");
+  // A second database, of another run, that does not hold this one.
+  auto other = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", agent_->address(), "--out",
+                           (tmp_ / "other").string(), "--progress", "none"},
+                          tmp_ / "logs");
+  ASSERT_EQ(other.code, 0) << other.err;
+  const std::string db = (tmp_ / "other" / "history.db").string();
+  for (std::vector<std::string> args : {std::vector<std::string>{"compare", id, id}, {"report", id}, {"history", "--exclude", id}}) {
+    args.insert(args.begin(), BinPath("iofleet"));
+    args.insert(args.end(), {"--db", db});
+    auto r = RunCommand(args, tmp_ / "logs");
+    EXPECT_EQ(r.code, 2) << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find("history database " + db + " has no run " + id + " (--db FILE reads another; a run with --out DIR keeps DIR/history.db)"),
+              std::string::npos)
+        << args[1] << ": " << r.err;
+  }
+  auto missing = RunCommand({BinPath("iofleet"), "history", "--db", (tmp_ / "nowhere.db").string()}, tmp_ / "logs");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--db FILE reads another"), std::string::npos) << missing.err;
+}
+
+// A mistyped --local-root was made and benchmarked on whatever disk held it.
+TEST_F(BadInput, AMissingLocalRootIsRefusedUnlessAskedToMakeIt) {
+  std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
+  const fs::path missing = tmp_ / "mnt" / "nsf" / "deep";
+  auto r = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--local-root", missing.string(), "--out",
+                       (tmp_ / "out").string(), "--progress", "none"},
+                      tmp_ / "logs", std::chrono::seconds(30));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("iofleet: --local-root " + missing.string() + ": " + missing.string() +
+                       ": No such file or directory (ENOENT): create it, or pass --create-local-root"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(tmp_ / "mnt"));
+  EXPECT_FALSE(fs::exists(tmp_ / "out"));
+
+  std::ofstream(tmp_ / "file") << "x";
+  auto file = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--local-root", (tmp_ / "file").string(),
+                          "--out", (tmp_ / "out").string(), "--progress", "none"},
+                         tmp_ / "logs", std::chrono::seconds(30));
+  EXPECT_EQ(file.code, 2) << file.err;
+  EXPECT_NE(file.err.find("is not a directory (ENOTDIR)"), std::string::npos) << file.err;
+
+  auto made = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--local-root", missing.string(),
+                          "--create-local-root", "--out", (tmp_ / "out").string(), "--progress", "none"},
+                         tmp_ / "logs", std::chrono::seconds(60));
+  EXPECT_EQ(made.code, 0) << made.err;
+  EXPECT_TRUE(fs::is_directory(missing));
+}
+
+// gRPC's SO_REUSEPORT let a second agent start on a port in use and take half the connections;
+// for unix: it unlinked the first agent's socket and took the path over.
+TEST(Listeners, EveryListenerRefusesAnAddressInUse) {
+  TempDir tmp;
+  AgentProcess first(tmp / "root1", "first", tmp / "logs1");
+  fs::create_directories(tmp / "root2");
+  auto second = RunCommand({BinPath("iofleet-agent"), "--listen", first.address(), "--insecure", "--root", (tmp / "root2").string(),
+                            "--name", "second"},
+                           tmp / "logs2", std::chrono::seconds(10));
+  EXPECT_EQ(second.code, 2) << second.err;
+  EXPECT_NE(second.err.find("iofleet-agent: --listen: cannot listen on " + first.address() + ": Address already in use (EADDRINUSE)"),
+            std::string::npos)
+      << second.err;
+  for (int i = 0; i < 4; ++i) {  // every connection still reaches the first agent
+    auto shown = RunCommand({BinPath("iofleet"), "agents", "--agents", first.address()}, tmp / "logs");
+    EXPECT_EQ(shown.code, 0) << shown.err;
+    EXPECT_NE(shown.out.find("first "), std::string::npos) << shown.out;
+  }
+
+  const std::string unix_socket = "unix:" + (tmp / "agent.sock").string();
+  Process unix_first({BinPath("iofleet-agent"), "--listen", unix_socket, "--insecure", "--root", (tmp / "root1").string(), "--name", "ufirst"},
+                     tmp / "logs3");
+  ASSERT_TRUE(unix_first.WaitForStdout("listening on", std::chrono::seconds(10))) << unix_first.Stderr();
+  auto unix_second = RunCommand({BinPath("iofleet-agent"), "--listen", unix_socket, "--insecure", "--root", (tmp / "root2").string(),
+                                 "--name", "usecond"},
+                                tmp / "logs4", std::chrono::seconds(10));
+  EXPECT_EQ(unix_second.code, 2) << unix_second.err;
+  EXPECT_NE(unix_second.err.find("cannot listen on " + unix_socket + ": Address already in use (EADDRINUSE)"), std::string::npos)
+      << unix_second.err;
+  auto shown = RunCommand({BinPath("iofleet"), "agents", "--agents", unix_socket}, tmp / "logs");
+  EXPECT_NE(shown.out.find("ufirst "), std::string::npos) << shown.out << shown.err;
+  unix_first.Signal(SIGTERM);
+  EXPECT_EQ(unix_first.Wait(std::chrono::seconds(10)), 0);
+
+  // The agent's --metrics and the controller's run --metrics on a port another listener holds.
+  int held = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(held, 4), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len);
+  const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  auto metrics = RunCommand({BinPath("iofleet-agent"), "--listen", "127.0.0.1:0", "--insecure", "--root", (tmp / "root2").string(),
+                             "--metrics", taken},
+                            tmp / "logs5", std::chrono::seconds(10));
+  EXPECT_EQ(metrics.code, 2) << metrics.err;
+  EXPECT_NE(metrics.err.find("--metrics: cannot listen on " + taken + ": Address already in use (EADDRINUSE)"), std::string::npos)
+      << metrics.err;
+  std::ofstream(tmp / "w.yaml") << std::string("name: t\n") + kSteps;
+  auto run = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", first.address(), "--metrics", taken,
+                         "--out", (tmp / "out").string(), "--progress", "none"},
+                        tmp / "logs", std::chrono::seconds(30));
+  EXPECT_EQ(run.code, 2) << run.err;
+  EXPECT_NE(run.err.find(taken), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("EADDRINUSE"), std::string::npos) << run.err;
+  EXPECT_EQ(CountEntries(tmp / "root1"), 0u) << "nothing started";
+  close(held);
+}
+
 TEST_F(BadInput, UnreachableAgentExitsOneNamingTheAddress) {
   int s = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -199,8 +329,19 @@ TEST_F(BadInput, UnreachableAgentExitsOneNamingTheAddress) {
                       tmp_ / "logs");
   EXPECT_EQ(r.code, 1);
   EXPECT_LT(r.seconds, 8.0);
-  EXPECT_NE(r.err.find("agent " + dead + ": unreachable"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("agent " + dead + ": unreachable: nothing listens at " + dead + " (connection refused, ECONNREFUSED)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Deadline Exceeded"), std::string::npos) << "the cause, not gRPC's word for it: " << r.err;
   ExpectNothingStarted();
+
+  // `iofleet agents` shows the agent that answered and names the one that did not.
+  auto shown = RunCommand({BinPath("iofleet"), "agents", "--agents", agent_->address() + "," + dead}, tmp_ / "logs");
+  EXPECT_EQ(shown.code, 1);
+  EXPECT_NE(shown.out.find("node1 "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(agent_->address()), std::string::npos) << shown.out;
+  EXPECT_NE(shown.err.find("agent " + dead + ": unreachable: nothing listens at"), std::string::npos) << shown.err;
+  EXPECT_NE(shown.err.find("1 of 2 agent(s) did not answer"), std::string::npos) << shown.err;
 }
 
 // Preflight at Prepare: files that cannot fit are refused before any agent starts (exit 2).
@@ -221,6 +362,34 @@ TEST(Preflight, NotEnoughFreeSpaceExitsTwoBeforeAnyIo) {
     EXPECT_EQ(CountEntries(tmp / "small"), 0u);
   }
   RunCommand({"/bin/umount", (tmp / "small").string()}, tmp / "logs");
+}
+
+// O_DIRECT on tmpfs (this kernel accepts it) reported RAM speed without a word.
+TEST(MemoryBackedTarget, IsSaidInTheConsoleAndTheReport) {
+  TempDir tmp;
+  fs::create_directories(tmp / "ram");
+  if (RunCommand({"/bin/mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", (tmp / "ram").string()}, tmp / "logs").code != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  }
+  {
+    AgentProcess agent(tmp / "ram", "node1", tmp / "logs");
+    std::ofstream(tmp / "w.yaml") << "name: ram\ndefaults: { file_size: 4MiB, block_size: 64KiB, direct: true }\nsteps:\n  - io: { op: write }\n";
+    auto r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(), "--out", (tmp / "out").string(),
+                         "--progress", "none"},
+                        tmp / "logs");
+    if (r.code == 2 && r.err.find("O_DIRECT") != std::string::npos) {
+      RunCommand({"/bin/umount", (tmp / "ram").string()}, tmp / "logs");
+      GTEST_SKIP() << "this kernel refuses O_DIRECT on tmpfs: " << r.err;
+    }
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("warning: agent node1: its run directory is in memory (tmpfs): the figures show RAM speed, not storage's"),
+              std::string::npos)
+        << r.out;
+    const nlohmann::json report = ReadReport(tmp / "out");
+    EXPECT_EQ(report["agents"][0]["host"]["memory_backed"], "tmpfs") << report["agents"].dump();
+    EXPECT_NE(ReadAll(OnlyRunDir(tmp / "out") / "report.md").find("its run directory is in memory (tmpfs)"), std::string::npos);
+  }
+  RunCommand({"/bin/umount", (tmp / "ram").string()}, tmp / "logs");
 }
 
 TEST(AgentCommandLine, RefusesInsecureOffLoopbackAndMissingRoots) {

@@ -39,6 +39,8 @@ struct LocalRun {
 CommandResult RunLocal(const TempDir& tmp, const LocalRun& run) {
   std::string workload = run.workload[0] == '/' ? run.workload : SourcePath(run.workload);
   std::vector<std::string> argv = {BinPath("iofleet"), "run", workload, "--out", (tmp / "out").string()};
+  // The tests' roots are made on first use, as the flag asks.
+  argv.push_back("--create-local-root");
   for (const auto& r : run.roots) argv.insert(argv.end(), {"--local-root", r});
   if (!run.config.empty()) argv.insert(argv.end(), {"--local-config", run.config});
   for (const auto& s : run.sets) argv.insert(argv.end(), {"--set", s});
@@ -101,7 +103,7 @@ steps:
   - name: tree
     files: { dirs: 4, files_per_dir: 10, file_size: 4KiB, jobs: 2, layout: per_job, sync: fsync }
 )");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root",
                                 (tmp / "data").string(), "--out", (tmp / "out").string()},
                                tmp / "logs");
   ASSERT_EQ(r.code, 0) << r.err;

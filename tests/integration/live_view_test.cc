@@ -50,7 +50,7 @@ std::vector<std::string> Lines(const std::string& text) {
 TEST(LiveView, OnATerminalOneLineIsRedrawnInPlace) {
   TempDir tmp;
   WriteText(tmp / "w.yaml", kWorkload);
-  std::vector<std::string> args = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(),
+  std::vector<std::string> args = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root", (tmp / "data").string(),
                                    "--out", (tmp / "out").string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -138,24 +138,25 @@ TEST(Package, BuildsLintsInstallsRunsAndPurgesCleanly) {
     EXPECT_EQ(verify.err, "") << verify.err;
   }
 
-  // Certificates from the installed make-certs, readable by the agent's user.
-  const fs::path certs = tmp / "certs";
+  // Certificates from the installed make-certs, readable by the agent's user, and its root: where
+  // that user can reach them, whatever folder the checkout (and so the build tree) is in.
+  TempDir reachable = TempDirReachableByAll();
+  const fs::path certs = reachable / "certs";
   for (const std::vector<std::string>& args : {std::vector<std::string>{"agent", "node01", "127.0.0.1"}, {"controller", "ctl"}}) {
     std::vector<std::string> argv = {"/usr/share/iofleet/deploy/tls/make-certs", certs.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     CommandResult made = RunCommand(argv, logs);
     ASSERT_EQ(made.code, 0) << made.err;
   }
-  fs::create_directories(tmp / "root");
-  fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  fs::create_directories(reachable / "root");
   fs::permissions(certs, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-  ASSERT_EQ(RunCommand({"/bin/chown", "-R", "iofleet:iofleet", (tmp / "root").string(), (certs / "node01").string()}, logs).code, 0);
+  ASSERT_EQ(RunCommand({"/bin/chown", "-R", "iofleet:iofleet", (reachable / "root").string(), (certs / "node01").string()}, logs).code, 0);
 
   // The agent as the installed unit starts it (its own listen, root and TLS folder), as its user.
   std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=iofleet", "--regid=iofleet", "--clear-groups"};
   for (const auto& word : ExecStart(ReadText("/usr/lib/systemd/system/iofleet-agent.service"),
                                     {{"IOFLEET_LISTEN", "127.0.0.1:0"}, {"IOFLEET_METRICS", "127.0.0.1:0"},
-                                     {"IOFLEET_ROOT", (tmp / "root").string()}})) {
+                                     {"IOFLEET_ROOT", (reachable / "root").string()}})) {
     argv.push_back(word == "/etc/iofleet/tls" ? (certs / "node01").string() : word);
   }
   ASSERT_EQ(argv[4], "/usr/bin/iofleet-agent");

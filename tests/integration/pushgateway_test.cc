@@ -239,7 +239,7 @@ TEST_F(PushgatewayTest, ABadUrlOrLabelIsRefusedBeforeAnythingStarts) {
   WriteText(tmp / "w.yaml", "name: it-push-bad\nsteps:\n  - io: { op: write }\n");
   for (const std::vector<std::string>& extra : {std::vector<std::string>{"--pushgateway", "localhost:9091"},
                                                {"--label", "agent=x"}, {"--label", "no_value"}}) {
-    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(),
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root", (tmp / "data").string(),
                                      "--out", (tmp / "out").string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     CommandResult run = RunCommand(argv, tmp / "logs", 30s);

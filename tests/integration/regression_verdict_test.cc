@@ -126,6 +126,44 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
   agent.reset();  // the cgroup can go once its process has
 }
 
+// The same workload name under `--set queue_depth=... --set block_size=...` was judged against
+// the unchanged runs: "regression, iops +513% improvement", exit 3.
+TEST(RegressionVerdict, AChangedWorkloadIsNotComparableUnlessForced) {
+  TempDir tmp;
+  AgentProcess agent(tmp / "root", "node1", tmp.path());
+  WriteText(tmp / "w.yaml",
+            "name: changed-check\n"
+            "defaults: { engine: psync, block_size: 4KiB, file_size: 4MiB }\n"
+            "steps:\n"
+            "  - io: { op: read, runtime: 300ms }\n");
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(),
+                                     "--out", (tmp / "results").string(), "--progress", "none"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, tmp.path());
+  };
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(run({}).code, 0);
+  CommandResult changed = run({"--set", "block_size=64KiB", "--set", "engine=libaio", "--set", "queue_depth=4", "--compare-to", "mean-of:3"});
+  EXPECT_EQ(changed.code, 0) << changed.out << changed.err;
+  EXPECT_NE(changed.out.find("verdict: not comparable: the effective workload differs from that of baseline run "), std::string::npos)
+      << changed.out;
+  for (const char* field : {"defaults.block_size: 4KiB -> 64KiB", "defaults.engine: psync -> libaio"}) {
+    EXPECT_NE(changed.out.find(field), std::string::npos) << field << "\n" << changed.out;
+  }
+  auto report = ReadJson(ReportPath(changed.out));
+  EXPECT_EQ(report["verdicts"]["verdict"], "not comparable") << report["verdicts"].dump();
+  EXPECT_NE(ReadAll(fs::path(ReportPath(changed.out)).parent_path() / "report.md").find("Not comparable"), std::string::npos);
+  CommandResult history = RunCommand({BinPath("iofleet"), "history", "--out", (tmp / "results").string()}, tmp.path());
+  EXPECT_NE(history.out.find("not comparable"), std::string::npos) << history.out;
+
+  CommandResult forced = run({"--set", "block_size=64KiB", "--set", "engine=libaio", "--set", "queue_depth=4", "--compare-to", "mean-of:3",
+                              "--force-compare"});
+  EXPECT_TRUE(forced.code == 0 || forced.code == 3) << forced.err;
+  EXPECT_NE(forced.out.find(", forced)"), std::string::npos) << forced.out;
+  EXPECT_NE(forced.out.find("warning: forced (--force-compare): the effective workload differs"), std::string::npos) << forced.out;
+  EXPECT_TRUE(ReadJson(ReportPath(forced.out))["verdicts"]["forced"].get<bool>());
+}
+
 // History options that cannot work are refused before anything starts (exit 2), not found out
 // after the whole run.
 TEST(RegressionVerdict, BadHistoryOptionsAreRefusedBeforeAnythingStarts) {
@@ -137,7 +175,7 @@ TEST(RegressionVerdict, BadHistoryOptionsAreRefusedBeforeAnythingStarts) {
     return (tmp / (name + ".yaml")).string();
   };
   auto run = [&](const std::string& workload, const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {BinPath("iofleet"), "run", workload, "--local-root", (tmp / "data").string(), "--out",
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", workload, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
                                      (tmp / "out").string(), "--progress", "none"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return RunCommand(argv, tmp / "logs");

@@ -136,7 +136,7 @@ TEST(ReportCommand, ARunWritesReportMdAndHtmlBesideReportJson) {
   WriteText(tmp / "w.yaml", "name: tiny\ndefaults: { engine: psync, block_size: 64KiB, file_size: 1MiB }\n"
                             "steps:\n  - name: write\n    io: { op: write }\n");
   fs::create_directories(tmp / "data");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(), "--out",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
                                 (tmp / "out").string()},
                                tmp / "logs");
   ASSERT_EQ(r.code, 0) << r.err << r.out;
@@ -158,7 +158,7 @@ TEST(ReportCommand, ARunRendersFromTheHistoryAfterItsDirectoryIsGone) {
   WriteText(tmp / "w.yaml", "name: tiny\ndefaults: { engine: psync, block_size: 4KiB, file_size: 8MiB }\n"
                             "steps:\n  - name: read\n    io: { op: randread, runtime: 3s }\n");
   fs::create_directories(tmp / "data");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root", (tmp / "data").string(), "--out",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
                                 (tmp / "out").string(), "--progress", "none"},
                                tmp / "logs");
   ASSERT_EQ(r.code, 0) << r.err << r.out;

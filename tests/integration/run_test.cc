@@ -122,7 +122,7 @@ TEST(Run, TwoAgentsAggregateExactlyAndCleanUp) {
 TEST(Run, LocalAgentRunsTheQuickstart) {
   TempDir tmp;
   CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/quickstart.yaml"),
-                                "--local-root", (tmp / "data").string(), "--out", (tmp / "out").string()},
+                                "--create-local-root", "--local-root", (tmp / "data").string(), "--out", (tmp / "out").string()},
                                tmp / "logs");
   fs::create_directories(tmp / "data");
   ASSERT_EQ(r.code, 0) << r.err << r.out;
@@ -148,7 +148,7 @@ steps:
   - name: randread
     io: { op: randread, runtime: 2s }
 )");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root",
                                 (tmp / "data").string(), "--out", (tmp / "out").string()},
                                tmp / "logs");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -168,7 +168,7 @@ steps:
 TEST(Run, ReadStepFillsWhatWasNeverWritten) {
   TempDir tmp;
   WriteText(tmp / "w.yaml", "name: fill\ndefaults: { block_size: 64KiB, file_size: 4MiB }\nsteps:\n  - io: { op: read }\n");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--create-local-root", "--local-root",
                                 (tmp / "data").string(), "--out", (tmp / "out").string()},
                                tmp / "logs");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -97,6 +97,8 @@ TEST_F(TlsAgent, ControllerWithoutOrWithForeignCertificateIsRefused) {
   CommandResult plain = RunWith({});
   EXPECT_EQ(plain.code, 1);
   EXPECT_NE(plain.err.find("unreachable"), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("accepts connections but did not answer iofleet's gRPC in plain text"), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("pass --tls-dir"), std::string::npos) << plain.err;
   CommandResult foreign = RunWith({"--tls-dir", (tmp_ / "other/controller").string()});
   EXPECT_EQ(foreign.code, 1);
   EXPECT_EQ(CountEntries(tmp_ / "root"), 0u);

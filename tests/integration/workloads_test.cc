@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 json RunShipped(const TempDir& tmp, const std::string& workload, const std::vector<std::string>& sets) {
-  std::vector<std::string> argv = {BinPath("iofleet"), "run", SourcePath("workloads/" + workload), "--local-root",
+  std::vector<std::string> argv = {BinPath("iofleet"), "run", SourcePath("workloads/" + workload), "--create-local-root", "--local-root",
                                    (tmp / "data").string(), "--local-config", SourcePath("deploy/agent.example.yaml"),
                                    "--out", (tmp / "out").string()};
   for (const auto& s : sets) argv.insert(argv.end(), {"--set", s});
@@ -125,7 +125,7 @@ TEST(ShippedWorkloads, ExampleMixed) {
 
 TEST(ShippedWorkloads, DropCachesNeedsTheAgentsPermission) {
   TempDir tmp;
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/zebclient-seq64k.yaml"), "--local-root",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", SourcePath("workloads/zebclient-seq64k.yaml"), "--create-local-root", "--local-root",
                                 (tmp / "data").string(), "--out", (tmp / "out").string(), "--set", "file_size=1MiB"},
                                tmp / "logs");
   EXPECT_EQ(r.code, 2);
@@ -138,7 +138,7 @@ TEST(FioJobFiles, UnsupportedOptionIsRefusedWithItsLine) {
   TempDir tmp;
   const std::string job = (tmp / "job.fio").string();
   WriteText(job, "[global]\nsize=1m\nioengine=null\n[a]\nrw=write\nthread\n");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--local-root", (tmp / "data").string(), "--out",
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
                                 (tmp / "out").string()},
                                tmp / "logs");
   EXPECT_EQ(r.code, 2);

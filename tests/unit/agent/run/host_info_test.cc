@@ -129,5 +129,40 @@ TEST(BlockQueueTest, APartitionUsesItsDisksQueue) {
   EXPECT_FALSE(FindBlockQueue(0, 45, sys.string()));  // anonymous: tmpfs, overlay, nfs
 }
 
+// O_DIRECT on tmpfs reported RAM speed without a word.
+TEST(MemoryBackedTest, MemoryFileSystemsAndRamDevices) {
+  EXPECT_EQ(MemoryBacked({0, 45, "/mnt/t", "tmpfs", "rw", "tmpfs"}, ""), "tmpfs");
+  EXPECT_EQ(MemoryBacked({0, 46, "/mnt/r", "ramfs", "rw", "none"}, ""), "ramfs");
+  EXPECT_EQ(MemoryBacked({252, 0, "/mnt/z", "ext4", "rw", "/dev/zram0"}, "zram0"), "zram0 (compressed RAM)");
+  EXPECT_EQ(MemoryBacked({1, 0, "/mnt/b", "xfs", "rw", "/dev/ram0"}, "ram0"), "ram0 (brd RAM disk)");
+  EXPECT_EQ(MemoryBacked({254, 0, "/", "ext4", "rw", "/dev/vda"}, "vda"), "");
+  EXPECT_EQ(MemoryBacked({8, 0, "/", "ext4", "rw", "/dev/ramblock"}, "ramblock"), "") << "not a brd name";
+  if (GatherHostInfo("/dev/shm").fs_type() == "tmpfs") EXPECT_EQ(GatherHostInfo("/dev/shm").memory_backed(), "tmpfs");
+  testing::TempDir build_tree;
+  EXPECT_EQ(GatherHostInfo(build_tree.path().string()).memory_backed(), "") << "the build tree is on a disk";
+}
+
+TEST(MemoryBackedTest, ALoopDeviceOrOverlayOverTmpfs) {
+  if (GatherHostInfo("/dev/shm").fs_type() != "tmpfs") GTEST_SKIP() << "/dev/shm is not tmpfs here";
+  testing::TempDir in_ram(fs::path("/dev/shm"));
+  testing::TempDir on_disk;
+  std::ofstream(in_ram / "image") << "x";
+  std::ofstream(on_disk / "image") << "x";
+  const fs::path sys = on_disk / "sys";
+  fs::create_directories(sys / "block/loop7/loop");
+  fs::create_directories(sys / "block/loop8/loop");
+  std::ofstream(sys / "block/loop7/loop/backing_file") << (in_ram / "image").string() << "\n";
+  std::ofstream(sys / "block/loop8/loop/backing_file") << (on_disk / "image").string() << "\n";
+  const MountEntry ext4{7, 7, "/mnt/l", "ext4", "rw", "/dev/loop7"};
+  EXPECT_EQ(MemoryBacked(ext4, "loop7", sys.string()), "loop7 over tmpfs (" + (in_ram / "image").string() + ")");
+  EXPECT_EQ(MemoryBacked(ext4, "loop8", sys.string()), "");
+  EXPECT_EQ(MemoryBacked(ext4, "loop9", sys.string()), "") << "no such loop device";
+  const MountEntry overlay{0, 50, "/merged", "overlay", "rw,lowerdir=/l,upperdir=" + (in_ram / "up").string() + ",workdir=/w", "overlay"};
+  fs::create_directories(in_ram / "up");
+  EXPECT_EQ(MemoryBacked(overlay, ""), "overlay over tmpfs (upperdir " + (in_ram / "up").string() + ")");
+  const MountEntry disk_overlay{0, 51, "/merged", "overlay", "rw,upperdir=" + on_disk.path().string(), "overlay"};
+  EXPECT_EQ(MemoryBacked(disk_overlay, ""), "");
+}
+
 }  // namespace
 }  // namespace iofleet::agent

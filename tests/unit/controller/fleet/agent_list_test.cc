@@ -20,6 +20,15 @@ TEST(AgentList, ParsesAddresses) {
   EXPECT_EQ(PortOf("unix:/tmp/a.sock"), "");
 }
 
+// "a:1 b:2" (one shell word, as from a quoted variable) once passed as one address with a space.
+TEST(AgentList, ASpaceSeparatedListIsRefused) {
+  auto spaced = ParseAgentList("127.0.0.1:7071 127.0.0.1:7072");
+  ASSERT_FALSE(spaced.ok());
+  EXPECT_EQ(spaced.status().message(),
+            "--agents: \"127.0.0.1:7071 127.0.0.1:7072\" holds white space: separate addresses with commas (a,b), not spaces");
+  EXPECT_FALSE(ParseAgentList("node1:7070,\tnode2:7070").ok());
+}
+
 TEST(AgentList, ExpandsRanges) {
   auto list = ParseAgentList("node[01-03]:7070,rack[1-2]-n[8-9]:1,x[7,10-11]:2");
   ASSERT_TRUE(list.ok()) << list.status().message();

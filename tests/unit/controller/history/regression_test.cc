@@ -13,6 +13,7 @@ StoredRun MakeRun(const std::string& id, uint64_t started, double bandwidth, dou
   r.run_id = id;
   r.workload = "nightly";
   r.workload_hash = "h1";
+  r.effective_workload = "name: nightly\ndefaults: { queue_depth: 32, block_size: 4KiB }\nsteps:\n  - io: { op: read }\n";
   r.started_at_unix_ns = started;
   r.status = "succeeded";
   r.agents = {{"a1", "", "", ""}};
@@ -84,13 +85,48 @@ TEST_F(JudgeRunTest, LabelsSelectTheBaselineAndExcludedRunsAreLeftOut) {
   EXPECT_FALSE(few->json["steps"][0]["figures"][0].contains("p_value"));
 }
 
-TEST_F(JudgeRunTest, AChangedWorkloadIsFlagged) {
-  StoredRun changed = MakeRun("now", 1000, 1000, 0.002);
+// `--set queue_depth=1 --set block_size=64KiB` under the same name was judged: "regression, iops
+// +513% improvement", exit 3.
+TEST_F(JudgeRunTest, AChangedWorkloadIsNotComparableNamingWhatDiffers) {
+  StoredRun changed = MakeRun("now", 1000, 6000, 0.002);
   changed.workload_hash = "h2";
+  changed.effective_workload = "name: nightly\ndefaults: { queue_depth: 1, block_size: 64KiB }\nsteps:\n  - io: { op: read }\n";
   auto v = JudgeRun(*db_, changed, MeanOf5());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->overall, "not comparable");
+  EXPECT_EQ(v->regressions, 0);
+  EXPECT_EQ(v->json["verdict"], "not comparable");
+  EXPECT_EQ(v->json["workload_differs_from"], "b4");
+  EXPECT_EQ(v->json["workload_differences"],
+            nlohmann::ordered_json::parse(R"(["defaults.block_size: 4KiB -> 64KiB", "defaults.queue_depth: 32 -> 1"])"));
+  EXPECT_TRUE(v->json["baseline_runs"].empty());
+  for (const auto& f : v->json["steps"][0]["figures"]) {
+    EXPECT_EQ(f["verdict"], "not comparable");
+    EXPECT_FALSE(f.contains("baseline"));
+  }
+
+  // Forced: judged across the change, and said so.
+  VerdictOptions forced = MeanOf5();
+  forced.force_comparable = true;
+  auto f = JudgeRun(*db_, changed, forced);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->overall, "improvement");
+  EXPECT_TRUE(f->json["forced"].get<bool>());
+  EXPECT_TRUE(f->json["workload_changed"].get<bool>());
+  EXPECT_EQ(f->json["workload_differences"].size(), 2u);
+}
+
+TEST_F(JudgeRunTest, OnlyBaselinesOfTheSameEffectiveWorkloadCount) {
+  for (int i = 0; i < 2; ++i) {  // two later runs under other settings, much faster
+    StoredRun other = MakeRun("o" + std::to_string(i), 200 + i, 5000, 0.002);
+    other.workload_hash = "h2";
+    ASSERT_TRUE(db_->Insert(other).ok());
+  }
+  auto v = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), MeanOf5());
   ASSERT_TRUE(v.ok());
-  EXPECT_TRUE(v->json["workload_changed"].get<bool>());
   EXPECT_EQ(v->overall, "unchanged");
+  EXPECT_EQ(v->json["baseline_runs"], nlohmann::ordered_json::parse(R"(["b0", "b1", "b2", "b3", "b4"])"));
+  EXPECT_FALSE(v->json["workload_changed"].get<bool>());
 }
 
 TEST_F(JudgeRunTest, ARunIdReferenceMustBeABaseline) {

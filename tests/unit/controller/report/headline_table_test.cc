@@ -48,6 +48,33 @@ TEST(HeadlineTable, ARepeatHasARowPerCycleThenMeanStddevAndInterval) {
             "  95% ci  +/-1.242\n");
 }
 
+// The bonnie seed's fsck table has the fill level as its x-axis: it was only in report.json.
+TEST(HeadlineTable, AHookThatMeasuredItsFillShowsTheFillLevel) {
+  std::vector<StepReport> steps;
+  for (int p = 0; p < 2; ++p) {
+    StepReport fsck = StepRun(1, "fsck", "hook", p, 0, Stats(0, 0, (p + 1) * kSec), {{"steps[fill].files.dirs", p ? "2000" : "1000"}});
+    v1::FileSystemFill start, end;
+    start.set_use_pct(p ? 27 : 14);
+    start.set_used_bytes((p + 1) * 1'000'000'000'000ull);
+    start.set_size_bytes(7'500'000'000'000ull);
+    start.set_inodes_used((p + 1) * 1'001'000ull);
+    start.set_inodes(114'000'000ull);
+    end = start;
+    fsck.aggregate.fill_at_start = start;
+    fsck.aggregate.fill_at_end = end;
+    fsck.agents[0].stats = fsck.aggregate;
+    steps.push_back(fsck);
+  }
+  const std::string tables = HeadlineTables(ToDocument(Report(steps)));
+  EXPECT_EQ(tables,
+            "\n"
+            "fsck (hook) by steps[fill].files.dirs\n"
+            "  point  steps[fill].files.dirs  seconds  Use%  used GB  size GB  inodes used     inodes  Use% at end\n"
+            "      0                    1000    1.000    14   1000.0   7500.0      1001000  114000000           14\n"
+            "      1                    2000    2.000    27   2000.0   7500.0      2002000  114000000           27\n")
+      << tables;
+}
+
 TEST(HeadlineTable, ASweepRepeatedHasEachPointsCyclesAndTheirSpread) {
   std::vector<StepReport> steps;
   for (int p = 0; p < 2; ++p) {

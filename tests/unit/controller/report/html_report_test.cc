@@ -39,7 +39,7 @@ TEST(ReportHtml, OnePageWithItsTablesChartsLibraryAndWorkload) {
     EXPECT_EQ(Count(html, id), 1u) << id;
   }
   EXPECT_NE(html.find("<td class=\"regression\">regression</td>"), std::string::npos);
-  EXPECT_NE(html.find("<td>node2 (slowest)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>node2 (slowest, 50% below the median)</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>node1.example</td>"), std::string::npos);
   // A bandwidth chart (one step) and a latency curve: a canvas for each spec, nothing else.
   const nlohmann::ordered_json specs = ChartSpecs(WithVerdicts(ToDocument(TwoAgentRead())));
@@ -55,6 +55,47 @@ TEST(ReportHtml, OnePageWithItsTablesChartsLibraryAndWorkload) {
   EXPECT_EQ(Count(html, "</script>"), Count(html, "<script"));
   EXPECT_FALSE(std::regex_search(html, std::regex("(src|href)=")));
   EXPECT_NE(html.find("# &lt;b&gt;not bold&lt;/b&gt; &amp; more"), std::string::npos);
+}
+
+// Sweep charts named points by index ("write point 2 cycle 0"), and the summary table came after
+// the per-point charts.
+TEST(ReportHtml, ASweepsPointsAreNamedByTheirValuesAfterItsSummaryTable) {
+  RunReport sweep = ThreadSweep();
+  for (auto& step : sweep.steps) {
+    if (step.kind == "io") step.aggregate.latency->Record(1'000'000);
+  }
+  const ReportDocument doc = ToDocument(sweep);
+  const nlohmann::ordered_json specs = ChartSpecs(doc);
+  bool named = false;
+  for (const auto& s : specs) {
+    const std::string text = s.dump();
+    EXPECT_EQ(text.find("point "), std::string::npos) << text;
+    named = named || text.find("write total_jobs=4 cycle 0") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << specs.dump(1);
+  const std::string html = ReportHtml(doc, FakeLibrary());
+  ASSERT_NE(html.find("id=\"headline\""), std::string::npos);
+  EXPECT_LT(html.find("id=\"headline\""), html.find("<canvas ")) << "the summary table before the per-point charts";
+}
+
+// The quickstart's steps took under 1.2 s, got one sample each, and the timeline charts stood empty.
+TEST(ReportHtml, AStepWithTooFewSamplesSaysSoInsteadOfEmptyAxes) {
+  const ReportDocument doc = ToDocument(TwoAgentRead());
+  SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1};
+  v1::Progress only;
+  only.set_elapsed_ns(900'000'000);
+  only.set_bytes(104857600);
+  only.set_ops(100);
+  const std::string csv = std::string(SamplesCsv::kHeader) + SamplesCsv::Row(step, "node1", only, nullptr) +
+                          SamplesCsv::Row(step, "node2", only, nullptr);
+  const nlohmann::ordered_json specs = ChartSpecs(doc, csv);
+  bool noted = false;
+  for (const auto& s : specs) {
+    if (s.value("section", "") != "timeline") continue;
+    EXPECT_FALSE(s.contains("config")) << "no chart of one point per line: " << s.dump();
+    noted = noted || s.value("note", "").find("1 progress sample per agent") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << specs.dump(1);
 }
 
 TEST(ReportHtml, StringsFromTheDocumentAreEscapedInTextAndInScript) {

@@ -120,6 +120,7 @@ inline RunReport TwoAgentRead() {
     step.aggregate.Add(s, i == 0);
   }
   step.slowest_agent = "node2";
+  step.slowest_trails_median_pct = 50;  // 100 MiB/s against a median of 200
   RunReport report = Report({step});
   report.workload = "nightly-read";
   report.agents = {{"node1", "10.0.0.1:7070", "0.1.0"}, {"node2", "10.0.0.2:7070", "0.1.0"}};
@@ -137,7 +138,8 @@ inline RunReport TwoAgentRead() {
 // too little history.
 inline ReportDocument WithVerdicts(ReportDocument doc) {
   doc["verdicts"] = ReportDocument::parse(R"({"reference": "mean-of:5", "alpha": 0.05, "max_regression_pct": 5,
-    "workload_changed": true, "steps": [{"step": "read", "point": 0, "figures": [
+    "workload_changed": true, "forced": true, "workload_differs_from": "r0",
+    "workload_differences": ["defaults.queue_depth: 32 -> 1"], "steps": [{"step": "read", "point": 0, "figures": [
       {"figure": "bandwidth", "unit": "bytes_per_sec", "better": "higher", "baseline": 440401920, "now": 419430400,
        "change_pct": -4.76, "p_value": 0.0123, "baseline_runs": 5, "verdict": "regression"},
       {"figure": "p99_latency", "unit": "ns", "better": "lower", "now": 1000000, "baseline_runs": 2,

@@ -28,14 +28,35 @@ TEST(SamplesCsv, ARowHasTheIntervalsRatesAndLatency) {
   read->add_bucket(LatencyHistogram::BucketOf(50));
   read->add_count(50);
   read->set_sum(150 * 40 + 50 * 50);
-  EXPECT_EQ(SamplesCsv::Row(step, "node01", now, &before), "2,read,io,1,3,,node01,1.500000,3000000,300,4000000.000,400.000,40,50\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "node01", now, &before), "2,read,io,1,3,,node01,1.500000,3000000,300,4000000.000,400.000,40,50,0\n");
   // The first sample: its interval starts at the step's start; no latency completed in it.
-  EXPECT_EQ(SamplesCsv::Row(step, "node01", before, nullptr), "2,read,io,1,3,,node01,1.000000,1000000,100,1000000.000,100.000,,\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "node01", before, nullptr), "2,read,io,1,3,,node01,1.000000,1000000,100,1000000.000,100.000,,,0\n");
+}
+
+// The ramp was written as zero throughput (bytes 0 rows) and the charts climbed from 0.
+TEST(SamplesCsv, RampSamplesRateTheRampsIoAndAreMarked) {
+  SampleStep step{0, "mixed", "io", 0, 0, -1};
+  step.ramp_ns = 2'000'000'000;
+  v1::Progress first = Sample(1'000'000'000, 0, 0);
+  first.set_ramp_bytes(50'000'000);
+  first.set_ramp_ops(500);
+  v1::Progress second = Sample(2'000'000'000, 0, 0);
+  second.set_ramp_bytes(150'000'000);
+  second.set_ramp_ops(1500);
+  v1::Progress third = Sample(3'000'000'000, 80'000'000, 800);  // the window opened at 2 s
+  third.set_ramp_bytes(150'000'000);
+  third.set_ramp_ops(1500);
+  EXPECT_EQ(SamplesCsv::Row(step, "a", first, nullptr), "0,mixed,io,0,0,,a,1.000000,0,0,50000000.000,500.000,,,1\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "a", second, &first), "0,mixed,io,0,0,,a,2.000000,0,0,100000000.000,1000.000,,,1\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "a", third, &second), "0,mixed,io,0,0,,a,3.000000,80000000,800,80000000.000,800.000,,,0\n");
+  // A sample that spans the ramp's end rates the window's bytes over the time after the ramp.
+  v1::Progress late = Sample(2'500'000'000, 40'000'000, 400);
+  EXPECT_EQ(SamplesCsv::Row(step, "a", late, &first), "0,mixed,io,0,0,,a,2.500000,40000000,400,80000000.000,800.000,,,0\n");
 }
 
 TEST(SamplesCsv, AGroupsStepAndQuotedNames) {
   const SampleStep step{0, "a,b", "copy", 0, 0, 4};
-  EXPECT_EQ(SamplesCsv::Row(step, "x\"y", Sample(2'000'000'000, 0, 0), nullptr), "0,\"a,b\",copy,0,0,4,\"x\"\"y\",2.000000,0,0,0.000,0.000,,\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "x\"y", Sample(2'000'000'000, 0, 0), nullptr), "0,\"a,b\",copy,0,0,4,\"x\"\"y\",2.000000,0,0,0.000,0.000,,,0\n");
 }
 
 TEST(SamplesCsv, WritesRowsFromManyThreadsWhole) {

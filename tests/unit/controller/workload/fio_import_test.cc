@@ -171,11 +171,24 @@ TEST(FioImport, UnsupportedOptionIsAnErrorNamingItsLine) {
 }
 
 TEST(FioImport, AllowUnsupportedWarnsAndLeavesItOut) {
-  FioImport imp = ImportFioJobText("[global]\nsize=1m\nthread\nfilename=/dev/sda\n[a]\nrw=read\n", "u.fio", true);
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\nthread\nfilename=testfile\n[a]\nrw=read\n", "u.fio", true);
   EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.warnings, "u.fio:3:1: thread: is not an option iofleet's fio import supports; left out")) << Lines(imp.warnings);
   EXPECT_TRUE(Has(imp.warnings, "u.fio:4:1: filename: is not supported: iofleet names each job's file itself")) << Lines(imp.warnings);
   EXPECT_EQ(imp.workload.steps(0).io().op(), v1::OP_READ);
+}
+
+// filename=/dev/sdb with --allow-unsupported ran on a file in the agent's root and exited 0.
+TEST(FioImport, ADeviceOrAbsoluteFilenameIsAnErrorEvenWhenAllowingUnsupported) {
+  for (bool allow : {false, true}) {
+    FioImport dev = ImportFioJobText("[global]\nsize=1m\nfilename=/dev/sdb\n[a]\nrw=read\n", "d.fio", allow);
+    EXPECT_TRUE(Has(dev.errors, "d.fio:3:10: filename: \"/dev/sdb\" is a device, but each agent works only below its own roots"))
+        << allow << Lines(dev.errors);
+    EXPECT_TRUE(Has(dev.errors, "even with --allow-unsupported: remove filename=")) << Lines(dev.errors);
+    FioImport abs = ImportFioJobText("[a]\nsize=1m\nrw=write\nfilename=data:/tmp/testfile\n", "a.fio", allow);
+    EXPECT_TRUE(Has(abs.errors, "a.fio:4:10: filename: \"/tmp/testfile\" is an absolute path")) << allow << Lines(abs.errors);
+    EXPECT_TRUE(Has(abs.errors, "give a directory relative to the root with directory=")) << Lines(abs.errors);
+  }
 }
 
 // Options that run commands are never run, with or without --allow-unsupported.
@@ -271,7 +284,7 @@ TEST(FioImport, RefusedConstructs) {
                                    "f.fio", false);
   EXPECT_TRUE(Has(imp.errors, "f.fio:1:1: include other.fio: include files are not supported")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "f.fio:3:1: size: $ expansion")) << Lines(imp.errors);
-  EXPECT_TRUE(Has(imp.errors, "f.fio:4:1: filename: is not supported: iofleet names each job's file itself")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:4:10: filename: \"/dev/nvme0n1\" is a device")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "f.fio:5:11: directory: \"/mnt/fs\" is a path on this host")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "--set target.dir=PATH")) << Lines(imp.errors);
 }
