@@ -97,4 +97,74 @@ int UnlinkBeneath(int dir_fd, const std::string& relative, bool directory) noexc
   return rc < 0 ? -err : 0;
 }
 
+const char* NonRegularKind(mode_t mode) noexcept {
+  switch (mode & S_IFMT) {
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFDIR: return "a directory";
+    case S_IFLNK: return "a symlink";
+    default: return "not a file";
+  }
+}
+
+namespace {
+
+// The rest of a regular file's open, `fd` (or -errno) from an O_NONBLOCK open; `what_is_there`
+// stats the name without opening it, for an open that failed with ENXIO (a FIFO opened for
+// writing with no reader, a device without its hardware).
+template <typename StatName>
+RegularFile FinishRegular(int fd, int flags, const StatName& what_is_there) noexcept {
+  RegularFile file;
+  if (fd < 0) {
+    struct stat st;
+    if (fd == -ENXIO && what_is_there(st) && !S_ISREG(st.st_mode)) file.kind = NonRegularKind(st.st_mode);
+    else file.err = -fd;
+    return file;
+  }
+  if (fstat(fd, &file.st) < 0) {
+    file.err = errno;
+    close(fd);
+    return file;
+  }
+  if (!S_ISREG(file.st.st_mode)) {
+    file.kind = NonRegularKind(file.st.st_mode);
+    close(fd);
+    return file;
+  }
+  // F_SETFL takes only the status flags (O_DIRECT, O_APPEND, ...) of `flags`, without O_NONBLOCK.
+  if (fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    file.err = errno;
+    close(fd);
+    return file;
+  }
+  file.fd = fd;
+  return file;
+}
+
+}  // namespace
+
+RegularFile OpenRegularBeneath(int dir_fd, const std::string& relative, int flags) noexcept {
+  flags &= ~(O_CREAT | O_EXCL);
+  int fd = OpenBeneath(dir_fd, relative, flags | O_NONBLOCK);
+  return FinishRegular(fd, flags, [&](struct stat& st) {
+    int path = OpenBeneath(dir_fd, relative, O_PATH);
+    if (path < 0) return false;
+    bool ok = fstat(path, &st) == 0;
+    close(path);
+    return ok;
+  });
+}
+
+RegularFile OpenRegularAt(int dir_fd, const char* name, int flags) noexcept {
+  flags &= ~(O_CREAT | O_EXCL);
+  int fd;
+  do {
+    fd = openat(dir_fd, name, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  return FinishRegular(fd < 0 ? -errno : fd, flags,
+                       [&](struct stat& st) { return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0; });
+}
+
 }  // namespace iofleet::agent

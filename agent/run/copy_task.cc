@@ -25,6 +25,8 @@ constexpr size_t kAlign = 4096;
 struct SourceEntry {
   std::string relative;  // below `from` ("" for `from` itself)
   bool directory;
+  dev_t dev = 0;  // what the walk found there: the file copied must be that one
+  ino_t ino = 0;
 };
 
 std::string Join(const std::string& a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "/" + b; }
@@ -44,7 +46,7 @@ class CopyTask : public StepTask {
   Status Run(const std::atomic<bool>& stop) override {
     // The walk and the directories are part of what cp does, so they are inside the window.
     std::vector<SourceEntry> entries;
-    if (single_file_) entries.push_back({"", false});
+    if (single_file_) entries.push_back({"", false});  // from_fd_ itself, checked at setup
     else IOFLEET_RETURN_IF_ERROR(Walk("", entries));
     int to_fd = -1;
     if (!single_file_) {
@@ -60,7 +62,7 @@ class CopyTask : public StepTask {
       if (to_fd < 0) return Failed(plan_.to_workspace->PathOf(plan_.to), "open", -to_fd);
     }
     for (const auto& e : entries) {
-      if (!e.directory) files_.push_back(e.relative);
+      if (!e.directory) files_.push_back(e);
     }
     std::vector<std::thread> threads;
     std::vector<Status> results(counters_.size());
@@ -109,7 +111,7 @@ class CopyTask : public StepTask {
       close(fd);
       return Failed(plan_.from_workspace->PathOf(Join(plan_.from, relative)), "opendir", errno);
     }
-    std::vector<std::pair<std::string, bool>> children;
+    std::vector<SourceEntry> children;  // by name
     while (true) {
       errno = 0;
       dirent* d = readdir(dir);
@@ -134,13 +136,13 @@ class CopyTask : public StepTask {
         return FailedPrecondition("agent " + plan_.agent_name + ": " + plan_.from_workspace->PathOf(Join(plan_.from, Join(relative, name))) +
                                   ": copy: not a regular file or directory (a symlink or special file is neither followed nor skipped)");
       }
-      children.emplace_back(name, S_ISDIR(st.st_mode));
+      children.push_back({name, S_ISDIR(st.st_mode), st.st_dev, st.st_ino});
     }
     closedir(dir);
-    std::sort(children.begin(), children.end());
-    for (const auto& [name, is_dir] : children) {
-      if (is_dir) IOFLEET_RETURN_IF_ERROR(Walk(Join(relative, name), out));
-      else out.push_back({Join(relative, name), false});
+    std::sort(children.begin(), children.end(), [](const SourceEntry& a, const SourceEntry& b) { return a.relative < b.relative; });
+    for (const auto& child : children) {
+      if (child.directory) IOFLEET_RETURN_IF_ERROR(Walk(Join(relative, child.relative), out));
+      else out.push_back({Join(relative, child.relative), false, child.dev, child.ino});
     }
     return Status::Ok();
   }
@@ -154,10 +156,9 @@ class CopyTask : public StepTask {
     while (!stop.load(std::memory_order_relaxed) && !failed_.load(std::memory_order_relaxed)) {
       size_t index = next_.fetch_add(1);
       if (index >= files_.size()) break;
-      const std::string& rel = files_[index];
       uint64_t t0 = MonotonicNs();
       uint64_t copied = 0;
-      status = CopyFile(rel, to_fd, buffer, block, copied, stop);
+      status = CopyFile(files_[index], to_fd, buffer, block, copied, stop);
       if (!status.ok()) break;
       c.latency.Record(MonotonicNs() - t0);
       Bump(c.bytes, copied);
@@ -167,13 +168,36 @@ class CopyTask : public StepTask {
   }
 
   // Stops between blocks when asked: a 32 GiB file does not hold up a Stop or the lease.
-  Status CopyFile(const std::string& rel, int to_fd, std::byte* buffer, size_t block, uint64_t& copied,
+  Status CopyFile(const SourceEntry& source, int to_fd, std::byte* buffer, size_t block, uint64_t& copied,
                   const std::atomic<bool>& stop) {
+    const std::string& rel = source.relative;
     std::string from_shown = plan_.from_workspace->PathOf(Join(plan_.from, rel));
     std::string to_rel = Join(plan_.to, rel);
     std::string to_shown = plan_.to_workspace->PathOf(to_rel);
-    int in = single_file_ ? fcntl(from_fd_, F_DUPFD_CLOEXEC, 0) : OpenBeneath(from_fd_, rel, O_RDONLY);
-    if (in < 0) return Failed(from_shown, "open", single_file_ ? errno : -in);
+    int in = -1;
+    if (single_file_) {
+      in = fcntl(from_fd_, F_DUPFD_CLOEXEC, 0);
+      if (in < 0) return Failed(from_shown, "open", errno);
+    } else {
+      // The name may have been swapped since the walk (by anyone who can write in the source):
+      // a FIFO or device there never holds the job in open(), and only the file the walk
+      // found is copied, not a hard link to a file elsewhere.
+      RegularFile file = OpenRegularBeneath(from_fd_, rel, O_RDONLY);
+      if (file.kind) {
+        failed_.store(true);
+        return FailedPrecondition("agent " + plan_.agent_name + ": " + from_shown + ": copy: not a regular file (" + file.kind +
+                                  ") where the walk found one: swapped since; refused");
+      }
+      if (file.fd < 0) return Failed(from_shown, "open", file.err);
+      if (file.st.st_dev != source.dev || file.st.st_ino != source.ino) {
+        close(file.fd);
+        failed_.store(true);
+        return FailedPrecondition("agent " + plan_.agent_name + ": " + from_shown +
+                                  ": copy: not the file the copy found there (swapped since the walk: a hard link to a "
+                                  "file elsewhere?); refused");
+      }
+      in = file.fd;
+    }
     int out = single_file_ ? OpenBeneath(to_parent_fd_, to_name_, O_WRONLY | O_CREAT | O_EXCL, 0644)
                            : OpenBeneath(to_fd, rel, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (out < 0) {
@@ -250,7 +274,7 @@ class CopyTask : public StepTask {
   const bool single_file_;
   const uint64_t removed_;
   uint64_t dirs_ = 0;
-  std::vector<std::string> files_;
+  std::vector<SourceEntry> files_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> failed_{false};
   std::vector<std::unique_ptr<TaskCounters>> counters_;
@@ -261,18 +285,31 @@ class CopyTask : public StepTask {
 Result<std::unique_ptr<StepTask>> MakeCopyTask(CopyPlan plan) {
   const std::string who = "agent " + plan.agent_name + ": ";
   // The source: a directory or one regular file.
-  auto from = plan.from_workspace->OpenBelow(plan.from, O_RDONLY);
+  // O_NONBLOCK: a FIFO or device at `from` never holds the agent in open() (cleared below for
+  // the file that is copied).
+  auto from = plan.from_workspace->OpenBelow(plan.from, O_RDONLY | O_NONBLOCK);
   if (!from.ok()) {
     std::string hint = from.status().code() == Code::kNotFound ? " (make it in an earlier step, e.g. a files step)" : "";
     return Status(Code::kFailedPrecondition, who + "copy: " + from.status().message() + hint);
   }
   const int from_fd = *from;
   struct stat from_stat;
-  if (fstat(from_fd, &from_stat) < 0 || (!S_ISDIR(from_stat.st_mode) && !S_ISREG(from_stat.st_mode))) {
+  if (fstat(from_fd, &from_stat) < 0) {
+    int err = errno;
     close(from_fd);
-    return Status(Code::kFailedPrecondition, who + plan.from_workspace->PathOf(plan.from) + ": copy: not a regular file or directory");
+    return PosixError(who + plan.from_workspace->PathOf(plan.from) + ": copy: stat", err);
+  }
+  if (!S_ISDIR(from_stat.st_mode) && !S_ISREG(from_stat.st_mode)) {
+    close(from_fd);
+    return Status(Code::kFailedPrecondition, who + plan.from_workspace->PathOf(plan.from) + ": copy: not a regular file or directory (" +
+                                                 NonRegularKind(from_stat.st_mode) + "); refused");
   }
   const bool single_file = S_ISREG(from_stat.st_mode);
+  if (fcntl(from_fd, F_SETFL, 0) < 0) {  // clears O_NONBLOCK
+    int err = errno;
+    close(from_fd);
+    return PosixError(who + plan.from_workspace->PathOf(plan.from) + ": copy: fcntl", err);
+  }
   // The destination: an earlier copy of this run goes first; anything else there is refused.
   uint64_t removed = 0;
   if (plan.to_workspace->Recorded(plan.to)) removed = plan.to_workspace->RemoveRecordedUnder(plan.to);

@@ -1,7 +1,8 @@
 // A copy step: `to` becomes a copy of `from` (cp -r), files copied by `jobs` threads taking the
 // next file from a shared list (a tree of varying sizes balances itself). Both places are
 // confined to their run directories: the source is walked with O_NOFOLLOW, and a symlink or
-// special file in it is an error rather than something to follow or skip silently.
+// special file in it is an error rather than something to follow or skip silently; so is a
+// source file that is no longer the one the walk found when the copy opens it.
 #pragma once
 
 #include <memory>

@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <thread>
 
+#include "agent/run/confined_fs.h"
 #include "agent/run/tree_names.h"
 #include "agent/stats/job_stats.h"
 #include "agent/worker/data_generator.h"
@@ -27,9 +29,49 @@ constexpr size_t kAlign = 4096;
 struct JobFailure {
   int err = 0;
   std::string path;
+  std::string why;  // instead of err's text: what is wrong with the file
 };
 
 bool PerJob(const v1::FilesStep& files) { return files.layout() == v1::FILES_LAYOUT_PER_JOB; }
+
+// What this run's creates made in one tree, for a read phase: the size a name was made with.
+class MadeFiles {
+ public:
+  explicit MadeFiles(std::vector<Workspace::TreeFiles> ranges) : ranges_(std::move(ranges)), final_(ranges_.size(), true) {
+    // A range is final when no later one can hold any of its names (a tree deleted and made
+    // again has its latest sizes); with other files_per_dir, one may.
+    for (size_t k = 0; k < ranges_.size(); ++k) {
+      for (size_t m = k + 1; m < ranges_.size() && final_[k]; ++m) {
+        final_[k] = ranges_[m].per_dir == ranges_[k].per_dir &&
+                    (ranges_[m].end <= ranges_[k].begin || ranges_[m].begin >= ranges_[k].end);
+      }
+    }
+  }
+
+  // The size of file `f` of directory `d`, if this run made it. `hint`: where the job's last
+  // lookup found its file, tried first (a job walks its files in order).
+  std::optional<uint64_t> SizeOf(uint32_t d, uint32_t f, size_t& hint) const {
+    uint64_t index = 0;
+    if (hint < ranges_.size() && final_[hint] && Holds(ranges_[hint], d, f, index)) return ranges_[hint].size_of(index);
+    for (size_t k = ranges_.size(); k-- > 0;) {
+      if (Holds(ranges_[k], d, f, index)) {
+        hint = k;
+        return ranges_[k].size_of(index);
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static bool Holds(const Workspace::TreeFiles& r, uint32_t d, uint32_t f, uint64_t& index) {
+    if (!r.size_of || f >= r.per_dir) return false;
+    index = uint64_t{d} * r.per_dir + f;
+    return index >= r.begin && index < r.end;
+  }
+
+  std::vector<Workspace::TreeFiles> ranges_;
+  std::vector<bool> final_;
+};
 
 }  // namespace
 
@@ -59,7 +101,10 @@ class FilesTask : public StepTask {
  public:
   // `tree_fds`: one descriptor (shared), or one per job (per_job; -1 for a job without
   // directories); the task owns them.
-  FilesTask(FilesPlan plan, std::vector<int> tree_fds) : plan_(std::move(plan)), tree_fds_(std::move(tree_fds)) {
+  // `made`: for a read phase, what this run's creates made in each of those trees.
+  FilesTask(FilesPlan plan, std::vector<int> tree_fds, std::vector<MadeFiles> made)
+      : plan_(std::move(plan)), tree_fds_(std::move(tree_fds)), made_(std::move(made)),
+        sizing_(std::make_shared<const v1::FilesStep>(plan_.files)) {
     const uint32_t jobs = std::max(1u, plan_.files.jobs());
     for (uint32_t j = 0; j < jobs; ++j) {
       counters_.push_back(std::make_unique<TaskCounters>());
@@ -83,13 +128,16 @@ class FilesTask : public StepTask {
       try {
         threads.emplace_back([=, this, &stop] { RunJob(j, slice, stop); });
       } catch (const std::system_error& e) {
-        failures_[j] = {e.code().value(), plan_.workspace->PathOf(plan_.relative) + " (starting job " + std::to_string(j) + ")"};
+        failures_[j] = {e.code().value(), plan_.workspace->PathOf(plan_.relative) + " (starting job " + std::to_string(j) + ")", {}};
         failed_.store(true);
         break;
       }
     }
     for (auto& t : threads) t.join();
     for (const auto& f : failures_) {
+      if (f.err && !f.why.empty()) {
+        return FailedPrecondition("agent " + plan_.agent_name + ": " + f.path + ": " + spec::FilesOpName(plan_.op) + ": " + f.why);
+      }
       if (f.err) {
         return PosixError("agent " + plan_.agent_name + ": " + f.path + ": " + spec::FilesOpName(plan_.op), f.err);
       }
@@ -151,8 +199,8 @@ class FilesTask : public StepTask {
     TaskCounters& c = *counters_[j];
     ThreadCpuRecorder cpu(c);
     JobFailure& failure = failures_[j];
-    auto fail = [&](int err, std::string path) {
-      failure = {err, std::move(path)};
+    auto fail = [&](int err, std::string path, std::string why = {}) {
+      failure = {err, std::move(path), std::move(why)};
       failed_.store(true, std::memory_order_relaxed);
     };
     auto stopped = [&] { return stop.load(std::memory_order_relaxed) || failed_.load(std::memory_order_relaxed); };
@@ -160,17 +208,25 @@ class FilesTask : public StepTask {
     // What this job made, recorded when it returns however it returns: cleanup removes
     // exactly these names (a directory or file that was there before is never ours).
     uint64_t made_end = begin;
+    // A create records each file's size with it: a read phase, of this step or a later one with
+    // other sizes and another seed, reads exactly what was written.
     struct RecordMade {
       const FilesPlan& plan;
       const std::string& tree;
       uint64_t begin;
       const uint64_t& end;
+      std::shared_ptr<const v1::FilesStep> sizing;
+      uint64_t index_offset;
       ~RecordMade() {
-        if (plan.op == v1::FILES_OP_MKDIR || plan.op == v1::FILES_OP_CREATE) {
-          plan.workspace->RecordTreeMade(tree, plan.op == v1::FILES_OP_MKDIR, begin, end, plan.files.files_per_dir());
+        if (plan.op == v1::FILES_OP_MKDIR) plan.workspace->RecordTreeMade(tree, true, begin, end, plan.files.files_per_dir());
+        if (plan.op == v1::FILES_OP_CREATE) {
+          plan.workspace->RecordTreeMade(tree, false, begin, end, plan.files.files_per_dir(),
+                                         [sizing = sizing, seed = plan.seed, offset = index_offset](uint64_t i) {
+                                           return TreeFileSize(*sizing, seed, offset + i);
+                                         });
         }
       }
-    } record{plan_, tree, begin, made_end};
+    } record{plan_, tree, begin, made_end, sizing_, slice.index_offset};
 
     if (plan_.op == v1::FILES_OP_MKDIR || plan_.op == v1::FILES_OP_RMDIR) {
       for (uint64_t d = begin; d < end && !stopped(); ++d) {
@@ -202,11 +258,25 @@ class FilesTask : public StepTask {
       }
     }
     const uint32_t per_dir = plan_.files.files_per_dir();
+    const MadeFiles* made = made_.empty() ? nullptr : &made_[PerJob(plan_.files) ? j : 0];
+    size_t made_hint = 0;
     int dir_fd = -1;
     uint32_t open_dir = UINT32_MAX;
     for (uint64_t i = begin; i < end && !stopped(); ++i) {
       uint32_t d = static_cast<uint32_t>(i / per_dir);
       TreeName file = TreeFileName(static_cast<uint32_t>(i % per_dir));
+      // Reading: only a file this run's create made, as large as it made it.
+      uint64_t size = 0;
+      if (made) {
+        std::optional<uint64_t> made_size = made->SizeOf(d, static_cast<uint32_t>(i % per_dir), made_hint);
+        if (!made_size) {
+          fail(EPERM, PathOf(j, d, file.text), "not a file this run created (a files step's create makes it); refused");
+          break;
+        }
+        size = *made_size;
+      } else {
+        size = TreeFileSize(plan_.files, plan_.seed, slice.index_offset + i);
+      }
       if (d != open_dir) {
         if (dir_fd >= 0) close(dir_fd);
         dir_fd = openat(tree_fd, TreeDirName(d).text, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -220,15 +290,15 @@ class FilesTask : public StepTask {
       uint64_t moved = 0;
       bool created = false;
       uint64_t fsync_ns = 0;
-      int err = OneFile(dir_fd, file.text, TreeFileSize(plan_.files, plan_.seed, slice.index_offset + i), buffer, block, data,
-                        moved, created, fsync_ns, stopped);
+      std::string why;
+      int err = OneFile(dir_fd, file.text, size, buffer, block, data, moved, created, fsync_ns, why, stopped);
       if (created) made_end = i + 1;
       if (fsync_ns) {
         fsync_latency_[j]->Record(fsync_ns);
         ++fsyncs_[j];
       }
       if (err) {
-        fail(err, PathOf(j, d, file.text));
+        fail(err, PathOf(j, d, file.text), std::move(why));
         break;
       }
       c.latency.Record(MonotonicNs() - t0);
@@ -240,10 +310,11 @@ class FilesTask : public StepTask {
 
   // One file's operation; 0 or errno. `moved`: bytes written or read; `created`: the file
   // is this run's (made by its O_EXCL create), whatever happened after; `fsync_ns`: the time
-  // of its fsync (sync: fsync), 0 if none was made.
+  // of its fsync (sync: fsync), 0 if none was made; `why`: for a file that is not what the run
+  // made, what is wrong with it (then the errno is only a marker).
   template <typename Stopped>
   int OneFile(int dir_fd, const char* name, uint64_t size, std::byte* buffer, uint64_t block, DataGenerator& data,
-              uint64_t& moved, bool& created, uint64_t& fsync_ns, const Stopped& stopped) {
+              uint64_t& moved, bool& created, uint64_t& fsync_ns, std::string& why, const Stopped& stopped) {
     switch (plan_.op) {
       case v1::FILES_OP_CREATE: {
         int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -273,17 +344,40 @@ class FilesTask : public StepTask {
         return close(fd) < 0 ? errno : 0;
       }
       case v1::FILES_OP_READ: {
-        int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) return errno;
-        while (!stopped()) {
-          ssize_t r = read(fd, buffer, static_cast<size_t>(block));
+        // Whatever sits at the name is untrusted: a FIFO or device never holds the job in
+        // open(), a hard link to a file elsewhere is not read, nor more than the run wrote.
+        RegularFile file = OpenRegularAt(dir_fd, name, O_RDONLY);
+        if (file.kind) {
+          why = std::string("not a regular file (") + file.kind + "); refused";
+          return EINVAL;
+        }
+        if (file.fd < 0) return file.err;
+        const int fd = file.fd;
+        if (file.st.st_nlink != 1) {
+          why = "has " + std::to_string(file.st.st_nlink) +
+                " links, not the single one of the file this run created (a hard link to a file elsewhere?); refused";
+        } else if (static_cast<uint64_t>(file.st.st_size) != size) {
+          why = "holds " + std::to_string(file.st.st_size) + " bytes, not the " + std::to_string(size) +
+                " this run wrote (changed since); refused";
+        }
+        if (!why.empty()) {
+          close(fd);
+          return EINVAL;
+        }
+        while (moved < size && !stopped()) {  // never past what the run wrote, even if it grew
+          ssize_t r = read(fd, buffer, static_cast<size_t>(std::min(block, size - moved)));
           if (r < 0 && errno == EINTR) continue;
           if (r < 0) {
             int err = errno;
             close(fd);
             return err;
           }
-          if (r == 0) break;
+          if (r == 0) {
+            why = "ended after " + std::to_string(moved) + " of the " + std::to_string(size) +
+                  " bytes this run wrote (truncated since); refused";
+            close(fd);
+            return EINVAL;
+          }
           moved += static_cast<uint64_t>(r);
         }
         close(fd);
@@ -302,6 +396,8 @@ class FilesTask : public StepTask {
 
   const FilesPlan plan_;
   const std::vector<int> tree_fds_;
+  const std::vector<MadeFiles> made_;  // read phases only
+  const std::shared_ptr<const v1::FilesStep> sizing_;          // what a create records its sizes by
   std::vector<std::unique_ptr<TaskCounters>> counters_;
   // Per job, written by its thread, read after the join.
   std::vector<std::unique_ptr<LatencyHistogram>> fsync_latency_;
@@ -359,7 +455,18 @@ Result<std::unique_ptr<StepTask>> MakeFilesTask(FilesPlan plan) {
       }
     }
   }
-  return std::unique_ptr<StepTask>(new FilesTask(std::move(plan), std::move(fds)));
+  // A read phase reads only what this run's creates made: looked up once, untimed.
+  std::vector<MadeFiles> made;
+  if (plan.op == v1::FILES_OP_READ) {
+    if (!PerJob(plan.files)) {
+      made.emplace_back(plan.workspace->TreeFilesMade(plan.relative));
+    } else {
+      for (uint32_t j = 0; j < std::max(1u, plan.files.jobs()); ++j) {
+        made.emplace_back(plan.workspace->TreeFilesMade(plan.relative + "/" + TreeJobDirName(j).text));
+      }
+    }
+  }
+  return std::unique_ptr<StepTask>(new FilesTask(std::move(plan), std::move(fds), std::move(made)));
 }
 
 }  // namespace iofleet::agent

@@ -3,7 +3,9 @@
 // elbencho's directory mode), or with layout: per_job each job in its own tree
 // <dir>/jNNNNNN/dNNNNNN/fNNNNNN (mdtest -u). A create phase with sync: fsync or syncfs counts
 // getting the files to stable storage in its time. Every entry is reached by *at calls on descriptors of the tree,
-// with generated single-component names and O_NOFOLLOW: nothing leaves the tree.
+// with generated single-component names and O_NOFOLLOW: nothing leaves the tree. A read phase
+// reads only the files this run's creates made, as large as they made them (the workspace
+// records both); what else sits at a name (a FIFO, a hard link, a grown file) fails the step.
 #pragma once
 
 #include <string>

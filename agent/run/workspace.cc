@@ -121,17 +121,20 @@ Result<int> Workspace::OpenRelative(const std::string& relative, const std::stri
     }
     flags &= ~O_CREAT;  // another agent of the run made it (shared files): use it
   }
-  int fd = OpenBeneath(root_fd_, relative, flags);
-  if (fd < 0) return PosixError(shown + Describe(-fd), -fd);
+  // Never blocking in open(): a FIFO or device put at the name is refused, not waited on.
+  RegularFile file = OpenRegularBeneath(root_fd_, relative, flags);
+  if (file.kind) {
+    return Status(Code::kFailedPrecondition, shown + ": not a regular file (" + file.kind + "); refused");
+  }
+  if (file.fd < 0) return PosixError(shown + Describe(file.err), file.err);
   // Made by another agent of the run: it must be a plain file with no second name, or a hard
   // link placed there would lead the writes to a file outside the root.
-  struct stat st {};
-  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
-    close(fd);
+  if (file.st.st_nlink != 1) {
+    close(file.fd);
     return Status(Code::kFailedPrecondition, shown + ": not a plain file with a single link (a hard link to a file "
                                                      "elsewhere?); refused");
   }
-  return fd;
+  return file.fd;
 }
 
 Result<int> Workspace::OpenFile(const std::string& name, int flags) {
@@ -234,7 +237,7 @@ uint64_t Workspace::RemoveEntry(const Entry& e) {
   if (base < 0) return 0;
   int dfd = -1;
   uint64_t open_dir = UINT64_MAX;
-  for (const auto& [begin, end, per_dir] : e.tree_files) {
+  for (const auto& [begin, end, per_dir, size_of] : e.tree_files) {
     for (uint64_t i = begin; i < end; ++i) {
       uint64_t d = i / per_dir;
       if (d != open_dir) {
@@ -246,7 +249,7 @@ uint64_t Workspace::RemoveEntry(const Entry& e) {
     }
   }
   if (dfd >= 0) close(dfd);
-  for (const auto& [begin, end, per_dir] : e.tree_dirs) {
+  for (const auto& [begin, end, per_dir, size_of] : e.tree_dirs) {
     for (uint64_t d = begin; d < end; ++d) {
       if (unlinkat(base, TreeDirName(static_cast<uint32_t>(d)).text, AT_REMOVEDIR) == 0) ++removed;
     }
@@ -286,7 +289,7 @@ Result<int> Workspace::OpenBelow(const std::string& relative, int flags) {
 }
 
 void Workspace::RecordTreeMade(const std::string& relative, bool directories, uint64_t begin, uint64_t end,
-                               uint32_t files_per_dir) {
+                               uint32_t files_per_dir, TreeFileSizeOf size_of) {
   if (begin >= end) return;
   std::string full = run_dir_rel_ + "/" + relative;
   std::lock_guard lock(mu_);
@@ -299,7 +302,18 @@ void Workspace::RecordTreeMade(const std::string& relative, bool directories, ui
     created_.push_back(std::move(tree));
     it = created_.end() - 1;
   }
-  (directories ? it->tree_dirs : it->tree_files).push_back({begin, end, std::max(files_per_dir, 1u)});
+  (directories ? it->tree_dirs : it->tree_files).push_back({begin, end, std::max(files_per_dir, 1u), std::move(size_of)});
+}
+
+std::vector<Workspace::TreeFiles> Workspace::TreeFilesMade(const std::string& relative) {
+  std::string full = run_dir_rel_ + "/" + relative;
+  std::lock_guard lock(mu_);
+  std::vector<TreeFiles> out;
+  for (const auto& e : created_) {
+    if (e.relative != full || !e.tree()) continue;
+    for (const auto& r : e.tree_files) out.push_back({r.begin, r.end, r.per_dir, r.size_of});
+  }
+  return out;
 }
 
 void Workspace::RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir) {

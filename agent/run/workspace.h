@@ -8,6 +8,7 @@
 // closed: OpenFile refuses, so a step being set up while the run is stopped leaves nothing behind.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <utility>
 #include <memory>
@@ -61,10 +62,23 @@ class Workspace {
   Result<int> OpenDirectory(const std::string& relative, bool create);
   // Opens a file or directory below the run directory as it is (never creates).
   Result<int> OpenBelow(const std::string& relative, int flags);
+  // The size a files step's create gave file `index` of a range it made (its own sizes and seed).
+  using TreeFileSizeOf = std::function<uint64_t(uint64_t index)>;
   // Records what a files step made in the tree <relative>/dNNNNNN/fNNNNNN: directories
   // [begin, end) (mkdir), or files [begin, end) counted across directories of `files_per_dir`
-  // (create). Cleanup removes exactly those names, files first, and nothing else of the tree.
-  void RecordTreeMade(const std::string& relative, bool directories, uint64_t begin, uint64_t end, uint32_t files_per_dir);
+  // (create), each of the size `size_of` gives. Cleanup removes exactly those names, files
+  // first, and nothing else of the tree.
+  void RecordTreeMade(const std::string& relative, bool directories, uint64_t begin, uint64_t end, uint32_t files_per_dir,
+                      TreeFileSizeOf size_of = {});
+  // The files a files step of this run made in the tree at `relative`, oldest first: a read
+  // phase reads only these, and only as much as each was made.
+  struct TreeFiles {
+    uint64_t begin;
+    uint64_t end;
+    uint32_t per_dir;
+    TreeFileSizeOf size_of;  // empty: sizes unknown (RecordTree)
+  };
+  std::vector<TreeFiles> TreeFilesMade(const std::string& relative);
   // The whole tree, dirs x files_per_dir (tests, and callers that made all of it).
   void RecordTree(const std::string& relative, uint32_t dirs, uint32_t files_per_dir);
   // Records one entry a copy step made.
@@ -79,11 +93,13 @@ class Workspace {
   std::string PathOf(const std::string& name) const { return run_dir_abs_ + "/" + name; }
 
  private:
-  // [begin, end) of indexes; for files, counted across directories of `per_dir` files.
+  // [begin, end) of indexes; for files, counted across directories of `per_dir` files, and
+  // the size each was made.
   struct Range {
     uint64_t begin;
     uint64_t end;
     uint32_t per_dir;
+    TreeFileSizeOf size_of;
   };
   struct Entry {
     Entry(std::string relative_path, bool is_directory, bool made_by_copy = false)

@@ -1,12 +1,16 @@
 #include "agent/run/copy_task.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
+#include <thread>
 
 #include "agent/run/roots.h"
 #include "core/spec/host_steps.h"
+#include "tests/support/hang_guard.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -78,6 +82,45 @@ class CopyTaskTest : public ::testing::Test {
     EXPECT_EQ((*task)->ops(), result.ops());
     EXPECT_EQ((*task)->bytes(), result.bytes());
     return result;
+  }
+
+  // A copy of run_dir/swap (a, 32 MiB, then b) by one job, with `swap` done to swap/b while a
+  // is being copied, after the walk found b a regular file. Tries until the swap came before
+  // the copy reached b (false if it never did); `st`: how the copy ended.
+  bool CopyWithBSwappedMidCopy(const std::function<void(const fs::path&)>& swap, Status& st) {
+    const fs::path src = run_dir_ / "swap";
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      fs::remove_all(src);
+      fs::create_directories(src);
+      std::ofstream(src / "a", std::ios::binary) << Bytes(32 << 20, 'a');
+      std::ofstream(src / "b", std::ios::binary) << Bytes(4096, 'b');
+      const std::string to = "swapped-" + std::to_string(attempt);
+      auto task = MakeCopyTask(Plan("swap", to, 1));
+      if (!task.ok()) {
+        st = task.status();
+        return true;
+      }
+      std::atomic<bool> ended{false};
+      std::thread swapper([&] {
+        while (!ended.load() && !fs::exists(run_dir_ / to / "a")) {
+        }
+        fs::remove(src / "b");
+        swap(src / "b");
+      });
+      std::atomic<bool> stop{false};
+      EXPECT_TRUE(testing::ReturnsWithin(std::chrono::seconds(10), {src / "b"}, [&] {
+        st = (*task)->Run(stop);
+        ended.store(true);
+      })) << "the copy hung on what was swapped in";
+      ended.store(true);
+      swapper.join();
+      // Lost the race: b was copied before the swap.
+      if (testing::ReadAll(run_dir_ / to / "b") != Bytes(4096, 'b')) {
+        fs::remove_all(src);
+        return true;
+      }
+    }
+    return false;
   }
 
   static constexpr uint64_t kSourceBytes = 10000 + 300000 + 4096;
@@ -250,6 +293,45 @@ TEST_F(CopyTaskTest, StopSetBeforeRunCopiesNoFile) {
   EXPECT_TRUE((*task)->Run(stop).ok());
   EXPECT_EQ((*task)->ops(), 0u);
   EXPECT_EQ((*task)->bytes(), 0u);
+}
+
+// Issue 19, item 18: a FIFO as the source of a one-file copy is refused at setup, naming the
+// agent, the path and what it is; it never holds the agent in open().
+TEST_F(CopyTaskTest, AFifoAsTheSourceIsRefusedWithoutHanging) {
+  const fs::path fifo = run_dir_ / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  Result<std::unique_ptr<StepTask>> task = Status::Ok();
+  EXPECT_TRUE(testing::ReturnsWithin(std::chrono::seconds(10), {fifo}, [&] { task = MakeCopyTask(Plan("pipe", "dst")); }))
+      << "setting up the copy hung on the FIFO";
+  ASSERT_FALSE(task.ok());
+  EXPECT_NE(task.status().message().find("agent node1: " + fifo.string() + ": copy: not a regular file or directory (a FIFO)"),
+            std::string::npos)
+      << task.status().message();
+  EXPECT_FALSE(fs::exists(run_dir_ / "dst"));
+}
+
+// A FIFO swapped in for a source file after the walk (while another file is being copied):
+// the step fails naming it, it does not hang.
+TEST_F(CopyTaskTest, AFifoSwappedIntoTheSourceMidCopyFailsWithoutHanging) {
+  Status st;
+  ASSERT_TRUE(CopyWithBSwappedMidCopy([](const fs::path& b) { ASSERT_EQ(mkfifo(b.c_str(), 0644), 0); }, st))
+      << "the swap never came before the copy reached the file";
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("agent node1: " + (run_dir_ / "swap/b").string() + ": copy: "), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("not a regular file (a FIFO)"), std::string::npos) << st.message();
+}
+
+// A hard link to a file outside the root swapped in after the walk is not the file the walk
+// found: the step fails naming it, and nothing of the outside file is copied.
+TEST_F(CopyTaskTest, AHardLinkSwappedIntoTheSourceMidCopyIsNotCopied) {
+  const fs::path outside = tmp_ / "outside.bin";
+  std::ofstream(outside, std::ios::binary) << Bytes(1'000'000, 'o');
+  Status st;
+  ASSERT_TRUE(CopyWithBSwappedMidCopy([&](const fs::path& b) { fs::create_hard_link(outside, b); }, st))
+      << "the swap never came before the copy reached the file";
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find((run_dir_ / "swap/b").string() + ": copy: not the file the copy found there"), std::string::npos)
+      << st.message();
 }
 
 }  // namespace

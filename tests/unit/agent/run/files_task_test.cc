@@ -1,6 +1,7 @@
 #include "agent/run/files_task.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <map>
@@ -9,6 +10,7 @@
 #include "agent/run/roots.h"
 #include "agent/run/tree_names.h"
 #include "core/spec/host_steps.h"
+#include "tests/support/hang_guard.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -453,6 +455,105 @@ TEST_F(FilesTaskTest, RefusesATreeOutsideTheRunDirectory) {
   plan.relative = "../escape";
   EXPECT_FALSE(MakeFilesTask(plan).ok());
   EXPECT_FALSE(fs::exists(fs::path(run_dir_) / ".." / "escape"));
+}
+
+// Issue 19, item 18: a FIFO put at a generated name before the read phase (by anyone who can
+// write in the root) is refused at once, naming the agent and the path; it never holds the
+// agent in open() until someone writes to it.
+TEST_F(FilesTaskTest, ReadRefusesAFifoAtAFileNameWithoutHanging) {
+  RunPhase(v1::FILES_OP_MKDIR);
+  RunPhase(v1::FILES_OP_CREATE);
+  fs::remove(FilePath(1, 3));
+  ASSERT_EQ(mkfifo(FilePath(1, 3).c_str(), 0644), 0);
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_READ));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st;
+  EXPECT_TRUE(testing::ReturnsWithin(std::chrono::seconds(10), {FilePath(1, 3)}, [&] { st = (*task)->Run(stop); }))
+      << "the read phase hung on the FIFO";
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("agent node1: " + FilePath(1, 3).string() + ": read: "), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("not a regular file (a FIFO)"), std::string::npos) << st.message();
+  fs::remove(FilePath(1, 3));
+}
+
+// Issue 19, item 19: a hard link to a bigger file outside the root swapped in before the read
+// phase is not the file this run created: the step fails naming it, and nothing of the outside
+// file is counted (the read never goes past what the run wrote).
+TEST_F(FilesTaskTest, ReadRefusesAHardLinkToABiggerOutsideFile) {
+  files_.set_jobs(1);
+  RunPhase(v1::FILES_OP_MKDIR);
+  RunPhase(v1::FILES_OP_CREATE);
+  const fs::path outside = tmp_ / "outside.bin";
+  std::ofstream(outside, std::ios::binary) << std::string(1'000'000, 'x');
+  fs::remove(FilePath(0, 2));
+  fs::create_hard_link(outside, FilePath(0, 2));
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_READ));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok()) << "read " << (*task)->bytes() << " bytes";
+  EXPECT_NE(st.message().find("agent node1: " + FilePath(0, 2).string() + ": read: "), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("has 2 links"), std::string::npos) << st.message();
+  EXPECT_EQ((*task)->bytes(), 2u * 5000);  // the two files before it, and nothing of the link
+  fs::remove(FilePath(0, 2));
+}
+
+// A file of the run's that grew since it was made (appended to in place, its only link) is not
+// read to its new end: the step fails naming its size and the one the run gave it.
+TEST_F(FilesTaskTest, ReadRefusesAFileThatIsNotTheSizeTheRunMadeIt) {
+  files_.set_jobs(1);
+  RunPhase(v1::FILES_OP_MKDIR);
+  RunPhase(v1::FILES_OP_CREATE);
+  std::ofstream(FilePath(2, 0), std::ios::binary | std::ios::app) << std::string(100'000, 'y');
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_READ));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok()) << "read " << (*task)->bytes() << " bytes";
+  EXPECT_NE(st.message().find(FilePath(2, 0).string() + ": read: holds 105000 bytes, not the 5000 this run wrote"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ((*task)->bytes(), 14u * 5000);
+}
+
+// Only what this run's create made is read: files put at the generated names by someone else,
+// even of the right size, fail the step.
+TEST_F(FilesTaskTest, ReadRefusesFilesThisRunDidNotCreate) {
+  RunPhase(v1::FILES_OP_MKDIR);
+  for (uint32_t d = 0; d < 3; ++d) {
+    for (uint32_t f = 0; f < 7; ++f) std::ofstream(FilePath(d, f), std::ios::binary) << std::string(5000, 'z');
+  }
+  auto task = MakeFilesTask(Plan(v1::FILES_OP_READ));
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  ASSERT_FALSE(st.ok()) << "read " << (*task)->bytes() << " bytes";
+  EXPECT_NE(st.message().find("read: not a file this run created"), std::string::npos) << st.message();
+  EXPECT_EQ((*task)->bytes(), 0u);
+}
+
+// The read phase of a later step reads what the create of an earlier step made, at the sizes
+// that step drew, whatever its own sizes say.
+TEST_F(FilesTaskTest, ReadInALaterStepReadsTheSizesTheCreateDrew) {
+  files_.clear_file_size();
+  auto* small = files_.add_sizes();
+  small->set_size(1000);
+  small->set_weight(1);
+  auto* large = files_.add_sizes();
+  large->set_size(9000);
+  large->set_weight(1);
+  const uint64_t created = RunPhase(v1::FILES_OP_MKDIR).bytes() + RunPhase(v1::FILES_OP_CREATE).bytes();
+  files_.clear_sizes();
+  files_.set_file_size(0);
+  FilesPlan later = Plan(v1::FILES_OP_READ);
+  later.seed = 7;  // another step: another seed
+  auto task = MakeFilesTask(later);
+  ASSERT_TRUE(task.ok()) << task.status().message();
+  std::atomic<bool> stop{false};
+  Status st = (*task)->Run(stop);
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ((*task)->bytes(), created);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "agent/run/confined_fs.h"
 #include "agent/run/tree_names.h"
+#include "tests/support/hang_guard.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -335,6 +336,34 @@ TEST_F(WorkspaceTest, SharedFileWithASecondLinkIsRefused) {
   fs::remove_all(tmp_ / "root/iofleet/run-1/node2");
   (*ws)->Cleanup();
   ExpectCanaryUntouched();
+}
+
+// Issue 19, item 18: an io step's job file that is another agent's (peer, shared) is opened
+// without blocking: a FIFO put at its name is refused naming the path and what it is, and never
+// holds the agent in open() until someone writes to it.
+TEST_F(WorkspaceTest, AFifoAtAPeerOrSharedFileIsRefusedWithoutHanging) {
+  auto ws = Workspace::Create(root(), "", "run-1", "node1");
+  ASSERT_TRUE(ws.ok());
+  fs::create_directories(tmp_ / "root/iofleet/run-1/node2");
+  fs::create_directories(tmp_ / "root/iofleet/run-1/shared");
+  const fs::path peer = tmp_ / "root/iofleet/run-1/node2/job-0.dat";
+  const fs::path shared = tmp_ / "root/iofleet/run-1/shared/shared.dat";
+  ASSERT_EQ(mkfifo(peer.c_str(), 0644), 0);
+  ASSERT_EQ(mkfifo(shared.c_str(), 0644), 0);
+  Result<int> from_peer = Status::Ok(), from_shared = Status::Ok();
+  EXPECT_TRUE(testing::ReturnsWithin(std::chrono::seconds(10), {peer, shared}, [&] {
+    from_peer = (*ws)->OpenPeerFile("node2", "job-0.dat", O_RDONLY);
+    from_shared = (*ws)->OpenSharedFile("shared.dat", O_WRONLY | O_CREAT);
+  })) << "opening a FIFO hung";
+  ASSERT_FALSE(from_peer.ok());
+  EXPECT_NE(from_peer.status().message().find(peer.string() + ": not a regular file (a FIFO)"), std::string::npos)
+      << from_peer.status().message();
+  ASSERT_FALSE(from_shared.ok());
+  EXPECT_NE(from_shared.status().message().find(shared.string() + ": not a regular file (a FIFO)"), std::string::npos)
+      << from_shared.status().message();
+  fs::remove_all(tmp_ / "root/iofleet/run-1/node2");
+  fs::remove_all(tmp_ / "root/iofleet/run-1/shared");
+  (*ws)->Cleanup();
 }
 
 TEST(OpenByWalking, RefusesWhatOpenat2Refuses) {
