@@ -1,9 +1,11 @@
 #include "agent/metrics/metrics_server.h"
 
-#include <civetweb.h>
-#include <prometheus/exposer.h>
+#include <prometheus/collectable.h>
+#include <prometheus/text_serializer.h>
 
 #include <cstdlib>
+
+#include "core/metrics/metrics_http_server.h"
 
 namespace iofleet::agent {
 
@@ -34,23 +36,23 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& a
                                                             std::shared_ptr<prometheus::Collectable> collector) {
   auto parsed = ParseMetricsAddress(address);
   if (!parsed.ok()) return parsed.status();
-  // Debian 12's civetweb is built without IPv6 (feature 8): say so rather than "cannot bind".
-  if (parsed->first.front() == '[' && !mg_check_feature(8)) {
-    return InvalidArgument("--metrics " + address +
-                           ": this build's HTTP server (civetweb) has no IPv6: use an IPv4 address, e.g. 0.0.0.0:7071");
-  }
   std::unique_ptr<MetricsServer> server(new MetricsServer());
-  try {
-    // civetweb's listening_ports names one address; it binds it or the Exposer throws.
-    server->exposer_ = std::make_unique<prometheus::Exposer>(address, 2);
-  } catch (const std::exception& e) {
-    return Status(Code::kFailedPrecondition, "--metrics " + address + ": cannot serve metrics there (in use, or not an address of this host): " + e.what());
-  }
   server->collector_ = std::move(collector);
-  server->exposer_->RegisterCollectable(server->collector_);
-  const std::vector<int> ports = server->exposer_->GetListeningPorts();
-  const int port = ports.empty() ? parsed->second : ports.front();
-  server->address_ = parsed->first + ":" + std::to_string(port);
+  MetricsHttpOptions options;
+  options.host = parsed->first;
+  options.port = parsed->second;
+  // Two scrapes collect at once (two Prometheus servers, say); waiting clients take none.
+  options.threads = 2;
+  auto http = MetricsHttpServer::Start(options, [collector = server->collector_] {
+    return prometheus::TextSerializer().Serialize(collector->Collect());
+  });
+  if (!http.ok()) {
+    return Status(Code::kFailedPrecondition, "--metrics " + address +
+                                                 ": cannot serve metrics there (in use, or not an address of this host): " +
+                                                 http.status().message());
+  }
+  server->http_ = std::move(http).value();
+  server->address_ = parsed->first + ":" + std::to_string(server->http_->port());
   return server;
 }
 

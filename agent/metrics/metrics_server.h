@@ -1,5 +1,5 @@
-// Serves /metrics over HTTP (prometheus-cpp's Exposer, civetweb inside) for the agent's whole
-// life: `iofleet-agent --metrics ADDR`.
+// Serves /metrics over HTTP (core/metrics/metrics_http_server.h: asynchronous, so a silent
+// scraper never delays another) for the agent's whole life: `iofleet-agent --metrics ADDR`.
 #pragma once
 
 #include <memory>
@@ -9,16 +9,19 @@
 
 namespace prometheus {
 class Collectable;
-class Exposer;
 }  // namespace prometheus
+
+namespace iofleet {
+class MetricsHttpServer;
+}  // namespace iofleet
 
 namespace iofleet::agent {
 
 class MetricsServer {
  public:
-  // `address`: host:port or [v6]:port (port 0: the kernel picks one). A bad address, one that
-  // cannot be bound (in use, not this host's), or IPv6 where civetweb was built without it (as
-  // Debian 12's is) is an error naming it.
+  // `address`: host:port or [v6]:port (port 0: the kernel picks one). A bad address, or one
+  // that cannot be bound (in use, not this host's, a name that does not resolve), is an error
+  // naming it.
   static Result<std::unique_ptr<MetricsServer>> Start(const std::string& address,
                                                       std::shared_ptr<prometheus::Collectable> collector);
   ~MetricsServer();
@@ -28,7 +31,7 @@ class MetricsServer {
  private:
   MetricsServer() = default;
   std::shared_ptr<prometheus::Collectable> collector_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<MetricsHttpServer> http_;
   std::string address_;
 };
 

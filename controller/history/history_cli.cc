@@ -177,6 +177,18 @@ int Compare(HistoryDb& db, const std::string& a_id, const std::string& b_id) {
   return kOk;
 }
 
+// --last N: decimal digits, 1 or more. CLI11 reads "-1" into a size_t as 2^64 - 1 (strtoull
+// wraps it), "0x10" as 16, and 0 would mean no limit: each was accepted without a word.
+CLI::Validator RunCount() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 18 && text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && std::stoull(text) >= 1) return "";
+        return "\"" + text + "\" is not a count of runs: expected a whole number, 1 or more";
+      },
+      "N");
+}
+
 }  // namespace
 
 std::string HistoryDbPath(const std::string& db, const std::string& out_dir) {
@@ -234,7 +246,7 @@ std::shared_ptr<HistoryCommands> AddHistoryCommands(CLI::App& app) {
   }
   c->history->add_option("--workload", c->workload, "only runs of this workload name");
   c->history->add_option("--label", c->labels, "key=value: only runs with this label (repeatable)");
-  c->history->add_option("--last", c->last, "only the last N runs");
+  c->history->add_option("--last", c->last, "only the last N runs (N 1 or more)")->check(RunCount());
   c->history->add_flag("--changes", c->changes, "change points over each workload's history (E-divisive means)");
   c->history->add_option("--exclude", c->exclude, "RUN_ID: keep this run out of every baseline and change point");
   c->history->add_option("--include", c->include, "RUN_ID: undo --exclude");

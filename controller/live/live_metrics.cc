@@ -2,6 +2,8 @@
 
 #include "core/metrics/histogram_metric.h"
 
+#include <prometheus/text_serializer.h>
+
 #include <cmath>
 #include <exception>
 
@@ -46,7 +48,7 @@ bool ValidAddress(const std::string& address) {
 
 }  // namespace
 
-// Runs on civetweb's thread: nothing may escape it (an allocation failing, a bug). A scrape then
+// Runs on the metrics server's thread: nothing may escape it (an allocation failing, a bug). A scrape then
 // gets what was built so far, or nothing, and the next scrape tries again.
 std::vector<MetricFamily> LiveCollector::Collect() const {
   std::vector<MetricFamily> out;
@@ -129,20 +131,22 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& a
   if (!ValidAddress(address)) {
     return Status(Code::kInvalidArgument, "--metrics " + address + ": expected HOST:PORT, e.g. 127.0.0.1:9100");
   }
+  const size_t colon = address.rfind(':');
+  MetricsHttpOptions options;
+  options.host = address.substr(0, colon);
+  options.port = std::stoi(address.substr(colon + 1));
   std::unique_ptr<MetricsServer> server(new MetricsServer());
-  try {
-    server->exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
-  } catch (const std::exception& e) {
-    return Status(Code::kInvalidArgument, "--metrics " + address + ": cannot listen there (" + e.what() + ")");
-  }
   server->collector_ = std::make_shared<LiveCollector>(live);
-  server->exposer_->RegisterCollectable(server->collector_);
+  // One thread builds the expositions (a scrape takes the live model's lock briefly); waiting
+  // clients take none.
+  auto http = MetricsHttpServer::Start(options, [collector = server->collector_] {
+    return prometheus::TextSerializer().Serialize(collector->Collect());
+  });
+  if (!http.ok()) return Status(Code::kInvalidArgument, "--metrics " + address + ": cannot listen there (" + http.status().message() + ")");
+  server->http_ = std::move(http).value();
   return server;
 }
 
-int MetricsServer::port() const {
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  return ports.empty() ? 0 : ports.front();
-}
+int MetricsServer::port() const { return http_->port(); }
 
 }  // namespace iofleet::controller

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include <prometheus/collectable.h>
-#include <prometheus/exposer.h>
 #include <prometheus/metric_family.h>
 
 #include "controller/live/live_run.h"
 #include "core/base/status.h"
+#include "core/metrics/metrics_http_server.h"
 
 namespace iofleet::controller {
 
@@ -42,14 +42,15 @@ class LiveCollector : public prometheus::Collectable {
 class MetricsServer {
  public:
   // Listens on `address` (HOST:PORT; port 0: the kernel picks one). A bad address or one that
-  // cannot be bound is an error naming it; nothing is left listening then.
+  // cannot be bound is an error naming it; nothing is left listening then. Asynchronous
+  // (core/metrics/metrics_http_server.h): a silent or slow scraper never delays another, nor the run.
   static Result<std::unique_ptr<MetricsServer>> Start(const std::string& address, const LiveRun& live);
   int port() const;
 
  private:
   MetricsServer() = default;
   std::shared_ptr<LiveCollector> collector_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<MetricsHttpServer> http_;
 };
 
 }  // namespace iofleet::controller

@@ -15,7 +15,6 @@
 #include <boost/beast/ssl.hpp>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -25,6 +24,7 @@
 #include "controller/serve/listen_endpoint.h"
 #include "controller/serve/request_target.h"
 #include "controller/serve/response_headers.h"
+#include "core/base/connection_slots.h"
 
 namespace iofleet::controller {
 namespace {
@@ -41,26 +41,12 @@ constexpr std::chrono::seconds kLingerTime{2};
 
 // What every connection shares with the server.
 struct ServerState {
-  HttpServerOptions options;
-  HttpHandler handler;
+  ServerState(HttpServerOptions o, HttpHandler h)
+      : options(std::move(o)), handler(std::move(h)), slots(options.max_connections, options.max_connections_per_client) {}
+  const HttpServerOptions options;
+  const HttpHandler handler;
   bool tls = false;
-  std::atomic<size_t> connections{0};
-  std::mutex peers_mu;
-  std::map<std::string, size_t> per_peer;  // open connections by client address
-
-  // False when `peer` already holds max_connections_per_client: one client cannot take every slot.
-  bool AdmitPeer(const std::string& peer) {
-    std::lock_guard lock(peers_mu);
-    size_t& open = per_peer[peer];
-    if (open >= options.max_connections_per_client) return false;
-    ++open;
-    return true;
-  }
-  void LeavePeer(const std::string& peer) {
-    std::lock_guard lock(peers_mu);
-    auto it = per_peer.find(peer);
-    if (it != per_peer.end() && --it->second == 0) per_peer.erase(it);
-  }
+  ConnectionSlots slots;  // who holds the open connections, and whom a newcomer pushes out
 };
 
 bool AllowedMethod(http::verb verb) {
@@ -75,7 +61,7 @@ void LogError(const std::string& what) { std::fprintf(stderr, "iofleet serve: %s
 // One connection, plain (beast::tcp_stream) or TLS (beast::ssl_stream<beast::tcp_stream>). Every
 // operation runs on the socket's strand, so no two handlers of one connection run at once.
 template <typename Stream>
-class Session : public std::enable_shared_from_this<Session<Stream>> {
+class Session final : public Evictable, public std::enable_shared_from_this<Session<Stream>> {
  public:
   static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
 
@@ -83,12 +69,15 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   Session(std::shared_ptr<ServerState> state, std::string peer, StreamArgs&&... stream_args)
       : state_(std::move(state)), peer_(std::move(peer)), stream_(std::forward<StreamArgs>(stream_args)...) {}
 
-  ~Session() {
-    state_->LeavePeer(peer_);
-    state_->connections.fetch_sub(1);
+  ~Session() { state_->slots.Release(slot_); }
+
+  // Called from the acceptor: the close runs on the connection's strand, after whatever runs there.
+  void Evict() override {
+    asio::post(stream_.get_executor(), [self = this->shared_from_this()] { self->Lowest().close(); });
   }
 
-  void Start() {
+  void Start(uint64_t slot) {
+    slot_ = slot;
     // The strand of the socket: the first operation runs on it too.
     asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
       if constexpr (kTls) {
@@ -106,7 +95,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
  private:
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
 
+  // Waiting on the client (its request, its next one, its close): a full server may close this.
+  void Waiting() { state_->slots.SetState(slot_, ConnectionSlots::State::kWaiting); }
+
   void Read() {
+    Waiting();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(std::min<size_t>(state_->options.max_header, UINT32_MAX)));
     parser_->body_limit(state_->options.max_body);
@@ -118,6 +111,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void OnRead(beast::error_code ec) {
+    state_->slots.SetState(slot_, ConnectionSlots::State::kBusy);  // answered from here on
     // After a refused request the connection closes: what follows it on the wire is unread.
     const auto& options = state_->options;
     if (ec == http::error::header_limit) {
@@ -234,6 +228,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // Closes after an answer: the client may still be sending (a body too large, say), and
   // closing with its bytes unread would reset the connection before it read the answer.
   void Linger() {
+    Waiting();
     Lowest().expires_after(kLingerTime);
     if constexpr (kTls) {
       stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->Lowest().close(); });
@@ -254,6 +249,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   std::shared_ptr<ServerState> state_;
   std::string peer_;
+  uint64_t slot_ = 0;  // 0: never admitted
   Stream stream_;
   // Bounded: Beast 1.74 counts neither chunk extensions nor trailers against its limits, so an
   // endless chunked request would otherwise grow it for the whole request time.
@@ -291,7 +287,7 @@ Result<std::unique_ptr<ssl::context>> LoadTls(const std::string& dir) {
 }  // namespace
 
 struct HttpServer::Impl {
-  std::shared_ptr<ServerState> state = std::make_shared<ServerState>();
+  std::shared_ptr<ServerState> state;
   std::unique_ptr<ssl::context> tls;
   std::unique_ptr<asio::io_context> io;
   std::optional<tcp::acceptor> acceptor;
@@ -319,25 +315,19 @@ struct HttpServer::Impl {
   }
 
   void Admit(tcp::socket socket) {
-    // Beyond the limit a connection is closed at once: a flood costs an accept each, not memory.
-    if (state->connections.load() >= state->options.max_connections) {
-      beast::error_code ignored;
-      socket.close(ignored);
-      return;
-    }
     beast::error_code ec;
     std::string peer = socket.remote_endpoint(ec).address().to_string();
     if (ec) return;  // gone already
-    if (!state->AdmitPeer(peer)) {
-      socket.close(ec);
-      return;
-    }
-    state->connections.fetch_add(1);
-    if (tls) {
-      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(state, std::move(peer), std::move(socket), *tls)->Start();
-    } else {
-      std::make_shared<Session<beast::tcp_stream>>(state, std::move(peer), std::move(socket))->Start();
-    }
+    if (tls) return Open<Session<beast::ssl_stream<beast::tcp_stream>>>(std::move(peer), std::move(socket), *tls);
+    Open<Session<beast::tcp_stream>>(std::move(peer), std::move(socket));
+  }
+
+  // A connection refused a slot is closed at once: a flood costs an accept each, not memory.
+  template <typename S, typename... StreamArgs>
+  void Open(std::string peer, StreamArgs&&... stream_args) {
+    auto session = std::make_shared<S>(state, peer, std::forward<StreamArgs>(stream_args)...);
+    const uint64_t slot = state->slots.Admit(peer, session);
+    if (slot != 0) session->Start(slot);
   }
 
   void Run() {
@@ -362,7 +352,9 @@ bool HttpServer::tls() const { return impl_->state->tls; }
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, HttpHandler handler) {
   if (!handler) return InvalidArgument("serve: no request handler");
   if (options.threads < 1) return InvalidArgument("serve: threads must be at least 1");
-  if (options.max_connections < 1) return InvalidArgument("serve: max_connections must be at least 1");
+  if (options.max_connections < 1 || options.max_connections_per_client < 1) {
+    return InvalidArgument("serve: max_connections and max_connections_per_client must be at least 1");
+  }
   if (options.max_body < 1 || options.max_header < 1) return InvalidArgument("serve: max_body and max_header must be at least 1");
   if (options.request_timeout.count() < 1 || options.write_timeout.count() < 1) {
     return InvalidArgument("serve: request_timeout and write_timeout must be at least 1 s");
@@ -370,8 +362,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   auto endpoint = ResolveListenAddress(options.listen);
   if (!endpoint.ok()) return endpoint.status();
   auto impl = std::make_unique<Impl>();
-  impl->state->options = options;
-  impl->state->handler = std::move(handler);
+  impl->state = std::make_shared<ServerState>(options, std::move(handler));
   if (options.tls_dir.empty()) {
     if (!endpoint->loopback) {
       return InvalidArgument("listen \"" + options.listen +

@@ -26,7 +26,12 @@ struct HttpServerOptions {
   std::chrono::seconds request_timeout{10};
   // The whole answer must be taken by the client within this (report files can be large).
   std::chrono::seconds write_timeout{60};
-  // Open connections at most; one more is closed as soon as it is accepted (not queued).
+  // Open connections at most. When all are taken, a new connection pushes out the oldest
+  // connection waiting on its client (a TLS handshake, a request not yet whole, an idle
+  // keep-alive, a lingering close) of the address holding the most, if that address holds more
+  // than the newcomer's; else the newcomer is closed as soon as it is accepted (not queued). So
+  // half-open connections from a few addresses cannot lock everyone else out
+  // (core/base/connection_slots.h).
   size_t max_connections = 256;
   // Open connections from one client address at most; more are closed as they are accepted.
   size_t max_connections_per_client = 32;

@@ -13,6 +13,7 @@
 #include "controller/history/regression.h"
 #include "controller/history/run_figures.h"
 #include "controller/report/report_document.h"
+#include "controller/serve/api_input.h"
 #include "controller/serve/report_ticket.h"
 #include "controller/serve/bearer_token.h"
 #include "controller/serve/open_beneath.h"
@@ -26,8 +27,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr size_t kDefaultRuns = 100;
-constexpr size_t kMaxRuns = 1000;
 // E-divisive costs O(n^2) per permutation (0.03 s for 200 values here, 0.8 s for 1000): change
 // points are looked for among a series' latest values only, so one request cannot hold a server
 // thread for seconds.
@@ -53,49 +52,11 @@ HttpResponse MethodNotAllowed(const std::string& allowed) {
   return r;
 }
 
-// ?last=N: 1..kMaxRuns, kDefaultRuns when absent.
-Result<size_t> LastParameter(const HttpRequest& r) {
-  auto it = r.query.find("last");
-  if (it == r.query.end()) return kDefaultRuns;
-  const std::string& text = it->second;
-  if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos) {
-    return InvalidArgument("last=" + text + ": expected a count 1.." + std::to_string(kMaxRuns));
-  }
-  size_t n = std::stoul(text);
-  if (n < 1 || n > kMaxRuns) return InvalidArgument("last=" + text + ": expected a count 1.." + std::to_string(kMaxRuns));
-  return n;
-}
-
 Status UnknownParameters(const HttpRequest& r, std::initializer_list<const char*> known) {
   for (const auto& [key, value] : r.query) {
     bool ok = false;
     for (const char* k : known) ok |= key == k;
     if (!ok) return InvalidArgument("unknown query parameter \"" + key + "\"");
-  }
-  return Status();
-}
-
-// A POST names its suite (in the path) and nothing else: no body, {}, or {"suite": NAME}. Nothing
-// a POST carries can change what runs (no `set`, no workload).
-Status CheckPostBody(const HttpRequest& r, const std::string& suite) {
-  if (r.body.find_first_not_of(" \t\r\n") == std::string::npos) return Status();
-  const std::string type = r.content_type.substr(0, r.content_type.find(';'));
-  if (type != "application/json") return InvalidArgument("a request body must be JSON (Content-Type: application/json)");
-  Json body;
-  try {
-    body = Json::parse(r.body);
-  } catch (const Json::parse_error& e) {
-    return InvalidArgument(std::string("bad JSON: ") + e.what());
-  }
-  if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
-  for (const auto& [key, value] : body.items()) {
-    if (key != "suite" || suite.empty()) {
-      return InvalidArgument("unknown field \"" + key + "\": a POST names " + (suite.empty() ? "nothing" : "its suite") +
-                             " and nothing else (no set, no workload)");
-    }
-    if (!value.is_string() || value.get<std::string>() != suite) {
-      return InvalidArgument("\"suite\" must be \"" + suite + "\", the suite in the path");
-    }
   }
   return Status();
 }

@@ -94,6 +94,24 @@ int ListenOnLoopback(int backlog, int& port) {
   return fd;
 }
 
+int ConnectSilently(int port, const std::string& source, const std::string& partial) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in local{};
+  local.sin_family = AF_INET;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || inet_pton(AF_INET, source.c_str(), &local.sin_addr) != 1 ||
+      bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  if (!partial.empty()) (void)send(fd, partial.data(), partial.size(), MSG_NOSIGNAL);  // a server may have closed it
+  return fd;
+}
+
 int FreeLoopbackPort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

@@ -37,4 +37,9 @@ int FreeLoopbackPort();
 // servers that accept connections themselves. -1 on failure.
 int ListenOnLoopback(int backlog, int& port);
 
+// A TCP connection to 127.0.0.1:`port` from `source` (any address of 127.0.0.0/8: the loopback
+// interface has them all, so one test can be many clients) that sends `partial` and then nothing:
+// a half-open client. -1 on failure. The caller closes it.
+int ConnectSilently(int port, const std::string& source = "127.0.0.1", const std::string& partial = "GET /met");
+
 }  // namespace iofleet::testing
