@@ -23,6 +23,7 @@ using std::chrono::nanoseconds;
 using std::chrono::system_clock;
 
 constexpr auto kSchedulerTick = std::chrono::seconds(1);
+constexpr size_t kMaxEarlierRuns = 1024;  // an agent takes no more (PrepareRequest.earlier_run_ids)
 
 system_clock::time_point TimePoint(uint64_t unix_ns) {
   return system_clock::time_point(std::chrono::duration_cast<system_clock::duration>(nanoseconds(unix_ns)));
@@ -113,6 +114,7 @@ Status ServeService::Start() {
   auto lost = store_.MarkLost(Now());
   if (!lost.ok()) return lost.status();
   for (const auto& run : *lost) {
+    if (lost_run_ids_.size() < kMaxEarlierRuns) lost_run_ids_.push_back(run.run_id);
     Say("run " + run.run_id + " of " + run.suite + ": lost (the last serve stopped during it)");
     if (const ServeSuite* suite = FindSuite(run.suite)) Notify(run, *suite, "lost", "", run.error, nullptr);
   }
@@ -253,6 +255,8 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
     options.progress = ProgressMode::kNone;
     options.interrupt = &interrupt;
     options.run_id = run.run_id;
+    // Agents the killed serve's runs still hold (until their leases end) are waited for.
+    options.earlier_run_ids = lost_run_ids_;
     LockedStringBuf log_buffer, out_buffer;
     std::ostream log(&log_buffer), out(&out_buffer);
     options.log = &log;

@@ -386,6 +386,51 @@ TEST(Serve, ARunOfAKilledServeIsLostNotRunAgainAndNotified) {
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }
 
+// Issue 19, item 20: serve killed (SIGKILL) and started again 5 s later (the unit's RestartSec).
+// Its agent still holds the killed serve's run until that run's lease ends: the queued run waits
+// for it and then runs, instead of failing "busy" and notifying. A run that meets an agent busy
+// with any other run (here another fleet's, going now) still fails "busy" at once.
+TEST(Serve, AQueuedRunWaitsForTheAgentsAKilledServeLeftBusy) {
+  Fixture f;
+  WebhookReceiver hook;
+  f.Write("  lab: { agents: \"" + f.agent->address() + "\" }\n  twin: { agents: \"" + f.agent->address() + "\" }\n",
+          "  - name: long\n    fleet: lab\n    workload: workloads/serve-it.yaml\n    set: { \"steps[read].io.runtime\": 8s }\n"
+          "    webhook: " + hook.url() + "\n"
+          "  - name: twin\n    fleet: twin\n    workload: workloads/serve-it.yaml\n");
+  std::string lost, queued;
+  {
+    Serve serve(f.config, f.tmp / "logs1", f.port);
+    lost = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
+    serve.WaitState(lost, "running");
+    WaitForSteps(f.results() / "long" / lost);  // the agent holds it
+    queued = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
+    ASSERT_EQ(serve.Run(queued)["state"], "queued");
+    serve.process().Signal(SIGKILL);
+    serve.process().Wait(10s);
+  }
+  std::this_thread::sleep_for(5s);
+  Serve serve(f.config, f.tmp / "logs2", f.port);
+  EXPECT_EQ(serve.Run(lost)["status"], "lost");
+  serve.WaitState(queued, "running");
+  WaitForSteps(f.results() / "long" / queued);
+  const std::string twin = json::parse(serve.Call("POST", "/api/v1/suites/twin/runs").body)["run_id"];
+  json twin_done = serve.WaitDone(twin);
+  EXPECT_EQ(twin_done["status"], "failed");
+  EXPECT_NE(twin_done["error"].get<std::string>().find("busy with another run"), std::string::npos) << twin_done.dump();
+  EXPECT_EQ(serve.Run(queued)["state"], "running") << "twin failed at once, while the run it met was going";
+  json done = serve.WaitDone(queued, 90s);
+  EXPECT_EQ(done["status"], "succeeded") << done.dump() << serve.process().Stderr();
+  const std::string log = ReadAll(f.results() / "long" / queued / "run.log");
+  EXPECT_NE(log.find("waited"), std::string::npos) << log;
+  EXPECT_NE(log.find(lost), std::string::npos) << log;
+  std::this_thread::sleep_for(1s);
+  const auto bodies = hook.bodies();
+  ASSERT_EQ(bodies.size(), 1u) << "only the lost run is notified";
+  EXPECT_EQ(bodies[0]["run_id"], lost);
+  serve.process().Signal(SIGTERM);
+  EXPECT_EQ(serve.process().Wait(60s), 0);
+}
+
 // Issue 19, item 21: the history database's file system fills up during a run. The run's figures
 // cannot be recorded and neither can its end: the API shows it failed with the reason (never
 // running), and serve writes its end once there is room again, so a later start (after a
