@@ -292,7 +292,16 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   // What comes from the wire is checked with the controller's own rules before anything else.
   if (Status plan = spec::CheckPrepare(request, name_); !plan.ok()) return plan;
   std::unique_lock lock(mu_);
-  if (state_ != AgentState::kIdle) return Unavailable("agent " + name_ + " is busy with another run");
+  if (state_ != AgentState::kIdle) {
+    // The run is named only to a controller that names it: one started again after it was
+    // killed, which waits for the run it lost to end (its lease) instead of failing.
+    const auto& earlier = request.earlier_run_ids();
+    if (state_ != AgentState::kPreparing && !run_id_.empty() && std::find(earlier.begin(), earlier.end(), run_id_) != earlier.end()) {
+      return Unavailable("agent " + name_ + " is busy with run " + run_id_ + " (" + std::string(AgentStateName(state_)) +
+                         "), which ends when its lease runs out");
+    }
+    return Unavailable("agent " + name_ + " is busy with another run");
+  }
   state_ = AgentState::kPreparing;
   std::string root_name = request.target().root().empty() ? "default" : request.target().root();
   auto fail = [&](Status status) {

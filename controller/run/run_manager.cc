@@ -94,6 +94,16 @@ class LeaseKeeper {
   std::thread thread_;
 };
 
+// The run of `earlier` an agent's busy answer names ("agent X is busy with run R (state), ..."),
+// or "": the agent names the run it holds only to a controller that lists it (agent.proto).
+std::string HeldEarlierRun(const Status& status, const std::vector<std::string>& earlier) {
+  if (status.code() != Code::kUnavailable) return "";
+  for (const auto& id : earlier) {
+    if (status.message().find(" is busy with run " + id + " (") != std::string::npos) return id;
+  }
+  return "";
+}
+
 // The terminal's width, for a tty progress line that must not wrap.
 int StderrColumns() {
   winsize size{};
@@ -270,6 +280,11 @@ int RunManager::Plan() {
 
 int RunManager::Prepare() {
   std::vector<Status> errors(fleet_.size());
+  // An agent still holding a run this controller lost ends that run itself when its lease runs
+  // out (then removes its files): waited for that long, and a stop's time more.
+  const auto patience = std::chrono::nanoseconds(options_.lease_ns) + kStopDeadline;
+  std::vector<std::string> waited_for(fleet_.size());
+  std::vector<double> waited_seconds(fleet_.size());
   ForEachAgent(fleet_, [&](size_t i) {
     v1::PrepareRequest request;
     request.set_run_id(report_.run_id);
@@ -278,12 +293,28 @@ int RunManager::Prepare() {
     request.set_workload_name(plan_.workloads[i].name());
     *request.mutable_target() = plan_.workloads[i].target();
     for (const auto& step : plan_.steps[i]) *request.add_steps() = step;
+    for (const auto& id : options_.earlier_run_ids) request.add_earlier_run_ids(id);
+    const auto began = std::chrono::steady_clock::now();
     auto prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
+    while (!prepared.ok()) {
+      const std::string held = HeldEarlierRun(prepared.status(), options_.earlier_run_ids);
+      if (held.empty() || std::chrono::steady_clock::now() - began >= patience || *options_.interrupt) break;
+      waited_for[i] = held;
+      for (int k = 0; k < 10 && !*options_.interrupt; ++k) std::this_thread::sleep_for(milliseconds(50));
+      prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
+    }
+    waited_seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (prepared.ok()) fleet_[i]->prepared = true;
     else errors[i] = prepared.status();
     // Where it runs, for report.json (agents[i] is fleet_[i]: Connect lists them in order).
     if (prepared.ok() && prepared->has_host()) report_.agents[i].host = prepared->host();
   });
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (waited_for[i].empty()) continue;
+    log() << "iofleet: agent " << fleet_[i]->name << " was busy with run " << waited_for[i]
+          << ", which this controller lost when it was killed: waited " << fmt::format("{:.1f}", waited_seconds[i])
+          << " s for its lease to end" << (errors[i].ok() ? "" : ", in vain") << "\n";
+  }
   int code = kExitOk;
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (errors[i].ok()) continue;

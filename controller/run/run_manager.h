@@ -51,6 +51,10 @@ struct RunOptions {
   std::string metrics_address;                  // --metrics HOST:PORT; empty: no /metrics
   const Interrupt* interrupt = &g_interrupt;    // raised: stop the agents, report "aborted"
   std::string run_id;                           // empty: a new one (NewRunId)
+  // Runs this controller started and lost (iofleet serve killed and started again): an agent
+  // still busy with one of them is waited for, until that run's lease ends (lease_ns + 60 s at
+  // most), instead of failing the run "busy". An agent busy with any other run fails it at once.
+  std::vector<std::string> earlier_run_ids;
   std::ostream* log = &std::cerr;               // errors and warnings, one "iofleet: ..." line each
   std::ostream* out = &std::cout;               // the console summary
 };

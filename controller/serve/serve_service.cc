@@ -23,6 +23,7 @@ using std::chrono::nanoseconds;
 using std::chrono::system_clock;
 
 constexpr auto kSchedulerTick = std::chrono::seconds(1);
+constexpr size_t kMaxEarlierRuns = 1024;  // an agent takes no more (PrepareRequest.earlier_run_ids)
 
 system_clock::time_point TimePoint(uint64_t unix_ns) {
   return system_clock::time_point(std::chrono::duration_cast<system_clock::duration>(nanoseconds(unix_ns)));
@@ -113,6 +114,7 @@ Status ServeService::Start() {
   auto lost = store_.MarkLost(Now());
   if (!lost.ok()) return lost.status();
   for (const auto& run : *lost) {
+    if (lost_run_ids_.size() < kMaxEarlierRuns) lost_run_ids_.push_back(run.run_id);
     Say("run " + run.run_id + " of " + run.suite + ": lost (the last serve stopped during it)");
     if (const ServeSuite* suite = FindSuite(run.suite)) Notify(run, *suite, "lost", "", run.error, nullptr);
   }
@@ -139,10 +141,26 @@ void ServeService::Stop(const char* why) {
     }
   }
   wake_.notify_all();
+  const bool started = !threads_.empty();  // not again from the destructor
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  if (!started) return;
+  // A last try for the ends not yet in the database; the next start records those runs lost.
+  WriteUnwritten();
+  for (const ServeRun& run : store_.Unwritten()) {
+    Say("run " + run.run_id + " of " + run.suite + " ended " + run.status +
+        ", which could not be recorded: the next start records it lost");
+  }
+}
+
+void ServeService::WriteUnwritten() {
+  std::vector<std::string> written;
+  Status s = store_.WriteUnwritten(written);
+  for (const auto& id : written) Say("run " + id + ": its end is recorded now");
+  if (!s.ok() && s.message() != last_unwritten_error_) Say(s.message());  // once, not every second
+  last_unwritten_error_ = s.ok() ? "" : s.message();
 }
 
 Status ServeService::Schedule(bool at_startup) {
@@ -177,6 +195,7 @@ void ServeService::SchedulerLoop() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
+    WriteUnwritten();
     if (Status s = Schedule(/*at_startup=*/false); !s.ok()) Say("scheduler: " + s.message());
     lock.lock();
     // Woken early by a pause or resume; otherwise once a second, which also follows a clock
@@ -236,6 +255,8 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
     options.progress = ProgressMode::kNone;
     options.interrupt = &interrupt;
     options.run_id = run.run_id;
+    // Agents the killed serve's runs still hold (until their leases end) are waited for.
+    options.earlier_run_ids = lost_run_ids_;
     LockedStringBuf log_buffer, out_buffer;
     std::ostream log(&log_buffer), out(&out_buffer);
     options.log = &log;
@@ -267,7 +288,10 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
       for (std::string line; std::getline(lines, line);) Say("run " + run.run_id + ": " + line);
     }
   }
-  if (Status s = store_.Finish(run.run_id, status, verdict, code, error, Now()); !s.ok()) Say(s.message());
+  if (Status s = store_.Finish(run.run_id, status, verdict, code, error, Now()); !s.ok()) {
+    // The API shows the run ended all the same (the store keeps its end); written again each tick.
+    Say("run " + run.run_id + ": its end cannot be recorded yet (tried again every second): " + s.message());
+  }
   {
     // Done: no longer cancellable, the fleet no longer busy.
     std::lock_guard lock(mu_);

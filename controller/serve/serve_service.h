@@ -74,6 +74,8 @@ class ServeService {
   void Notify(const ServeRun& run, const ServeSuite& suite, const std::string& status, const std::string& verdict,
               const std::string& error, const ReportDocument* report);
   void Prune(const ServeSuite& suite);
+  // Writes the run ends the store could not (ServeStore::Finish), logging each that lands.
+  void WriteUnwritten();
   void Say(const std::string& line);
 
   const ServeConfig& config_;
@@ -86,7 +88,10 @@ class ServeService {
   std::map<std::string, std::shared_ptr<Interrupt>> running_;  // run id -> its interrupt
   std::map<std::string, std::string> running_by_suite_;        // suite -> run id
   std::map<std::string, uint64_t> next_due_;                   // suite -> next scheduled time
+  // The runs the last serve left running (marked lost at Start; set before the workers start).
+  std::vector<std::string> lost_run_ids_;
   std::atomic<uint64_t> webhook_failures_{0};
+  std::string last_unwritten_error_;  // WriteUnwritten's, logged when it changes (scheduler thread, then Stop)
   std::mutex log_mu_;
   std::vector<std::thread> threads_;
 };

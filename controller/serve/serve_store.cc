@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <set>
+
 #include "controller/history/history_db.h"
 #include "controller/history/sqlite_statement.h"
 
@@ -155,16 +158,63 @@ Result<std::vector<ServeRun>> ServeStore::Rehome(const std::map<std::string, std
   return dropped;
 }
 
-Status ServeStore::Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
-                          const std::string& error, uint64_t now_unix_ns) {
-  std::lock_guard lock(mu_);
+Status ServeStore::WriteFinish(const ServeRun& ended) {
   SqlStatement done(db_,
                     "UPDATE serve_runs SET state = 'done', status = ?, verdict = ?, exit_code = ?, error = ?, "
                     "finished_at_unix_ns = ? WHERE run_id = ?");
   if (!done.ok()) return Error("cannot prepare the queue update");
-  done.Bind(1, status).Bind(2, verdict).Bind(3, static_cast<int64_t>(exit_code)).Bind(4, error).Bind(5, Signed(now_unix_ns)).Bind(6, run_id);
-  if (done.Step() != SQLITE_DONE) return Error("cannot record the end of run " + run_id);
+  done.Bind(1, ended.status).Bind(2, ended.verdict).Bind(3, static_cast<int64_t>(ended.exit_code)).Bind(4, ended.error);
+  done.Bind(5, Signed(ended.finished_at_unix_ns)).Bind(6, ended.run_id);
+  if (done.Step() != SQLITE_DONE) return Error("cannot record the end of run " + ended.run_id);
   return Status();
+}
+
+Status ServeStore::Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
+                          const std::string& error, uint64_t now_unix_ns) {
+  std::lock_guard lock(mu_);
+  ServeRun ended;
+  // The rest of the row, for the reads that show an end not yet written (reading needs no room).
+  if (auto row = SelectRun(run_id); row.ok() && row->has_value()) ended = **row;
+  ended.run_id = run_id;
+  ended.state = "done";
+  ended.status = status;
+  ended.verdict = verdict;
+  ended.exit_code = exit_code;
+  ended.error = error;
+  ended.finished_at_unix_ns = now_unix_ns;
+  Status written = WriteFinish(ended);
+  if (written.ok()) unwritten_.erase(run_id);
+  else unwritten_[run_id] = std::move(ended);
+  return written;
+}
+
+Status ServeStore::WriteUnwritten(std::vector<std::string>& written) {
+  std::lock_guard lock(mu_);
+  for (auto it = unwritten_.begin(); it != unwritten_.end();) {
+    if (Status s = WriteFinish(it->second); !s.ok()) return s;
+    written.push_back(it->first);
+    it = unwritten_.erase(it);
+  }
+  return Status();
+}
+
+std::vector<ServeRun> ServeStore::Unwritten() {
+  std::lock_guard lock(mu_);
+  std::vector<ServeRun> runs;
+  for (const auto& [id, run] : unwritten_) runs.push_back(run);
+  return runs;
+}
+
+void ServeStore::ShowUnwritten(ServeRun& run) const {
+  auto it = unwritten_.find(run.run_id);
+  if (it == unwritten_.end()) return;
+  const ServeRun& ended = it->second;
+  run.state = ended.state;
+  run.status = ended.status;
+  run.verdict = ended.verdict;
+  run.exit_code = ended.exit_code;
+  run.error = ended.error;
+  run.finished_at_unix_ns = ended.finished_at_unix_ns;
 }
 
 Result<bool> ServeStore::CancelQueued(const std::string& run_id, uint64_t now_unix_ns) {
@@ -191,14 +241,13 @@ Result<std::vector<ServeRun>> ServeStore::MarkLost(uint64_t now_unix_ns) {
   return running;
 }
 
-Result<std::vector<ServeRun>> ServeStore::Runs(const ServeRunFilter& filter) {
-  std::lock_guard lock(mu_);
+Result<std::vector<ServeRun>> ServeStore::SelectRuns(const std::string& suite, const std::string& state, size_t last) {
   std::string sql = std::string("SELECT ") + kColumns + " FROM serve_runs WHERE (? = '' OR suite = ?) AND (? = '' OR state = ?) "
                                                           "ORDER BY queued_at_unix_ns DESC, rowid DESC";
-  if (filter.last) sql += " LIMIT " + std::to_string(filter.last);
+  if (last) sql += " LIMIT " + std::to_string(last);
   SqlStatement select(db_, sql);
   if (!select.ok()) return Error("cannot prepare the queue read");
-  select.Bind(1, filter.suite).Bind(2, filter.suite).Bind(3, filter.state).Bind(4, filter.state);
+  select.Bind(1, suite).Bind(2, suite).Bind(3, state).Bind(4, state);
   std::vector<ServeRun> runs;
   int rc;
   while ((rc = select.Step()) == SQLITE_ROW) runs.push_back(RunOf(select));
@@ -206,8 +255,32 @@ Result<std::vector<ServeRun>> ServeStore::Runs(const ServeRunFilter& filter) {
   return runs;
 }
 
-Result<std::optional<ServeRun>> ServeStore::Find(const std::string& run_id) {
+Result<std::vector<ServeRun>> ServeStore::Runs(const ServeRunFilter& filter) {
   std::lock_guard lock(mu_);
+  if (unwritten_.empty()) return SelectRuns(filter.suite, filter.state, filter.last);
+  // Ends not yet written: rows the database has as running are done. Read as many more rows as
+  // there are such ends (those may drop out of a "running" read), then show them as they ended.
+  auto rows = SelectRuns(filter.suite, filter.state, filter.last ? filter.last + unwritten_.size() : 0);
+  if (!rows.ok()) return rows.status();
+  std::vector<ServeRun> runs;
+  std::set<std::string> read;
+  for (ServeRun& run : *rows) {
+    read.insert(run.run_id);
+    ShowUnwritten(run);
+    if (filter.state.empty() || run.state == filter.state) runs.push_back(std::move(run));
+  }
+  if (filter.state == "done") {
+    for (const auto& [id, run] : unwritten_) {
+      if (!read.count(id) && (filter.suite.empty() || run.suite == filter.suite)) runs.push_back(run);
+    }
+  }
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](const ServeRun& a, const ServeRun& b) { return a.queued_at_unix_ns > b.queued_at_unix_ns; });
+  if (filter.last && runs.size() > filter.last) runs.resize(filter.last);
+  return runs;
+}
+
+Result<std::optional<ServeRun>> ServeStore::SelectRun(const std::string& run_id) {
   SqlStatement select(db_, std::string("SELECT ") + kColumns + " FROM serve_runs WHERE run_id = ?");
   if (!select.ok()) return Error("cannot prepare the queue read");
   select.Bind(1, run_id);
@@ -215,6 +288,13 @@ Result<std::optional<ServeRun>> ServeStore::Find(const std::string& run_id) {
   if (rc == SQLITE_DONE) return std::optional<ServeRun>();
   if (rc != SQLITE_ROW) return Error("cannot read the queue");
   return std::optional<ServeRun>(RunOf(select));
+}
+
+Result<std::optional<ServeRun>> ServeStore::Find(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  auto run = SelectRun(run_id);
+  if (run.ok() && run->has_value()) ShowUnwritten(**run);
+  return run;
 }
 
 Result<std::map<std::string, int64_t>> ServeStore::QueueLengths() {
@@ -236,6 +316,7 @@ Result<std::map<std::pair<std::string, std::string>, int64_t>> ServeStore::DoneC
   int rc;
   while ((rc = select.Step()) == SQLITE_ROW) counts[{select.Text(0), select.Text(1)}] = select.Int(2);
   if (rc != SQLITE_DONE) return Error("cannot read the queue");
+  for (const auto& [id, run] : unwritten_) ++counts[{run.suite, run.status}];  // running in the database
   return counts;
 }
 

@@ -62,8 +62,16 @@ class ServeStore {
   // At start, after a config edit: each suite's queued runs go to the fleet the suite now names
   // (`fleet_of` suite -> fleet); queued runs of suites no longer configured are cancelled.
   Result<std::vector<ServeRun>> Rehome(const std::map<std::string, std::string>& fleet_of, uint64_t now_unix_ns);
+  // A run ended. When the write fails (the database's file system full, the database locked)
+  // the run's end is kept here and every read below shows it (state done, never running) until
+  // WriteUnwritten lands it; the error is returned all the same.
   Status Finish(const std::string& run_id, const std::string& status, const std::string& verdict, int exit_code,
                 const std::string& error, uint64_t now_unix_ns);
+  // Writes the ends Finish could not, adding the run ids it wrote to `written`; the first error
+  // ends the try (what is left waits for the next).
+  Status WriteUnwritten(std::vector<std::string>& written);
+  // The runs whose end is still not in the database.
+  std::vector<ServeRun> Unwritten();
   // A queued run cancelled (done, status cancelled): true; false when it is not queued.
   Result<bool> CancelQueued(const std::string& run_id, uint64_t now_unix_ns);
   // At start: runs left running by a service that died (SIGKILL, power) are done, status lost.
@@ -90,12 +98,19 @@ class ServeStore {
   ServeStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Error(const std::string& what) const;
   Status Exec(const char* sql);
-  // The three below: with mu_ held.
+  // The ones below: with mu_ held.
   Result<std::optional<ServeRun>> InsertQueued(const ServeRun& run, uint64_t now_unix_ns);
+  Status WriteFinish(const ServeRun& ended);
+  Result<std::vector<ServeRun>> SelectRuns(const std::string& suite, const std::string& state, size_t last);
+  Result<std::optional<ServeRun>> SelectRun(const std::string& run_id);
+  // `run` as it ended, when its end is one Finish could not write.
+  void ShowUnwritten(ServeRun& run) const;
   Status WriteLastDue(const std::string& suite, uint64_t due_unix_ns);
   Result<bool> ReadPaused(const std::string& suite);
 
   std::mutex mu_;
+  // run id -> the run as it ended (state done), for the ends Finish could not write.
+  std::map<std::string, ServeRun> unwritten_;
   sqlite3* db_;
   std::string path_;
 };

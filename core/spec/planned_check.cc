@@ -141,8 +141,20 @@ std::vector<Violation> CheckPrepareRequest(const v1::PrepareRequest& request) {
       })) {
     out.push_back({"workload_name", "must match [a-z0-9-]+ (at most 128 characters)"});
   }
+  // Only compared with the run the agent holds, but bounded like everything from the wire.
+  constexpr int kMaxEarlierRuns = 1024;
+  if (request.earlier_run_ids_size() > kMaxEarlierRuns) {
+    out.push_back({"earlier_run_ids", "lists " + std::to_string(request.earlier_run_ids_size()) + " runs: at most " +
+                                          std::to_string(kMaxEarlierRuns)});
+  } else {
+    for (int i = 0; i < request.earlier_run_ids_size(); ++i) {
+      if (IsSinglePathComponent(request.earlier_run_ids(i))) continue;
+      out.push_back({"earlier_run_ids[" + std::to_string(i) + "]",
+                     "must be a run id: a single path component ([A-Za-z0-9._-]+, at most 64 characters, not . or ..)"});
+    }
+  }
   ValidateTarget(request.target(), out);
-  CheckFieldBounds(request, "", ZeroMeans::kValue, out, {"steps", "run_id", "agent_name", "workload_name"});
+  CheckFieldBounds(request, "", ZeroMeans::kValue, out, {"steps", "run_id", "agent_name", "workload_name", "earlier_run_ids"});
   if (request.steps_size() == 0) out.push_back({"steps", "a plan needs at least one step"});
   const std::string target_root = request.target().root().empty() ? "default" : request.target().root();
   for (int i = 0; i < request.steps_size(); ++i) {

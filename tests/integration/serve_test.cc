@@ -1,6 +1,7 @@
 // `iofleet serve` with real parts: real agents over gRPC on loopback, real runs on real files,
 // the service's real HTTP server, its SQLite history, SIGTERM and a restart, a webhook receiver,
 // and the page in headless Chromium.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -162,6 +163,7 @@ struct Fixture {
   std::unique_ptr<AgentProcess> agent;
   int port = FreeLoopbackPort();
   fs::path config = tmp / "etc" / "serve.yaml";
+  std::string db = "../var/history.db";  // serve.yaml's db: (relative to the config file)
 
   Fixture() {
     fs::create_directories(tmp / "etc" / "workloads");
@@ -173,7 +175,7 @@ struct Fixture {
   }
   // serve.yaml with relative paths (relative to the config file) and `suites` as given.
   void Write(const std::string& fleets, const std::string& suites, const std::string& extra = "") {
-    WriteText(config, "listen: 127.0.0.1:" + std::to_string(port) + "\ntoken_file: serve.token\ndb: ../var/history.db\n"
+    WriteText(config, "listen: 127.0.0.1:" + std::to_string(port) + "\ntoken_file: serve.token\ndb: " + db + "\n"
                       "results: ../var/results\nkeep_runs: 50\n" + extra + "fleets:\n" + fleets + "suites:\n" + suites);
   }
   fs::path results() const { return tmp / "var" / "results"; }
@@ -380,6 +382,106 @@ TEST(Serve, ARunOfAKilledServeIsLostNotRunAgainAndNotified) {
   EXPECT_EQ(hook.bodies()[0]["run_id"], id);
   std::this_thread::sleep_for(2s);
   EXPECT_EQ(serve.Runs().size(), 1u) << "the lost run is not run again: " << serve.Runs().dump();
+  serve.process().Signal(SIGTERM);
+  EXPECT_EQ(serve.process().Wait(60s), 0);
+}
+
+// Issue 19, item 20: serve killed (SIGKILL) and started again 5 s later (the unit's RestartSec).
+// Its agent still holds the killed serve's run until that run's lease ends: the queued run waits
+// for it and then runs, instead of failing "busy" and notifying. A run that meets an agent busy
+// with any other run (here another fleet's, going now) still fails "busy" at once.
+TEST(Serve, AQueuedRunWaitsForTheAgentsAKilledServeLeftBusy) {
+  Fixture f;
+  WebhookReceiver hook;
+  f.Write("  lab: { agents: \"" + f.agent->address() + "\" }\n  twin: { agents: \"" + f.agent->address() + "\" }\n",
+          "  - name: long\n    fleet: lab\n    workload: workloads/serve-it.yaml\n    set: { \"steps[read].io.runtime\": 8s }\n"
+          "    webhook: " + hook.url() + "\n"
+          "  - name: twin\n    fleet: twin\n    workload: workloads/serve-it.yaml\n");
+  std::string lost, queued;
+  {
+    Serve serve(f.config, f.tmp / "logs1", f.port);
+    lost = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
+    serve.WaitState(lost, "running");
+    WaitForSteps(f.results() / "long" / lost);  // the agent holds it
+    queued = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
+    ASSERT_EQ(serve.Run(queued)["state"], "queued");
+    serve.process().Signal(SIGKILL);
+    serve.process().Wait(10s);
+  }
+  std::this_thread::sleep_for(5s);
+  Serve serve(f.config, f.tmp / "logs2", f.port);
+  EXPECT_EQ(serve.Run(lost)["status"], "lost");
+  serve.WaitState(queued, "running");
+  WaitForSteps(f.results() / "long" / queued);
+  const std::string twin = json::parse(serve.Call("POST", "/api/v1/suites/twin/runs").body)["run_id"];
+  json twin_done = serve.WaitDone(twin);
+  EXPECT_EQ(twin_done["status"], "failed");
+  EXPECT_NE(twin_done["error"].get<std::string>().find("busy with another run"), std::string::npos) << twin_done.dump();
+  EXPECT_EQ(serve.Run(queued)["state"], "running") << "twin failed at once, while the run it met was going";
+  json done = serve.WaitDone(queued, 90s);
+  EXPECT_EQ(done["status"], "succeeded") << done.dump() << serve.process().Stderr();
+  const std::string log = ReadAll(f.results() / "long" / queued / "run.log");
+  EXPECT_NE(log.find("waited"), std::string::npos) << log;
+  EXPECT_NE(log.find(lost), std::string::npos) << log;
+  std::this_thread::sleep_for(1s);
+  const auto bodies = hook.bodies();
+  ASSERT_EQ(bodies.size(), 1u) << "only the lost run is notified";
+  EXPECT_EQ(bodies[0]["run_id"], lost);
+  serve.process().Signal(SIGTERM);
+  EXPECT_EQ(serve.process().Wait(60s), 0);
+}
+
+// Issue 19, item 21: the history database's file system fills up during a run. The run's figures
+// cannot be recorded and neither can its end: the API shows it failed with the reason (never
+// running), and serve writes its end once there is room again, so a later start (after a
+// SIGKILL: no last try at stop) does not take it for lost.
+TEST(Serve, ARunWhoseEndCannotBeRecordedIsFailedAndRecordedOnceThereIsRoom) {
+  Fixture f;
+  const fs::path small = f.tmp / "dbfs";
+  fs::create_directories(small);
+  if (RunCommand({"/bin/mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", small.string()}, f.tmp / "logs").code != 0) {
+    GTEST_SKIP() << "cannot mount a size-limited tmpfs at " << small << " (needs root)";
+  }
+  struct Unmount {
+    fs::path dir, logs;
+    ~Unmount() { RunCommand({"/bin/umount", "-l", dir.string()}, logs); }
+  } unmount{small, f.tmp / "logs"};
+  f.db = (small / "history.db").string();
+  f.Write("  lab: { agents: \"" + f.agent->address() + "\" }\n",
+          "  - name: long\n    fleet: lab\n    workload: workloads/serve-it.yaml\n    set: { \"steps[read].io.runtime\": 3s }\n");
+  std::string id;
+  {
+    Serve serve(f.config, f.tmp / "logs1", f.port);
+    id = json::parse(serve.Call("POST", "/api/v1/suites/long/runs").body)["run_id"];
+    serve.WaitState(id, "running");
+    WaitForSteps(f.results() / "long" / id);
+    {
+      // Not one byte left on the database's file system.
+      const int fd = open((small / "filler").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      ASSERT_GE(fd, 0);
+      const std::string chunk(1 << 16, 'f');
+      for (size_t size = chunk.size(); size > 0; size /= 2) {
+        while (write(fd, chunk.data(), size) == static_cast<ssize_t>(size)) {
+        }
+      }
+      close(fd);
+    }
+    json done = serve.WaitDone(id);
+    EXPECT_EQ(done["status"], "failed") << done.dump();
+    EXPECT_NE(done.value("error", "").find("full"), std::string::npos) << done.dump();
+    EXPECT_TRUE(RunsOf(serve.Runs("?state=running"), "long").empty()) << serve.Runs().dump();
+    EXPECT_EQ(serve.Call("POST", "/api/v1/runs/" + id + "/cancel").status, 409);
+    EXPECT_NE(serve.process().Stderr().find("full"), std::string::npos) << serve.process().Stderr();
+    fs::remove(small / "filler");
+    std::this_thread::sleep_for(4s);  // a few scheduler ticks
+    serve.process().Signal(SIGKILL);
+    serve.process().Wait(10s);
+  }
+  Serve serve(f.config, f.tmp / "logs2", f.port);
+  json after = serve.Run(id);
+  EXPECT_EQ(after["state"], "done");
+  EXPECT_EQ(after["status"], "failed") << after.dump();
+  EXPECT_NE(after.value("error", "").find("full"), std::string::npos) << after.dump();
   serve.process().Signal(SIGTERM);
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }

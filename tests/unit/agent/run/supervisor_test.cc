@@ -288,6 +288,28 @@ TEST_F(SupervisorTest, AnotherControllerCannotSteerOrEndTheRun) {
   EXPECT_TRUE(RunStep(0).ok());  // the owner's run is untouched
 }
 
+// Issue 19, item 20: a controller started again after it was killed names the runs it lost. An
+// agent still holding one of them says which in its busy answer (the controller then waits for
+// that run's lease to end); to anyone who does not name it, it names nothing.
+TEST_F(SupervisorTest, ABusyAnswerNamesTheHeldRunOnlyToWhoeverNamesIt) {
+  ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}).ok());
+  v1::PrepareRequest request;
+  request.set_run_id("r2");
+  request.set_agent_name("node1");
+  *request.add_steps() = IoStep("write", v1::OP_WRITE, 1 << 16, false);
+  request.add_earlier_run_ids("r0");
+  auto other = supervisor_->Prepare(request);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), Code::kUnavailable);
+  EXPECT_EQ(other.status().message(), "agent node1 is busy with another run");
+  request.add_earlier_run_ids("r1");
+  auto lost = supervisor_->Prepare(request);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().code(), Code::kUnavailable);
+  EXPECT_NE(lost.status().message().find("agent node1 is busy with run r1"), std::string::npos) << lost.status().message();
+  EXPECT_TRUE(RunStep(0).ok()) << "the run is untouched";
+}
+
 // Issue 9, items 8 and 10: Stop during a long fill (8 GiB) stops it between writes, and the agent is
 // idle only when the fill has returned and the run's files are gone.
 TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {

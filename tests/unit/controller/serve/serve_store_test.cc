@@ -1,7 +1,12 @@
 #include "controller/serve/serve_store.h"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <thread>
 
 #include "controller/history/history_db.h"
@@ -194,6 +199,106 @@ TEST(ServeStore, NewestFirstAndFilteredBySuiteAndState) {
   auto queued = store->Runs({"", "queued", 0});
   ASSERT_TRUE(queued.ok());
   EXPECT_TRUE(queued->empty());
+}
+
+// A small tmpfs of its own (needs root: skipped with the reason otherwise), unmounted at the end.
+class SmallFileSystem {
+ public:
+  explicit SmallFileSystem(const std::filesystem::path& dir) : dir_(dir) {
+    std::filesystem::create_directories(dir_);
+    if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=2m") == 0) mounted_ = true;
+    else why_ = std::string("cannot mount a 2 MiB tmpfs at ") + dir_.string() + ": " + std::strerror(errno);
+  }
+  ~SmallFileSystem() {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& why() const { return why_; }
+  // Writes a file until the file system has not one byte left (ENOSPC at 1 byte).
+  void Fill() {
+    int fd = ::open((dir_ / "filler").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    std::string chunk(1 << 16, 'f');
+    for (size_t size = chunk.size(); size > 0; size /= 2) {
+      while (::write(fd, chunk.data(), size) == static_cast<ssize_t>(size)) {
+      }
+    }
+    ::close(fd);
+  }
+  void Empty() { std::filesystem::remove(dir_ / "filler"); }
+
+ private:
+  std::filesystem::path dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+// Issue 19, item 21: the database fills up as a run ends. The run's end that could not be written
+// is what every read shows (never "running"), and it is written once there is room again.
+TEST(ServeStore, AnEndThatCannotBeWrittenIsShownAsDoneAndWrittenOnceThereIsRoom) {
+  testing::TempDir dir;
+  SmallFileSystem small(dir / "small");
+  if (!small.mounted()) GTEST_SKIP() << small.why();
+  const std::string path = (dir / "small" / "history.db").string();
+  auto opened = ServeStore::Open(path);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  ServeStore& store = **opened;
+  ASSERT_TRUE(store.Enqueue(Q("r1", "nightly", "lab", "manual", 1), 1).ok());
+  ASSERT_TRUE(store.Enqueue(Q("r2", "other", "lab", "manual", 2), 2).ok());
+  ASSERT_TRUE(store.TakeNext("lab", 3).ok());
+  ASSERT_TRUE(store.TakeNext("lab", 4).ok());
+
+  small.Fill();
+  Status full = store.Finish("r1", "failed", "", 1, "history database: database or disk is full", 10);
+  ASSERT_FALSE(full.ok()) << "the file system is full: the write must fail for this test to mean anything";
+  EXPECT_NE(full.message().find("full"), std::string::npos) << full.message();
+
+  auto r1 = store.Find("r1");
+  ASSERT_TRUE(r1.ok() && r1->has_value()) << r1.status().message();
+  EXPECT_EQ((*r1)->state, "done");
+  EXPECT_EQ((*r1)->status, "failed");
+  EXPECT_EQ((*r1)->exit_code, 1);
+  EXPECT_EQ((*r1)->finished_at_unix_ns, 10u);
+  EXPECT_EQ((*r1)->suite, "nightly") << "the rest of the row is the database's";
+  auto running = store.Runs({"", "running", 0});
+  ASSERT_TRUE(running.ok());
+  ASSERT_EQ(running->size(), 1u);
+  EXPECT_EQ((*running)[0].run_id, "r2");
+  auto done = store.Runs({"nightly", "done", 1});
+  ASSERT_TRUE(done.ok());
+  ASSERT_EQ(done->size(), 1u);
+  EXPECT_EQ((*done)[0].run_id, "r1");
+  EXPECT_EQ((*done)[0].status, "failed");
+  auto all = store.Runs({"", "", 0});
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].run_id, "r2");
+  EXPECT_EQ((*all)[1].state, "done");
+  auto counts = store.DoneCounts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ((*counts)[std::make_pair(std::string("nightly"), std::string("failed"))], 1);
+  std::vector<std::string> written;
+  EXPECT_FALSE(store.WriteUnwritten(written).ok()) << "still full";
+  EXPECT_TRUE(written.empty());
+  ASSERT_EQ(store.Unwritten().size(), 1u);
+
+  small.Empty();
+  Status landed = store.WriteUnwritten(written);
+  ASSERT_TRUE(landed.ok()) << landed.message();
+  EXPECT_EQ(written, std::vector<std::string>{"r1"});
+  EXPECT_TRUE(store.Unwritten().empty());
+  // What another connection (a restart, `iofleet history`) reads.
+  auto reopened = ServeStore::Open(path);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  auto stored = (*reopened)->Find("r1");
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->state, "done");
+  EXPECT_EQ((*stored)->status, "failed");
+  EXPECT_EQ((*stored)->error, "history database: database or disk is full");
+  auto lost = (*reopened)->MarkLost(20);
+  ASSERT_TRUE(lost.ok());
+  ASSERT_EQ(lost->size(), 1u);
+  EXPECT_EQ((*lost)[0].run_id, "r2") << "r1 ended: a restart does not take it for lost";
 }
 
 TEST(ServeStore, TwoThreadsQueueingTheSameSuiteQueueItOnce) {

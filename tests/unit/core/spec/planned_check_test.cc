@@ -221,6 +221,19 @@ TEST(PlannedCheck, RunIdAndAgentNameAreSinglePathComponents) {
   EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[1].read_from_agent", "single path component"));
 }
 
+TEST(PlannedCheck, EarlierRunIdsAreRunIdsAndBounded) {
+  v1::PrepareRequest r = Valid();
+  r.add_earlier_run_ids("20261130-130000-cd34");
+  EXPECT_TRUE(CheckPrepareRequest(r).empty()) << All(CheckPrepareRequest(r));
+  r.add_earlier_run_ids("../x");
+  auto vs = CheckPrepareRequest(r);
+  EXPECT_TRUE(Has(vs, "earlier_run_ids[1]", "single path component")) << All(vs);
+  r = Valid();
+  for (int i = 0; i < 1025; ++i) r.add_earlier_run_ids("r" + std::to_string(i));
+  vs = CheckPrepareRequest(r);
+  EXPECT_TRUE(Has(vs, "earlier_run_ids", "at most 1024")) << All(vs);
+}
+
 TEST(PlannedCheck, JobsTimesFileSizeOverflows) {
   v1::PrepareRequest r = Valid();
   Io(r).set_jobs(4);
