@@ -3,19 +3,27 @@
 BUILD_DIR := build
 BIN := $(BUILD_DIR)/bin
 
-.PHONY: deps configure build demo test package test-sanitize test-asan test-tsan fuzz clean
+.PHONY: deps deps-demo configure configure-demo build demo test package test-sanitize test-asan test-tsan fuzz clean
 
+# Everything the suite uses; the demo only what building and running needs (scripts/install-deps).
 deps:
-	./scripts/install-deps
+	./scripts/install-deps test
+
+deps-demo:
+	./scripts/install-deps demo
 
 configure: deps
+	@test -f $(BUILD_DIR)/build.ninja || cmake --preset default
+
+configure-demo: deps-demo
 	@test -f $(BUILD_DIR)/build.ninja || cmake --preset default
 
 build: configure
 	cmake --build --preset default
 
-# The demo needs the two binaries only, not the test targets (most of a cold build).
-demo: configure
+# The demo needs the two binaries only, not the test targets (most of a cold build), and none of
+# the test tools (Chromium, Prometheus, clang, podman ...).
+demo: configure-demo
 	cmake --build --preset default --target iofleet iofleet-agent
 	$(BIN)/iofleet run workloads/quickstart.yaml
 

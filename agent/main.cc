@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
   for (const std::string& address : {listen, metrics_address}) {
     if (address.empty()) continue;
     if (iofleet::Status free = iofleet::CheckListenAddressFree(address); !free.ok()) {
-      std::cerr << "iofleet-agent: " << (address == listen ? "--listen: " : "--metrics: ") << free.message() << "\n";
+      std::cerr << "iofleet-agent: " << (address == listen ? "--listen " : "--metrics ") << address
+                << (address == listen ? ": cannot listen there: " : ": cannot serve metrics there: ") << free.message() << "\n";
       return kExitUsage;
     }
   }

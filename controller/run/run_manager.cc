@@ -504,7 +504,7 @@ int RunManager::StartLive() {
   live_ = std::make_unique<LiveRun>(report_.run_id, w.name(), w.sample_interval() ? w.sample_interval() : 1'000'000'000);
   if (!options_.metrics_address.empty()) {
     if (Status free = CheckListenAddressFree(options_.metrics_address); !free.ok()) {
-      log() << "iofleet: --metrics: " << free.message() << "\n";
+      log() << "iofleet: --metrics " << options_.metrics_address << ": cannot serve metrics there: " << free.message() << "\n";
       return kExitRejected;
     }
     auto server = MetricsServer::Start(options_.metrics_address, *live_);

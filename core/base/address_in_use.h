@@ -10,9 +10,9 @@
 
 namespace iofleet {
 
-// host:port, [v6]:port or unix:PATH. Ok when it can be bound (port 0 always can); else a message
-// naming the address and errno (EADDRINUSE for a port with a listener or a unix socket that
-// answers, ENOTSOCK for a path that is something else).
+// host:port, [v6]:port or unix:PATH. Ok when it can be bound (port 0 always can); else why, with
+// the errno (EADDRINUSE for a port with a listener or a unix socket that answers, ENOTSOCK for a
+// path that is something else): the caller names the flag and the address.
 Status CheckListenAddressFree(const std::string& address);
 
 }  // namespace iofleet

@@ -98,6 +98,38 @@ TEST(ReportHtml, AStepWithTooFewSamplesSaysSoInsteadOfEmptyAxes) {
   EXPECT_TRUE(noted) << specs.dump(1);
 }
 
+// A mixed workload's 5 s ramp was drawn as a flat 0 MiB/s line the charts climbed from.
+TEST(ReportHtml, TheRampIsDrawnApartFromTheWindow) {
+  const ReportDocument doc = ToDocument(TwoAgentRead());
+  SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1, 1'000'000'000};
+  std::string csv = SamplesCsv::kHeader;
+  v1::Progress before;
+  for (int i = 1; i <= 4; ++i) {
+    v1::Progress p;
+    p.set_elapsed_ns(i * 500'000'000ull);
+    p.set_ramp_bytes(std::min(i, 2) * 50'000'000ull);
+    p.set_bytes(i > 2 ? (i - 2) * 60'000'000ull : 0);
+    csv += SamplesCsv::Row(step, "node1", p, i > 1 ? &before : nullptr);
+    before = p;
+  }
+  const nlohmann::ordered_json specs = ChartSpecs(doc, csv);
+  const nlohmann::ordered_json* timeline = nullptr;
+  for (const auto& s : specs) {
+    if (s.value("section", "") == "timeline" && s.contains("config") && s["title"].get<std::string>().find(" p99") == std::string::npos) {
+      timeline = &s;
+    }
+  }
+  ASSERT_NE(timeline, nullptr) << specs.dump(1);
+  const auto& datasets = (*timeline)["config"]["data"]["datasets"];
+  ASSERT_EQ(datasets.size(), 2u) << datasets.dump();
+  EXPECT_EQ(datasets[0]["label"], "node1");
+  EXPECT_EQ(datasets[0]["data"].size(), 2u);  // the window's samples only
+  for (const auto& point : datasets[0]["data"]) EXPECT_GT(point["y"].get<double>(), 0) << "no zero-throughput ramp points";
+  EXPECT_EQ(datasets[1]["label"], "node1 (ramp)");
+  EXPECT_EQ(datasets[1]["data"].size(), 2u);
+  EXPECT_TRUE(datasets[1].contains("borderDash"));
+}
+
 TEST(ReportHtml, StringsFromTheDocumentAreEscapedInTextAndInScript) {
   RunReport run = TwoAgentRead();
   run.workload = "</script><script>alert(1)</script>";
