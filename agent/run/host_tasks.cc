@@ -21,15 +21,16 @@ constexpr size_t kOutputTail = 2048;
 
 class SyncTask : public StepTask {
  public:
-  SyncTask(bool drop_caches, std::string agent) : drop_caches_(drop_caches), agent_(std::move(agent)) {}
+  SyncTask(bool drop_caches, std::string agent, std::string path)
+      : drop_caches_(drop_caches), agent_(std::move(agent)), path_(std::move(path)) {}
   Status Run(const std::atomic<bool>&) override {
     sync();
     if (!drop_caches_) return Status::Ok();
-    int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    int fd = open(path_.c_str(), O_WRONLY | O_CLOEXEC);
     int err = fd < 0 ? errno : 0;
     if (fd >= 0 && write(fd, "3", 1) != 1) err = errno ? errno : EIO;
     if (fd >= 0) close(fd);
-    if (err) return PosixError("agent " + agent_ + ": /proc/sys/vm/drop_caches", err);
+    if (err) return PosixError("agent " + agent_ + ": " + path_, err);
     return Status::Ok();
   }
   void Report(v1::StepResult&) const override {}
@@ -37,6 +38,7 @@ class SyncTask : public StepTask {
  private:
   const bool drop_caches_;
   const std::string agent_;
+  const std::string path_;
 };
 
 class ReadaheadTask : public StepTask {
@@ -190,8 +192,16 @@ class HookTask : public StepTask {
 
 }  // namespace
 
-std::unique_ptr<StepTask> MakeSyncTask(bool drop_caches, std::string agent_name) {
-  return std::make_unique<SyncTask>(drop_caches, std::move(agent_name));
+Status ProbeWritable(const std::string& path) {
+  // No O_TRUNC, no O_CREAT: the probe must change nothing, not even make a missing file.
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return PosixError(path + " cannot be opened for writing", errno);
+  close(fd);
+  return Status::Ok();
+}
+
+std::unique_ptr<StepTask> MakeSyncTask(bool drop_caches, std::string agent_name, std::string drop_caches_path) {
+  return std::make_unique<SyncTask>(drop_caches, std::move(agent_name), std::move(drop_caches_path));
 }
 
 std::unique_ptr<StepTask> MakeReadaheadTask(ReadaheadKeeper& keeper, std::string file, uint32_t kib, std::string agent_name) {

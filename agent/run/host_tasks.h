@@ -13,8 +13,21 @@
 
 namespace iofleet::agent {
 
-// sync(2); with drop_caches then "3" to /proc/sys/vm/drop_caches (page cache, dentries, inodes).
-std::unique_ptr<StepTask> MakeSyncTask(bool drop_caches, std::string agent_name);
+// Where the host steps act. The defaults are the kernel's; a test points them at paths it
+// controls (one that cannot be opened for writing, a stand-in sysfs tree).
+struct HostPaths {
+  std::string drop_caches = "/proc/sys/vm/drop_caches";
+  std::string sysfs = "/sys";  // where ReadaheadFileFor finds a device's read_ahead_kb
+};
+
+// Whether this process could write `path` now: open(2) for writing and close, nothing written
+// (a write to drop_caches would drop the caches). It fails as the step would: not root, or
+// /proc/sys and /sys read-only (systemd's ProtectKernelTunables, a container's defaults).
+Status ProbeWritable(const std::string& path);
+
+// sync(2); with drop_caches then "3" to `drop_caches_path` (page cache, dentries, inodes).
+std::unique_ptr<StepTask> MakeSyncTask(bool drop_caches, std::string agent_name,
+                                       std::string drop_caches_path = HostPaths{}.drop_caches);
 
 // Sets read_ahead_kb of `file` through the keeper, which restores it when the run ends.
 std::unique_ptr<StepTask> MakeReadaheadTask(ReadaheadKeeper& keeper, std::string file, uint32_t kib, std::string agent_name);

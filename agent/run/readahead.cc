@@ -37,11 +37,11 @@ Status WriteValue(const std::string& file, const std::string& value) {
 
 }  // namespace
 
-Result<std::string> ReadaheadFileFor(int fd) {
+Result<std::string> ReadaheadFileFor(int fd, const std::string& sysfs) {
   struct stat st;
   if (fstat(fd, &st) < 0) return PosixError("fstat", errno);
   const std::string id = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
-  const std::string dev = "/sys/dev/block/" + id;
+  const std::string dev = sysfs + "/dev/block/" + id;
   // Canonical (symlinks and ".." resolved), as the record stores it.
   auto canonical = [](const std::string& path) {
     char resolved[PATH_MAX];
@@ -49,7 +49,8 @@ Result<std::string> ReadaheadFileFor(int fd) {
   };
   if (Exists(dev + "/queue/read_ahead_kb")) return canonical(dev + "/queue/read_ahead_kb");
   if (Exists(dev + "/partition") && Exists(dev + "/../queue/read_ahead_kb")) return canonical(dev + "/../queue/read_ahead_kb");
-  if (Exists("/sys/class/bdi/" + id + "/read_ahead_kb")) return canonical("/sys/class/bdi/" + id + "/read_ahead_kb");
+  const std::string bdi = sysfs + "/class/bdi/" + id + "/read_ahead_kb";
+  if (Exists(bdi)) return canonical(bdi);
   return Status(Code::kFailedPrecondition, "no block device or backing device (" + id +
                                                ") has a read-ahead setting for this file system (tmpfs or similar)");
 }

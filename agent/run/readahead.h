@@ -15,8 +15,8 @@
 namespace iofleet::agent {
 
 // The read_ahead_kb file for the device backing the file system `fd` is on: the disk's queue
-// (a partition's parent), or the backing device info of a network file system.
-Result<std::string> ReadaheadFileFor(int fd);
+// (a partition's parent), or the backing device info of a network file system, below `sysfs`.
+Result<std::string> ReadaheadFileFor(int fd, const std::string& sysfs = "/sys");
 
 class ReadaheadKeeper {
  public:

@@ -216,13 +216,27 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
   return removed;
 }
 
-// Host steps need this agent's permission; a refusal here exits 2 before any I/O.
+// Host steps need this agent's permission, and the access to do them: a refusal here exits 2
+// before any I/O, not when the step is reached, maybe minutes into the run.
 Status Supervisor::PreflightHostSteps(const v1::PrepareRequest& request, Workspace& workspace) {
   const std::string who = "agent " + name_ + ": ";
+  // The config allows the step, the host does not let this process do it.
+  auto cannot = [&](const v1::PlannedStep& step, const std::string& kind, const Status& probe, const char* tree) {
+    return Status(Code::kFailedPrecondition,
+                  who + "step " + step.name() + ": " + kind + ": " + probe.message() + "; run the agent as root with " + tree +
+                      " writable (systemd: the drop-in deploy/systemd/iofleet-agent-privileged.conf; Kubernetes: "
+                      "overlays/privileged; docker: --privileged --user 0), or remove the step");
+  };
   readahead_file_.clear();
+  bool drop_caches_probed = false;
   for (const auto& step : request.steps()) {
     if (step.has_drop_caches() && !config_.allow_drop_caches) {
       return Status(Code::kPermissionDenied, who + "step " + step.name() + ": drop_caches is not allowed by this agent's config (allow_drop_caches)");
+    }
+    if (step.has_drop_caches() && !drop_caches_probed) {
+      Status probe = ProbeWritable(host_.drop_caches);
+      if (!probe.ok()) return cannot(step, "drop_caches", probe, "/proc/sys");
+      drop_caches_probed = true;
     }
     if (step.has_hook() && !config_.hooks.count(step.hook().name())) {
       std::string known;
@@ -236,12 +250,11 @@ Status Supervisor::PreflightHostSteps(const v1::PrepareRequest& request, Workspa
       }
       auto dir = workspace.OpenDirectory("", false);
       if (!dir.ok()) return Status(dir.status().code(), who + dir.status().message());
-      auto file = ReadaheadFileFor(*dir);
+      auto file = ReadaheadFileFor(*dir, host_.sysfs);
       close(*dir);
       if (!file.ok()) return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": " + workspace.run_dir() + ": " + file.status().message());
-      if (access(file->c_str(), W_OK) != 0) {
-        return PosixError(who + "step " + step.name() + ": " + *file + " (read-ahead) is not writable", errno);
-      }
+      Status probe = ProbeWritable(*file);
+      if (!probe.ok()) return cannot(step, "readahead", probe, "/sys");
       // The original is recorded there before any change: it must be writable now, not later.
       if (mkdir(config_.state_dir.c_str(), 0700) < 0 && errno != EEXIST) {
         return PosixError(who + "state_dir " + config_.state_dir + " (the read-ahead record)", errno);
@@ -448,7 +461,7 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
 
 Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
                                                       const RunPlaces& places) {
-  if (planned.has_sync() || planned.has_drop_caches()) return MakeSyncTask(planned.has_drop_caches(), places.agent_name);
+  if (planned.has_sync() || planned.has_drop_caches()) return MakeSyncTask(planned.has_drop_caches(), places.agent_name, host_.drop_caches);
   if (planned.has_readahead()) return MakeReadaheadTask(readahead_, places.readahead_file, planned.readahead().kib(), places.agent_name);
   if (planned.has_hook()) {
     HookRun hook{planned.hook().name(), config_.hooks.at(planned.hook().name()), places.run_id, places.target->run_dir(),
@@ -663,8 +676,12 @@ void Supervisor::Shutdown() {
   lease_cv_.notify_all();
 }
 
-Supervisor::Supervisor(const Roots& roots, std::string name, AgentConfig config)
-    : roots_(roots), name_(std::move(name)), config_(std::move(config)), readahead_(config_.state_dir, name_) {
+Supervisor::Supervisor(const Roots& roots, std::string name, AgentConfig config, HostPaths host)
+    : roots_(roots),
+      name_(std::move(name)),
+      config_(std::move(config)),
+      host_(std::move(host)),
+      readahead_(config_.state_dir, name_) {
   for (const auto& note : readahead_.RestoreFromRecord()) std::cerr << "iofleet-agent: " << note << "\n";
   lease_thread_ = std::thread([this] { WatchLease(); });
 }

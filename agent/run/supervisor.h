@@ -25,6 +25,7 @@
 #include "agent/run/agent_config.h"
 #include "agent/run/agent_state.h"
 #include "agent/run/coverage.h"
+#include "agent/run/host_tasks.h"
 #include "agent/run/readahead.h"
 #include "agent/run/roots.h"
 #include "agent/run/step_runner.h"
@@ -51,7 +52,8 @@ struct MetricsRefs {
 
 class Supervisor {
  public:
-  Supervisor(const Roots& roots, std::string name, AgentConfig config = {});
+  // `host`: where drop_caches and readahead steps act (the kernel's files unless a test says).
+  Supervisor(const Roots& roots, std::string name, AgentConfig config = {}, HostPaths host = {});
   ~Supervisor();
 
   const std::string& name() const { return name_; }
@@ -109,6 +111,7 @@ class Supervisor {
   const Roots& roots_;
   const std::string name_;
   const AgentConfig config_;
+  const HostPaths host_;
   mutable std::mutex mu_;
   std::condition_variable changed_;  // state_, streams_ or setup_in_flight_ changed
   AgentState state_ = AgentState::kIdle;

@@ -10,6 +10,10 @@ namespace iofleet::controller {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+// The relative spread of the baseline runs up to which the noise is taken as normal, and how fast
+// the spread the test uses grows beyond it (NoisySpread).
+constexpr double kQuietSpread = 0.05;
+constexpr double kNoisyExponent = 2;
 
 Result<size_t> ParseCount(const std::string& text, const std::string& whole) {
   size_t n = 0;
@@ -43,6 +47,17 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The spread the test uses, from the baseline runs' standard deviation `s` and their relative
+// spread. Five runs on a quiet host spread a few percent and their noise is near normal: the t
+// test holds its false-alarm rate there and takes `s` as it is. Beyond kQuietSpread the noise of
+// real hosts is heavy-tailed (contention halves a run's bandwidth or multiplies its p99 tenfold
+// now and then), and five runs that happen to agree understate it: unchanged runs of this
+// project's machine were judged regressions in 15-21% of runs (tests/fixtures/history). So the
+// spread counts (relative / kQuietSpread)^2 times more: 4x at 10%, 16x at 20%.
+double NoisySpread(double s, double relative) {
+  return relative > kQuietSpread ? s * std::pow(relative / kQuietSpread, kNoisyExponent) : s;
 }
 
 // The reference value and its variance as a multiple of one run's.
@@ -138,12 +153,29 @@ std::vector<FigureVerdict> JudgeStep(const std::vector<FigureHistory>& figures, 
     const auto [reference, factor] = ReferenceOf(f, options.reference);
     v.baseline = reference;
     if (reference != 0) v.change_pct = (f.now - reference) / std::fabs(reference) * 100.0;
-    const double s = StdDev(f.baseline);
+    // Times (latencies, seconds: lower is better) are tested on their logarithms: bounded below
+    // and skewed up, their noise is multiplicative (a p99 ten times the usual is a busy moment,
+    // a tenth of it never happens), and on logarithms a spike weighs what its factor does. Rates
+    // keep their values: bounded by the device, they are skewed down, and logarithms would
+    // stretch the very tail a false alarm comes from. A time of 0 (a p99 of 0 ns) keeps it too.
+    const bool positive = f.now > 0 && std::all_of(f.baseline.begin(), f.baseline.end(), [](double x) { return x > 0; });
+    const bool on_logs = positive && f.better == Better::kLower;
+    FigureHistory tested_figure = f;
+    if (on_logs) {
+      tested_figure.now = std::log(f.now);
+      for (double& x : tested_figure.baseline) x = std::log(x);
+    }
+    const double spread = StdDev(tested_figure.baseline);
+    const double mean = Mean(f.baseline);
+    // A spread of logarithms is a relative one already.
+    const double relative = on_logs ? spread : (mean != 0 ? spread / std::fabs(mean) : 0);
+    const double s = NoisySpread(spread, relative);
     const double df = static_cast<double>(f.baseline.size() - 1);
     // Significance against the baseline's mean for best-of: the extreme of N runs is biased, and
     // a prediction interval around it would flag about one unchanged run in six (CV 3%, N 5).
-    const double centre = options.reference.kind == Reference::Kind::kBestOf ? Mean(f.baseline) : reference;
-    const double diff = f.now - centre;
+    const double centre = options.reference.kind == Reference::Kind::kBestOf ? Mean(tested_figure.baseline)
+                                                                             : ReferenceOf(tested_figure, options.reference).first;
+    const double diff = tested_figure.now - centre;
     // No spread at all: any difference is beyond noise, none is within it.
     const double t = s > 0 ? diff / (s * std::sqrt(1.0 + factor)) : (diff == 0 ? 0.0 : std::copysign(INFINITY, diff));
     const double below = StudentTCdf(t, df);  // P(T <= t): small when now is far below

@@ -8,7 +8,10 @@
 // cycles. The new run is ONE observation, so the test is a prediction-interval t test: with the
 // baseline runs' standard deviation s (n - 1 degrees of freedom) and a reference c whose
 // variance is f * sigma^2 (f = 1/n for a mean), t = (now - c) / (s * sqrt(1 + f)), one-sided in
-// the worse direction. A step instance's headline figures form one family: Holm's correction
+// the worse direction. Times (lower is better) are tested on their logarithms, and a baseline
+// that spreads more than 5% counts its spread (spread / 5%)^2 times: real hosts' noise beyond a
+// few percent is heavy-tailed (NoisySpread in verdict.cc, docs/HISTORY.md). A step instance's
+// headline figures form one family: Holm's correction
 // keeps the false-alarm bound per step, not per figure. A figure is a regression only when it is
 // both significant and worse than the allowed regression; improvements are judged the same way.
 #pragma once

@@ -362,6 +362,79 @@ TEST(ReadaheadStep, AKilledAgentRestoresTheOriginalWhenItStartsAgain) {
   EXPECT_NE(again.process().Stderr().find("restored read-ahead " + original + " KiB"), std::string::npos) << again.process().Stderr();
 }
 
+// Issue 19 item 14: `argv` in a mount namespace of its own where each of `read_only` is
+// bind-mounted read-only over itself, as the shipped unit's ProtectKernelTunables makes /proc/sys
+// and /sys for the agent; the local agent the controller starts is in it too.
+std::vector<std::string> WithReadOnly(const std::vector<std::string>& read_only, const std::vector<std::string>& argv) {
+  std::string script;
+  for (const auto& path : read_only) script += "mount --bind '" + path + "' '" + path + "' && mount -o remount,bind,ro '" + path + "' && ";
+  std::vector<std::string> out = {"/usr/bin/unshare", "-m", "/bin/sh", "-c", script + "exec \"$0\" \"$@\""};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+// Whether this kernel lets a test make `path` read-only in a mount namespace (root, no seccomp).
+bool CanMakeReadOnly(const std::string& path, const TempDir& tmp) {
+  return geteuid() == 0 && RunCommand(WithReadOnly({path}, {"/bin/true"}), tmp / "logs-probe", std::chrono::seconds(10)).code == 0;
+}
+
+// drop_caches allowed by the agent's config but not writable by the agent process: refused at
+// Prepare (exit 2, nothing run), naming the agent, the step, the file, errno and the fix.
+TEST(DropCachesStep, RefusedAtPrepareWhereTheAgentCannotWriteIt) {
+  TempDir tmp;
+  const std::string drop_caches = "/proc/sys/vm/drop_caches";
+  if (!CanMakeReadOnly(drop_caches, tmp)) GTEST_SKIP() << "needs root and mount namespaces (unshare -m) to make " << drop_caches << " read-only";
+  fs::create_directories(tmp / "data");
+  WriteText(tmp / "agent.yaml", "allow_drop_caches: true\n");
+  WriteText(tmp / "w.yaml", R"(name: dc
+steps:
+  - io: { op: write, direct: false, engine: psync, file_size: 1MiB }
+  - name: drop
+    drop_caches: {}
+  - io: { op: read, direct: false, engine: psync, file_size: 1MiB }
+)");
+  CommandResult r = RunCommand(WithReadOnly({drop_caches}, {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+                                                            (tmp / "data").string(), "--local-config", (tmp / "agent.yaml").string(),
+                                                            "--out", (tmp / "out").string()}),
+                               tmp / "logs");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("agent local: step drop: drop_caches: /proc/sys/vm/drop_caches cannot be opened for writing: "
+                       "Read-only file system (EROFS)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("deploy/systemd/iofleet-agent-privileged.conf"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));  // refused before any step ran
+  EXPECT_EQ(CountEntries(tmp / "data"), 0u);
+}
+
+TEST(ReadaheadStep, RefusedAtPrepareWhereTheAgentCannotWriteIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  TempDir tmp;
+  LoopFs loop(tmp / "img", tmp / "mnt");
+  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
+  const std::string file = fs::canonical(loop.ReadaheadFile()).string();
+  if (!CanMakeReadOnly(file, tmp)) GTEST_SKIP() << "needs mount namespaces (unshare -m) to make " << file << " read-only";
+  const std::string original = ReadFirstLine(file);
+  WriteText(tmp / "agent.yaml", "allow_readahead: true\nstate_dir: " + (tmp / "state").string() + "\n");
+  WriteText(tmp / "w.yaml", R"(name: ra
+steps:
+  - name: ra
+    readahead: { kib: 300 }
+  - io: { op: read, direct: false, engine: psync, file_size: 1MiB }
+)");
+  CommandResult r = RunCommand(WithReadOnly({file}, {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--local-root",
+                                                     (tmp / "mnt").string(), "--local-config", (tmp / "agent.yaml").string(),
+                                                     "--out", (tmp / "out").string()}),
+                               tmp / "logs");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("agent local: step ra: readahead: " + file + " cannot be opened for writing: Read-only file system (EROFS)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("deploy/systemd/iofleet-agent-privileged.conf"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+  EXPECT_EQ(ReadFirstLine(file), original);
+}
+
 // The shipped workloads of seeds 000 and 004, scaled down with --set.
 
 // Issue 9 items 13 and 15, and where a run ran: page-cache residency measured before each read

@@ -1,9 +1,9 @@
 // A real slowdown of the storage, not of the workload: the agent runs in a blkio cgroup and
 // reads a loop device with O_DIRECT. The device is a throttled one from the start (64 MiB/s):
 // an unthrottled loop device reads through the host's page cache at whatever speed the busy
-// CPUs allow, too noisy for three runs to be a baseline. After three baseline runs, the read
-// throttle is set to half the measured bandwidth: that run must be judged a regression (exit 3);
-// with the device back as it was, a rerun exits 0.
+// CPUs allow, too noisy for three runs to be a baseline. After a first run and three baseline
+// runs, the read throttle is set to half the measured bandwidth: that run must be judged a
+// regression (exit 3); with the device back as it was, a rerun exits 0.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -82,11 +82,14 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
     return RunCommand(argv, tmp.path());
   };
 
+  // The first run after the throttle is set may read faster (about 70 MiB/s: the throttle's
+  // first slice), a spread of 6% in three runs that the verdict rightly takes for a noisy host:
+  // it is recorded, but mean-of:3 takes the three after it.
   double sum = 0;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     CommandResult baseline = run("");
     ASSERT_EQ(baseline.code, 0) << baseline.err;
-    sum += ReadJson(ReportPath(baseline.out))["steps"][0]["aggregate"]["bytes_per_sec"].get<double>();
+    if (i > 0) sum += ReadJson(ReportPath(baseline.out))["steps"][0]["aggregate"]["bytes_per_sec"].get<double>();
   }
   const auto half = static_cast<uint64_t>(sum / 3 / 2);
   ASSERT_TRUE(group.ThrottleReads(loop.device(), half));

@@ -264,6 +264,33 @@ TEST(SyncTask, RunsOk) {
   EXPECT_TRUE(result.note().empty());
 }
 
+// The preflight of drop_caches and readahead steps: opens for writing, changes nothing, and says
+// why not (paths that fail for root too: a directory, a missing file).
+TEST(ProbeWritable, OpensWithoutWritingAndNamesTheErrno) {
+  testing::TempDir tmp;
+  const fs::path file = tmp / "drop_caches";
+  std::ofstream(file) << "0\n";
+  EXPECT_TRUE(ProbeWritable(file.string()).ok());
+  EXPECT_EQ(testing::ReadAll(file), "0\n");  // neither truncated nor written
+
+  Status missing = ProbeWritable((tmp / "missing").string());
+  EXPECT_EQ(missing.code(), Code::kNotFound);
+  EXPECT_EQ(missing.message(), (tmp / "missing").string() + " cannot be opened for writing: No such file or directory (ENOENT)");
+  EXPECT_FALSE(fs::exists(tmp / "missing"));  // not made by the probe
+
+  Status directory = ProbeWritable(tmp.path().string());
+  EXPECT_FALSE(directory.ok());
+  EXPECT_NE(directory.message().find("(EISDIR)"), std::string::npos) << directory.message();
+}
+
+TEST(SyncTask, DropCachesNamesTheFileItCouldNotWrite) {
+  testing::TempDir tmp;
+  auto task = MakeSyncTask(true, "node1", (tmp / "missing").string());
+  std::atomic<bool> stop{false};
+  Status st = task->Run(stop);
+  EXPECT_EQ(st.message(), "agent node1: " + (tmp / "missing").string() + ": No such file or directory (ENOENT)");
+}
+
 TEST(ReadaheadTask, SetsThroughTheKeeperAndNotes) {
   testing::TempDir tmp;
   std::string sysfs = (tmp / "read_ahead_kb").string();

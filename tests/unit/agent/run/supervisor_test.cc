@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -407,6 +409,96 @@ TEST_F(SupervisorTest, AStepEndedByShutdownHasNoResult) {
   EXPECT_EQ(ended.code(), Code::kAborted) << ended.message();  // ... but no result to send
   shutdown.join();
   EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
+}
+
+// Issue 19 item 14: a host step this agent's config allows but this process cannot do (not root,
+// or /proc/sys and /sys read-only under the shipped unit's ProtectKernelTunables) is refused at
+// Prepare with the fix, not minutes into the run when the step is reached. The probed paths are
+// stand-ins that fail for root too: a directory cannot be opened for writing (EISDIR), a missing
+// file not at all (ENOENT).
+v1::PlannedStep HostStep(const std::string& name) {
+  v1::PlannedStep step;
+  step.set_name(name);
+  return step;
+}
+
+TEST_F(SupervisorTest, DropCachesThatCannotBeWrittenIsRefusedAtPrepare) {
+  AgentConfig config;
+  config.allow_drop_caches = true;
+  v1::PlannedStep drop = HostStep("drop");
+  drop.mutable_drop_caches();
+  const std::vector<v1::PlannedStep> steps = {IoStep("write", v1::OP_WRITE, 1 << 16, false), drop};
+  HostPaths host;
+  host.drop_caches = (tmp_ / "drop_caches_dir").string();
+  fs::create_directories(host.drop_caches);
+  supervisor_ = std::make_unique<Supervisor>(*roots_, "node1", config, host);
+  Status refused = Prepare(steps);
+  EXPECT_EQ(refused.code(), Code::kFailedPrecondition) << refused.message();
+  const std::string& m = refused.message();
+  EXPECT_NE(m.find("agent node1: step drop: drop_caches: " + host.drop_caches + " cannot be opened for writing: "), std::string::npos) << m;
+  EXPECT_NE(m.find("(EISDIR)"), std::string::npos) << m;
+  EXPECT_NE(m.find("deploy/systemd/iofleet-agent-privileged.conf"), std::string::npos) << m;
+  EXPECT_NE(m.find("or remove the step"), std::string::npos) << m;
+  EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
+  EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);  // nothing made, nothing run
+
+  host.drop_caches = (tmp_ / "no-such-file").string();
+  supervisor_ = std::make_unique<Supervisor>(*roots_, "node1", config, host);
+  refused = Prepare(steps);
+  EXPECT_EQ(refused.code(), Code::kFailedPrecondition) << refused.message();
+  EXPECT_NE(refused.message().find("(ENOENT)"), std::string::npos) << refused.message();
+
+  // A writable stand-in passes; the probe writes nothing, the step itself writes "3".
+  host.drop_caches = (tmp_ / "drop_caches").string();
+  std::ofstream(host.drop_caches).flush();
+  supervisor_ = std::make_unique<Supervisor>(*roots_, "node1", config, host);
+  ASSERT_TRUE(Prepare(steps).ok());
+  EXPECT_EQ(testing::ReadAll(host.drop_caches), "");
+  ASSERT_TRUE(RunStep(0).ok());
+  auto dropped = RunStep(1);
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  EXPECT_EQ(testing::ReadAll(host.drop_caches), "3");
+}
+
+TEST_F(SupervisorTest, ReadaheadThatCannotBeWrittenIsRefusedAtPrepare) {
+  AgentConfig config;
+  config.allow_readahead = true;
+  config.state_dir = (tmp_ / "state").string();
+  v1::PlannedStep ra = HostStep("ra");
+  ra.mutable_readahead()->set_kib(300);
+  const std::vector<v1::PlannedStep> steps = {ra, IoStep("write", v1::OP_WRITE, 1 << 16, false)};
+  // A stand-in sysfs holding the target's device, whose read_ahead_kb is a directory.
+  struct stat root {};
+  ASSERT_EQ(stat((tmp_ / "root").c_str(), &root), 0);
+  const fs::path queue = tmp_ / "sys/dev/block" / (std::to_string(major(root.st_dev)) + ":" + std::to_string(minor(root.st_dev))) / "queue";
+  fs::create_directories(queue / "read_ahead_kb");
+  HostPaths host;
+  host.sysfs = (tmp_ / "sys").string();
+  supervisor_ = std::make_unique<Supervisor>(*roots_, "node1", config, host);
+  Status refused = Prepare(steps);
+  EXPECT_EQ(refused.code(), Code::kFailedPrecondition) << refused.message();
+  const std::string& m = refused.message();
+  EXPECT_NE(m.find("agent node1: step ra: readahead: "), std::string::npos) << m;
+  EXPECT_NE(m.find("/queue/read_ahead_kb cannot be opened for writing: "), std::string::npos) << m;
+  EXPECT_NE(m.find("(EISDIR)"), std::string::npos) << m;
+  EXPECT_NE(m.find("deploy/systemd/iofleet-agent-privileged.conf"), std::string::npos) << m;
+  EXPECT_NE(m.find("or remove the step"), std::string::npos) << m;
+  EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
+  EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);
+
+  // A writable stand-in: set during the run, put back at its end.
+  fs::remove(queue / "read_ahead_kb");
+  std::ofstream(queue / "read_ahead_kb") << "128\n";
+  supervisor_ = std::make_unique<Supervisor>(*roots_, "node1", config, host);
+  ASSERT_TRUE(Prepare(steps).ok());
+  auto set = RunStep(0);
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(testing::ReadAll(queue / "read_ahead_kb"), "300");
+  v1::StopRequest stop;
+  stop.set_run_id("r1");
+  stop.set_session_token(token_);
+  ASSERT_TRUE(supervisor_->Stop(stop).ok());
+  EXPECT_EQ(testing::ReadAll(queue / "read_ahead_kb"), "128");
 }
 
 }  // namespace
