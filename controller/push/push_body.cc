@@ -94,7 +94,7 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
            for (const auto& step : (*verdicts)["steps"]) {
              for (const auto& f : step.value("figures", nlohmann::ordered_json::array())) {
                const std::string verdict = f.value("verdict", "");
-               if (verdict == "not enough history") continue;
+               if (verdict == "not enough history" || verdict == "not comparable") continue;  // no verdict: not 0
                o += fmt::format("iofleet_result_verdict{{step=\"{}\",point=\"{}\",figure=\"{}\"}} {}\n",
                                 Escaped(step.value("step", "")), step.value("point", 0), Escaped(f.value("figure", "")),
                                 verdict == "regression" ? 1 : 0);

@@ -438,6 +438,9 @@ HttpResponse ServeApi::Metrics() {
   auto& latency = BuildGauge().Name("iofleet_result_latency_seconds").Help("The latest succeeded run's p99 latency, mean over its cycles.").Register(registry);
   auto& figure = BuildGauge().Name("iofleet_result_figure").Help("Every headline figure of the latest succeeded run (unit in the figure's name: docs/HISTORY.md), mean over its cycles.").Register(registry);
   auto& verdict = BuildGauge().Name("iofleet_result_verdict").Help("The latest succeeded run's verdict per judged figure: 1 a regression, 0 not.").Register(registry);
+  // A run judged "not comparable" (its baselines ran another effective workload) has no verdict
+  // series: 0 would read as "no regression". This says why they are missing.
+  auto& comparable = BuildGauge().Name("iofleet_result_comparable").Help("1 when the suite's latest succeeded run had baselines of its own effective workload, 0 when its verdict was not comparable (docs/HISTORY.md).").Register(registry);
   auto counts = service_.store().DoneCounts();
   if (!counts.ok()) return FromStatus(counts.status());
   for (const auto& [key, n] : *counts) runs_total.Add({{"suite", key.first}, {"status", key.second}}).Set(static_cast<double>(n));
@@ -479,10 +482,12 @@ HttpResponse ServeApi::Metrics() {
       }
       auto doc = ParseReportDocument(stored->report_json, "history run " + r.run_id);
       if (doc.ok() && doc->contains("verdicts") && (*doc)["verdicts"].is_object()) {
+        comparable.Add({{"suite", suite.name}, {"workload", workload}})
+            .Set((*doc)["verdicts"].value("verdict", "") == "not comparable" ? 0 : 1);
         for (const auto& step : (*doc)["verdicts"].value("steps", Json::array())) {
           for (const auto& f : step.value("figures", Json::array())) {
             const std::string v = f.value("verdict", "");
-            if (v == "not enough history") continue;
+            if (v == "not enough history" || v == "not comparable") continue;
             verdict.Add({{"suite", suite.name}, {"workload", workload}, {"step", step.value("step", "")},
                          {"point", std::to_string(step.value("point", 0))}, {"figure", f.value("figure", "")}})
                 .Set(v == "regression" ? 1 : 0);

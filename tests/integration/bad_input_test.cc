@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "tests/support/http_client.h"
 #include "tests/support/process.h"
 #include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
@@ -287,15 +288,10 @@ TEST(Listeners, EveryListenerRefusesAnAddressInUse) {
   EXPECT_EQ(unix_first.Wait(std::chrono::seconds(10)), 0);
 
   // The agent's --metrics and the controller's run --metrics on a port another listener holds.
-  int held = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  ASSERT_EQ(listen(held, 4), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len);
-  const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  int held_port = 0;
+  const int held = ListenOnLoopback(4, held_port);
+  ASSERT_GE(held, 0);
+  const std::string taken = "127.0.0.1:" + std::to_string(held_port);
   auto metrics = RunCommand({BinPath("iofleet-agent"), "--listen", "127.0.0.1:0", "--insecure", "--root", (tmp / "root2").string(),
                              "--metrics", taken},
                             tmp / "logs5", std::chrono::seconds(10));
@@ -315,15 +311,7 @@ TEST(Listeners, EveryListenerRefusesAnAddressInUse) {
 }
 
 TEST_F(BadInput, UnreachableAgentExitsOneNamingTheAddress) {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(s);  // nobody listens on this port now
-  std::string dead = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  std::string dead = "127.0.0.1:" + std::to_string(FreeLoopbackPort());  // nobody listens on this port now
   std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
   auto r = RunCommand({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents",
                        agent_->address() + "," + dead, "--out", (tmp_ / "out").string()},

@@ -110,6 +110,10 @@ TEST(PushBodyTest, VerdictsArePushedPerJudgedFigure) {
   EXPECT_NE(body.find("iofleet_result_verdict{step=\"read\",point=\"1\",figure=\"iops\"} 0\n"), std::string::npos) << body;
   EXPECT_EQ(body.find("p99_latency"), std::string::npos) << "no verdict without enough history";
   EXPECT_EQ(PushBody(Report(), 1, 0).find("iofleet_result_verdict"), std::string::npos);
+  // Not comparable (another effective workload): no verdict series, which 0 would misread.
+  const auto unlike = nlohmann::ordered_json::parse(R"({"verdict": "not comparable", "steps": [{"step": "read", "point": 1, "figures": [
+      {"figure": "bandwidth", "verdict": "not comparable"}]}]})");
+  EXPECT_EQ(PushBody(Report(), 1, 0, &unlike).find("iofleet_result_verdict{"), std::string::npos);
 }
 
 TEST(PushBodyTest, TheRunsStatusHasNoStepLabels) {
