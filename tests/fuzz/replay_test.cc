@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 extern "C" int Fuzz_units(const uint8_t* data, size_t size);
 extern "C" int Fuzz_yaml_loader(const uint8_t* data, size_t size);

@@ -6,6 +6,7 @@
 #include "tests/support/dashboards.h"
 #include "tests/support/prometheus.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet::testing {
 namespace {

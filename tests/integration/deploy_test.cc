@@ -14,6 +14,7 @@
 
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet::testing {
 namespace {
@@ -61,11 +62,18 @@ void MakeServeSecrets(const fs::path& dir, const fs::path& token_file, const fs:
 }
 
 // A copy of a unit whose commands are the freshly built binaries: verify checks that they exist.
+// Each command path is double-quoted, as systemd allows: the checkout may sit in a folder with a
+// space in its name.
 void CopyUnit(const fs::path& from, const fs::path& to) {
   std::string text = ReadAll(from);
-  const std::string installed = "/usr/bin/";
+  const std::string installed = "/usr/bin/iofleet";
   for (size_t at = text.find(installed); at != std::string::npos; at = text.find(installed, at)) {
-    text.replace(at, installed.size(), std::string(IOFLEET_BIN_DIR) + "/");
+    size_t end = text.find_first_of(" \t\n", at);
+    if (end == std::string::npos) end = text.size();
+    const std::string name = text.substr(at + 9, end - at - 9);  // after "/usr/bin/"
+    const std::string built = "\"" + std::string(IOFLEET_BIN_DIR) + "/" + name + "\"";
+    text.replace(at, end - at, built);
+    at += built.size();
   }
   std::ofstream(to) << text;
 }

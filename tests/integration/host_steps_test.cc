@@ -255,7 +255,7 @@ TEST(CopyStep, RefusesToOverwriteWhatTheRunDidNotMakeAndSymlinksInTheSource) {
 
 TEST(HookStep, TimedNamedCommandsFromTheAgentConfigOnly) {
   TempDir tmp;
-  WriteText(tmp / "agent.yaml", "hooks:\n  ok:\n    command: [/bin/sh, -c, 'sleep 0.2; echo \"$IOFLEET_HOOK\" > " + (tmp / "hook-ran").string() + "']\n"
+  WriteText(tmp / "agent.yaml", "hooks:\n  ok:\n    command: [/bin/sh, -c, 'sleep 0.2; echo \"$IOFLEET_HOOK\" > \"" + (tmp / "hook-ran").string() + "\"']\n"
                                 "  bad:\n    command: [/bin/sh, -c, 'echo disk on fire >&2; exit 3']\n"
                                 "  slow:\n    command: [/bin/sleep, '30']\n    timeout: 300ms\n");
   WriteText(tmp / "w.yaml", "name: t\nsteps:\n  - hook: { name: ok }\n  - io: { op: write, file_size: 1MiB }\n");

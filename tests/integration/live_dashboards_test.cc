@@ -10,6 +10,7 @@
 #include "tests/support/fake_exporter.h"
 #include "tests/support/prometheus.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet::testing {
 namespace {

@@ -17,8 +17,10 @@ TEST(ReportWrite, AReportThatCannotBeWrittenFailsTheRun) {
                             "steps:\n  - io: { op: write }\n");
   // Files of the controller may not pass 2 KiB (RLIMIT_FSIZE): workload.effective.yaml fits,
   // report.json (about 3 KiB) does not, and its write fails with EFBIG (SIGXFSZ ignored).
-  const std::string run = "trap '' XFSZ; ulimit -f 2; exec " + BinPath("iofleet") + " run " + (tmp / "w.yaml").string() +
-                          " --agents " + agent.address() + " --out " + (tmp / "out").string();
+  // Every path single-quoted: the checkout may sit in a folder with a space in its name.
+  auto quoted = [](const std::string& path) { return "'" + path + "'"; };
+  const std::string run = "trap '' XFSZ; ulimit -f 2; exec " + quoted(BinPath("iofleet")) + " run " + quoted((tmp / "w.yaml").string()) +
+                          " --agents " + agent.address() + " --out " + quoted((tmp / "out").string());
   CommandResult r = RunCommand({"/bin/sh", "-c", run}, tmp / "logs");
   EXPECT_EQ(r.code, 1) << r.err << r.out;
   const std::filesystem::path dir = OnlyRunDir(tmp / "out");

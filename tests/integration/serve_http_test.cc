@@ -28,6 +28,7 @@
 
 #include "controller/serve/open_beneath.h"
 #include "tests/support/process.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {

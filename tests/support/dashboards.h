@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 #include <vector>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::testing {
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::testing {
 namespace {

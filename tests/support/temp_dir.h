@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::testing {
 

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "tests/support/dashboards.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet {
 namespace {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "agent/metrics/step_sample.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet::agent {
 namespace {

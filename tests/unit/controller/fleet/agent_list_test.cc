@@ -27,6 +27,10 @@ TEST(AgentList, ASpaceSeparatedListIsRefused) {
   EXPECT_EQ(spaced.status().message(),
             "--agents: \"127.0.0.1:7071 127.0.0.1:7072\" holds white space: separate addresses with commas (a,b), not spaces");
   EXPECT_FALSE(ParseAgentList("node1:7070,\tnode2:7070").ok());
+  // A socket in a folder whose name has a space is one address.
+  auto socket = ParseAgentList("unix:/tmp/a clone/agent.sock");
+  ASSERT_TRUE(socket.ok()) << socket.status().message();
+  EXPECT_EQ(*socket, (Addresses{"unix:/tmp/a clone/agent.sock"}));
 }
 
 TEST(AgentList, ExpandsRanges) {

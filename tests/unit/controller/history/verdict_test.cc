@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {

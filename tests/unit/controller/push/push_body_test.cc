@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <iterator>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {

@@ -7,6 +7,7 @@
 #include "controller/workload/fio_import.h"
 #include "controller/workload/yaml_loader.h"
 #include "core/spec/planned_check.h"
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {

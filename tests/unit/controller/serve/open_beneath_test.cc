@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {
