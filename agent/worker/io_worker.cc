@@ -189,7 +189,7 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
     op.Record(r.length, now - r.issue_ns);
     if (rate_limited_) op.scheduled.Record(now - scheduled_[c.slot]);
     stats_.last_completion_ns.store(now, std::memory_order_relaxed);
-  } else if (now < window_start_) {
+  } else if (now < window_start_) {  // the ramp: shown live, never in the figures
     Bump(op.ramp_ops, 1);
     Bump(op.ramp_bytes, r.length);
   }
