@@ -22,11 +22,17 @@ Status CheckUnix(const std::string& address) {
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) return InvalidArgument("the socket path is too long");
   std::memcpy(addr.sun_path, path.data(), path.size());
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Non-blocking: a live server whose backlog is full must not hang this check (EAGAIN says it
+  // is there all the same).
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return PosixError("socket", errno);
-  // A socket file nobody answers on is left by a process that died: binding over it is fine.
-  const bool answered = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  const int rc = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int err = rc == 0 ? 0 : errno;
   close(fd);
+  // A socket file nobody answers on (ECONNREFUSED) is left by a process that died: binding over
+  // it is fine. One that cannot be tried (EACCES: another user's) is not taken over blindly.
+  if (err == EACCES || err == EPERM) return PosixError(path, err);
+  const bool answered = err == 0 || err == EAGAIN || err == EINPROGRESS;
   if (answered) {
     return Status(Code::kAlreadyExists, "Address already in use (EADDRINUSE): another process serves this socket");
   }
