@@ -87,6 +87,15 @@ struct Harness {
     std::atomic<bool> stop{stop_now};
     IoWorker(plan, engine, stats, requests, completions, buffers, nullptr).Run(1, stop);
   }
+  // On the null engine from now: time-based plans (runtime, ramp) measure real time.
+  void RunOnNullEngine() {
+    NullEngine null;
+    EngineSetup setup;
+    setup.queue_depth = plan.queue_depth;
+    ASSERT_TRUE(null.Open(setup).ok());
+    std::atomic<bool> stop{false};
+    IoWorker(plan, null, stats, requests, completions, buffers, nullptr).Run(iofleet::MonotonicNs(), stop);
+  }
   JobPlan plan;
   FakeEngine engine;
   JobStats stats;
@@ -178,29 +187,19 @@ TEST(IoWorker, MixedOpsFollowReadPct) {
 }
 
 TEST(IoWorker, TimeBasedWrapsAndCountsPasses) {
-  NullEngine null;
   Harness h(1);
-  EngineSetup setup;
-  setup.queue_depth = 1;
-  ASSERT_TRUE(null.Open(setup).ok());
   h.plan.runtime_ns = 20'000'000;  // 20 ms of the null engine: many passes over 64 blocks
-  std::atomic<bool> stop{false};
-  IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(iofleet::MonotonicNs(), stop);
+  h.RunOnNullEngine();
   EXPECT_GT(h.stats.passes, 10u);
   EXPECT_GE(h.stats.write.ops.load(), h.stats.passes * kSlots);
 }
 
 // The ramp's I/O was counted nowhere: samples.csv and the charts showed it as zero throughput.
 TEST(IoWorker, RampIoIsCountedApartFromTheWindow) {
-  NullEngine null;
   Harness h(1);
-  EngineSetup setup;
-  setup.queue_depth = 1;
-  ASSERT_TRUE(null.Open(setup).ok());
   h.plan.ramp_ns = 10'000'000;     // 10 ms of ramp, then
   h.plan.runtime_ns = 10'000'000;  // 10 ms measured
-  std::atomic<bool> stop{false};
-  IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(iofleet::MonotonicNs(), stop);
+  h.RunOnNullEngine();
   const OpCounters& w = h.stats.write;
   EXPECT_GT(w.ramp_ops.load(), 0u);
   EXPECT_EQ(w.ramp_bytes.load(), w.ramp_ops.load() * kBlock);
