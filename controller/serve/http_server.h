@@ -29,11 +29,13 @@ struct HttpServerOptions {
   // Open connections at most. When all are taken, a new connection pushes out the oldest
   // connection waiting on its client (a TLS handshake, a request not yet whole, an idle
   // keep-alive, a lingering close) of the address holding the most, if that address holds more
-  // than the newcomer's; else the newcomer is closed as soon as it is accepted (not queued). So
-  // half-open connections from a few addresses cannot lock everyone else out
-  // (core/base/connection_slots.h).
+  // than the newcomer's; else the oldest waiting connection of the newcomer's own address; else
+  // the newcomer is closed as soon as it is accepted (not queued). So half-open connections from
+  // a few addresses cannot lock everyone else out (core/base/connection_slots.h).
   size_t max_connections = 256;
-  // Open connections from one client address at most; more are closed as they are accepted.
+  // Open connections from one client address at most. A newcomer beyond it takes the place of
+  // that address's oldest waiting connection (as nginx drains idle keep-alive connections), or is
+  // closed as it is accepted when all of them are being answered.
   size_t max_connections_per_client = 32;
   int threads = 2;
 };

@@ -9,10 +9,16 @@ uint64_t ConnectionSlots::Admit(const std::string& client, std::weak_ptr<Evictab
     std::lock_guard lock(mu_);
     auto mine = by_client_.find(client);
     const size_t held = mine == by_client_.end() ? 0 : mine->second;
-    if (held >= per_client_) return 0;
-    if (holders_.size() >= total_) {
-      const uint64_t victim = VictimFor(held);
+    uint64_t victim = 0;
+    if (held >= per_client_) {
+      victim = OldestWaitingOf(client);
       if (victim == 0) return 0;
+    } else if (holders_.size() >= total_) {
+      victim = VictimFor(held);
+      if (victim == 0) victim = OldestWaitingOf(client);
+      if (victim == 0) return 0;
+    }
+    if (victim != 0) {
       auto it = holders_.find(victim);
       evicted = it->second.connection.lock();  // null: it is closing on its own already
       Remove(it);
@@ -42,6 +48,13 @@ uint64_t ConnectionSlots::VictimFor(size_t newcomer) const {
     }
   }
   return victim;
+}
+
+uint64_t ConnectionSlots::OldestWaitingOf(const std::string& client) const {
+  for (const auto& [slot, holder] : holders_) {
+    if (holder.state == State::kWaiting && holder.client == client) return slot;
+  }
+  return 0;
 }
 
 void ConnectionSlots::SetState(uint64_t slot, State state) {

@@ -2,8 +2,11 @@
 // pushes out when they are all taken. A cap shared by every client is a lock-out: a few addresses
 // holding half-open connections (connected, a partial request, then silence) would keep everyone
 // else away until their request timeout. So a full server does not turn a newcomer away while a
-// client holding more connections than the newcomer has one waiting on its client: that one is
-// closed (the oldest of the heaviest such client) and its slot goes to the newcomer.
+// client holding more connections than the newcomer's has one waiting on its client: that one is
+// closed (the oldest of the heaviest such client) and its slot goes to the newcomer. When nobody
+// holds more, or the newcomer's client is at its own limit, the newcomer takes the slot of its own
+// client's oldest waiting connection: a scraper whose address also holds silent connections still
+// gets its answer, and no other client loses anything.
 //
 // Used by `iofleet serve`'s HTTP server and by the /metrics servers (core/metrics/metrics_http_server.h).
 // Thread-safe; no call blocks on anything but a short internal lock.
@@ -38,7 +41,7 @@ class ConnectionSlots {
   enum class State { kWaiting, kBusy };
 
   // A slot for `connection` from `client`, in state kWaiting; 0 when refused (the client holds
-  // per_client already, or the server is full and nobody may be pushed out). A connection
+  // per_client already, or the server is full, and nobody may be pushed out). A connection
   // evicted to make room is told so (Evict) before this returns, outside the lock.
   uint64_t Admit(const std::string& client, std::weak_ptr<Evictable> connection);
   void SetState(uint64_t slot, State state);
@@ -58,6 +61,8 @@ class ConnectionSlots {
   // Under mu_: the slot whose holder makes room for a newcomer from a client holding `newcomer`
   // slots, or 0.
   uint64_t VictimFor(size_t newcomer) const;
+  // Under mu_: the oldest waiting slot `client` holds, or 0.
+  uint64_t OldestWaitingOf(const std::string& client) const;
   void Remove(std::map<uint64_t, Holder>::iterator it);
 
   const size_t total_;

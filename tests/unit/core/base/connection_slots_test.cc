@@ -31,12 +31,41 @@ TEST(ConnectionSlots, AClientIsHeldToItsOwnLimit) {
   Held a1 = Open(slots, "a"), a2 = Open(slots, "a");
   EXPECT_NE(a1.slot, 0u);
   EXPECT_NE(a2.slot, 0u);
-  EXPECT_EQ(Open(slots, "a").slot, 0u);
+  slots.SetState(a1.slot, ConnectionSlots::State::kBusy);
+  slots.SetState(a2.slot, ConnectionSlots::State::kBusy);
+  EXPECT_EQ(Open(slots, "a").slot, 0u);  // both being answered: none of its own to give up
   EXPECT_NE(Open(slots, "b").slot, 0u);
   slots.Release(a1.slot);
   slots.Release(a1.slot);  // idempotent
   EXPECT_EQ(slots.open_from("a"), 1u);
   EXPECT_NE(Open(slots, "a").slot, 0u);
+}
+
+// CI failed MetricsTest.SilentConnectionsDelayNoScrape: a scraper whose own address held silent
+// connections, on a server full of other clients' holding as many, was refused (a reset). A
+// client at its limit, or on a full server where nobody holds more, gives up its own oldest
+// waiting connection to its newcomer: its share is unchanged and nobody else loses a connection.
+TEST(ConnectionSlots, ANewcomerReplacesItsOwnClientsOldestWaitingConnection) {
+  ConnectionSlots slots(10, 3);
+  std::vector<Held> a;
+  for (int i = 0; i < 3; ++i) a.push_back(Open(slots, "a"));
+  slots.SetState(a[0].slot, ConnectionSlots::State::kBusy);
+  Held fourth = Open(slots, "a");  // at its limit
+  ASSERT_NE(fourth.slot, 0u);
+  EXPECT_EQ(a[0].connection->evicted.load(), 0);  // being answered
+  EXPECT_EQ(a[1].connection->evicted.load(), 1);
+  EXPECT_EQ(a[2].connection->evicted.load(), 0);
+  EXPECT_EQ(slots.open_from("a"), 3u);
+
+  ConnectionSlots full(4, 4);
+  std::vector<Held> held;
+  for (const char* client : {"a", "a", "b", "b"}) held.push_back(Open(full, client));
+  Held newcomer = Open(full, "a");  // a full server, nobody holds more than "a"
+  ASSERT_NE(newcomer.slot, 0u);
+  EXPECT_EQ(held[0].connection->evicted.load(), 1);
+  for (size_t i = 1; i < held.size(); ++i) EXPECT_EQ(held[i].connection->evicted.load(), 0);
+  EXPECT_EQ(full.open_from("a"), 2u);
+  EXPECT_EQ(full.open_from("b"), 2u);
 }
 
 // The lock-out of issue 19: a few addresses fill the server with connections that wait on
@@ -57,8 +86,12 @@ TEST(ConnectionSlots, ANewcomerPushesOutTheOldestWaitingConnectionOfTheHeaviestC
   EXPECT_EQ(slots.evictions(), 1u);
   slots.Release(a[0].slot);  // its close comes later: a no-op
   EXPECT_EQ(slots.open_from("a"), 3u);
-  // The heaviest cannot push out its own, nor anyone with as many as it.
-  EXPECT_EQ(Open(slots, "a").slot, 0u);
+  // The heaviest pushes out nobody else's: its newcomer takes its own oldest waiting slot.
+  Held again = Open(slots, "a");
+  ASSERT_NE(again.slot, 0u);
+  EXPECT_EQ(a[1].connection->evicted.load(), 1);
+  for (const Held& h : b) EXPECT_EQ(h.connection->evicted.load(), 0);
+  EXPECT_EQ(slots.open_from("a"), 3u);
 }
 
 TEST(ConnectionSlots, OnlyWaitingConnectionsArePushedOut) {
@@ -77,10 +110,12 @@ TEST(ConnectionSlots, AnEqualShareIsNoReasonToPushAnyoneOut) {
   ConnectionSlots slots(4, 4);
   std::vector<Held> held;
   for (const char* client : {"a", "a", "b", "b"}) held.push_back(Open(slots, client));
-  EXPECT_EQ(Open(slots, "a").slot, 0u);
-  EXPECT_EQ(Open(slots, "b").slot, 0u);
+  for (const Held& h : held) slots.SetState(h.slot, ConnectionSlots::State::kBusy);
+  slots.SetState(held[2].slot, ConnectionSlots::State::kWaiting);
+  EXPECT_EQ(Open(slots, "a").slot, 0u);  // its own are being answered; b's is not a's to take
+  EXPECT_EQ(held[2].connection->evicted.load(), 0);
   EXPECT_NE(Open(slots, "c").slot, 0u);
-  EXPECT_EQ(held[0].connection->evicted.load(), 1);
+  EXPECT_EQ(held[2].connection->evicted.load(), 1);
 }
 
 TEST(ConnectionSlots, AConnectionAlreadyGoingStillFreesItsSlot) {
