@@ -1,4 +1,4 @@
-// How much of a step's data is in the page cache before the step starts (issue 9 item 13).
+// How much of a step's data is in the page cache before the step starts.
 // A flag like "likely served from page cache" must be a measurement. A size rule ("the data set
 // is smaller than twice the RAM") says nothing right after a drop_caches, so the report gets the
 // measured share of pages, or nothing when that could not be measured.

@@ -1,5 +1,5 @@
 // iofleet serve's HTTP surface: the page, the JSON API (/api/v1/...), /metrics, /healthz and
-// the report files, with the security rules of issue 13 (DESIGN.md section 6): the bearer token
+// the report files, with the security rules of DESIGN.md section 6: the bearer token
 // on every request but the page's own files and /healthz (and GETs with public_read), a POST
 // names a suite and nothing else, report files only from the results directory.
 #pragma once

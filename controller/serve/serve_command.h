@@ -1,4 +1,4 @@
-// `iofleet serve --config serve.yaml`: the nightly regression service (issue 13, docs/SERVE.md).
+// `iofleet serve --config serve.yaml`: the nightly regression service (docs/SERVE.md).
 #pragma once
 
 #include <string>

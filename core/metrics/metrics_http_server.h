@@ -1,7 +1,7 @@
 // The HTTP server of every /metrics iofleet serves (`iofleet-agent --metrics`, `iofleet run
 // --metrics`): GET and HEAD /metrics, plain HTTP/1.1 with keep-alive, on Boost.Asio. Accepting and
 // every connection's reads and writes are asynchronous, each with its deadline, so a silent or slow
-// scraper holds a connection slot, never a thread: another scrape is answered meanwhile (issue 19;
+// scraper holds a connection slot, never a thread: another scrape is answered meanwhile (before,
 // prometheus-cpp's Exposer gave each connection one of a fixed number of civetweb threads until
 // its 30 s request timeout). The threads only build expositions. A full server pushes out a
 // connection waiting on its client (core/base/connection_slots.h).

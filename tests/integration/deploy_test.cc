@@ -39,7 +39,7 @@ bool IsBeneath(const std::string& path, const std::string& dir) {
   return path == dir || path.rfind(dir + "/", 0) == 0;
 }
 
-// `iofleet serve --check` where the built iofleet has serve (issue 13); nullopt where it has not.
+// `iofleet serve --check` where the built iofleet has serve; nullopt where it has not.
 std::optional<CommandResult> ServeCheck(const fs::path& config, const fs::path& logs) {
   // Its help lists the subcommands (`iofleet serve --help` without serve prints that same help).
   if (RunCommand({BinPath("iofleet"), "--help"}, logs).out.find("\n  serve ") == std::string::npos) return std::nullopt;

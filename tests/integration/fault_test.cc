@@ -76,7 +76,7 @@ steps:
     io: { op: randread, runtime: 8s }
 )";
 
-// Issue 9, item 3: an agent stopped mid-step (SIGTERM) fails the run, whatever order its
+// An agent stopped mid-step (SIGTERM) fails the run, whatever order its
 // stream's end and its connection's loss arrive in; the healthy agent's figures are kept.
 TEST(Fault, AgentTerminatedMidStepFailsTheRunKeepingTheOthersFigures) {
   for (int round = 0; round < 3; ++round) {
@@ -105,7 +105,7 @@ TEST(Fault, AgentTerminatedMidStepFailsTheRunKeepingTheOthersFigures) {
   }
 }
 
-// Issue 9, item 21: a frozen agent (SIGSTOP) is taken for lost within the keepalive timeout;
+// A frozen agent (SIGSTOP) is taken for lost within the keepalive timeout;
 // the others' figures stay in the report.
 TEST(Fault, AgentFrozenMidStepIsLostAndTheOthersFiguresKept) {
   TempDir tmp;
@@ -138,7 +138,7 @@ steps:
   canary.ExpectUntouched();
 }
 
-// Issue 9, item 8: Ctrl-C 0.5 s into a 2 GiB fill ends the run within seconds.
+// Ctrl-C 0.5 s into a 2 GiB fill ends the run within seconds.
 TEST(Fault, CtrlCDuringAFillEndsTheRunWithinSeconds) {
   TempDir tmp;
   Canary canary(tmp / "outside");
@@ -212,7 +212,7 @@ steps:
   }
 }
 
-// Issue 9, item 16, and swaps in the run directory between steps: a hard link or a symlink to
+// Swaps in the run directory between steps too: a hard link or a symlink to
 // a file outside the root put where the agent writes, and the file deleted. The agent writes
 // only into the files it created; nothing outside changes.
 TEST(Fault, PlantedLinksAndDeletedFilesBetweenStepsNeverLeadOutside) {

@@ -93,7 +93,7 @@ steps:
   EXPECT_EQ(CountEntries(tmp / "b"), 0u);
 }
 
-// Issue 10: a tree per job (mdtest -u) with each file fsynced in the create phase, from the
+// A tree per job (mdtest -u) with each file fsynced in the create phase, from the
 // workload to the report, and nothing left after the run.
 TEST(FilesStep, PerJobTreesWithCountedSync) {
   TempDir tmp;
@@ -362,7 +362,7 @@ TEST(ReadaheadStep, AKilledAgentRestoresTheOriginalWhenItStartsAgain) {
   EXPECT_NE(again.process().Stderr().find("restored read-ahead " + original + " KiB"), std::string::npos) << again.process().Stderr();
 }
 
-// Issue 19 item 14: `argv` in a mount namespace of its own where each of `read_only` is
+// `argv` in a mount namespace of its own where each of `read_only` is
 // bind-mounted read-only over itself, as the shipped unit's ProtectKernelTunables makes /proc/sys
 // and /sys for the agent; the local agent the controller starts is in it too.
 std::vector<std::string> WithReadOnly(const std::vector<std::string>& read_only, const std::vector<std::string>& argv) {
@@ -437,7 +437,7 @@ steps:
 
 // The shipped workloads of seeds 000 and 004, scaled down with --set.
 
-// Issue 9 items 13 and 15, and where a run ran: page-cache residency measured before each read
+// Where a run ran, and page-cache residency measured before each read
 // step (so none right after drop_caches), CPU for files steps and none for host steps, and each
 // agent's kernel, file system and device in report.json.
 TEST(Measurements, CacheResidencyCpuAndHostAreMeasuredOrLeftOut) {
@@ -657,7 +657,7 @@ TEST(ShippedWorkloads, BonnieMkfsFsck) {
   for (size_t at; (at = config.find("/dev/sdc")) != std::string::npos;) config.replace(at, 8, scratch.device());
   for (size_t at; (at = config.find("-r 102400")) != std::string::npos;) config.replace(at, 9, "-r 1024");
   WriteText(tmp / "agent.yaml", config);
-  // Issue 10: the file-system variant is a hook chosen by sweeping its name.
+  // The file-system variant is a hook chosen by sweeping its name.
   CommandResult r = RunLocal(tmp, {"workloads/bonnie-mkfs-fsck.yaml", {(tmp / "mnt").string()}, (tmp / "agent.yaml").string(),
                                    {"steps[fill].files.files_per_dir=20", "steps[fill].files.file_size=64KiB",
                                     "sweep={'steps[fill].files.dirs': [5, 40], 'steps[mkfs].hook.name': [mkfs, mkfs_ext3_writeback]}"}});

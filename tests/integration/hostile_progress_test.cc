@@ -1,4 +1,4 @@
-// Issue 11: progress messages come from the wire, and the controller's live view and /metrics
+// Progress messages come from the wire, and the controller's live view and /metrics
 // must survive any of them. A fake agent (a gRPC server in this test) answers like a real one
 // but streams malformed Progress: bucket indexes out of range, bucket and count lists of
 // different lengths, counts that overflow a sum, totals that go backwards. The real controller

@@ -1,4 +1,4 @@
-// Issue 11, the controller's live part, end to end: the real `iofleet run` with a real agent.
+// The controller's live part, end to end: the real `iofleet run` with a real agent.
 // Through a pseudo-terminal it draws one line redrawn in place; on a file it prints plain lines
 // at most once a second; `--progress json` prints one object a line; `--metrics` serves the
 // fleet's /metrics over HTTP while the run goes, and a bad address rejects the run.

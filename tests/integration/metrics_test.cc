@@ -167,7 +167,7 @@ TEST_F(MetricsTest, SeriesCountReturnsToIdleAfterManyRuns) {
   }
 }
 
-// Issue 19: two silent connections held civetweb's two threads for 30 s and every scrape waited.
+// Two silent connections held civetweb's two threads for 30 s and every scrape waited.
 // Now they hold connections only: scrapes during a run are answered, and the run is unaffected.
 TEST_F(MetricsTest, SilentConnectionsDelayNoScrape) {
   std::vector<int> silent;

@@ -135,7 +135,7 @@ TEST(Run, LocalAgentRunsTheQuickstart) {
   EXPECT_EQ(CountEntries(tmp / "data"), 0u);
 }
 
-// Issue 9, item 2: a ramp in defaults reaches only the time-based step. Given to the
+// A ramp in defaults reaches only the time-based step. Given to the
 // size-based write as well, it opened that step's window after the write was done: 0 bytes,
 // status succeeded. What ran, the effective YAML and the report agree.
 TEST(Run, ARampFromDefaultsReachesOnlyTimeBasedSteps) {

@@ -457,7 +457,7 @@ TEST(ServeHttpTest, OneClientCannotTakeEveryConnection) {
   }
 }
 
-// Issue 19: ten addresses holding 32 half-open connections each (a partial request line, then
+// Ten addresses holding 32 half-open connections each (a partial request line, then
 // silence) took all 256 slots, and every other client was closed at accept for the whole request
 // timeout. A full server pushes out a waiting connection of the heaviest address instead.
 TEST(ServeHttpTest, HalfOpenConnectionsFromManyAddressesLeaveRoomForANewClient) {

@@ -386,7 +386,7 @@ TEST(Serve, ARunOfAKilledServeIsLostNotRunAgainAndNotified) {
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }
 
-// Issue 19, item 20: serve killed (SIGKILL) and started again 5 s later (the unit's RestartSec).
+// Serve killed (SIGKILL) and started again 5 s later (the unit's RestartSec).
 // Its agent still holds the killed serve's run until that run's lease ends: the queued run waits
 // for it and then runs, instead of failing "busy" and notifying. A run that meets an agent busy
 // with any other run (here another fleet's, going now) still fails "busy" at once.
@@ -431,7 +431,7 @@ TEST(Serve, AQueuedRunWaitsForTheAgentsAKilledServeLeftBusy) {
   EXPECT_EQ(serve.process().Wait(60s), 0);
 }
 
-// Issue 19, item 21: the history database's file system fills up during a run. The run's figures
+// The history database's file system fills up during a run. The run's figures
 // cannot be recorded and neither can its end: the API shows it failed with the reason (never
 // running), and serve writes its end once there is room again, so a later start (after a
 // SIGKILL: no last try at stop) does not take it for lost.

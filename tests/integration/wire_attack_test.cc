@@ -1,4 +1,4 @@
-// An agent attacked with a raw gRPC client (issue 9, items 11, 17, 19): whatever a Prepare
+// An agent attacked with a raw gRPC client: whatever a Prepare
 // holds, the agent answers INVALID_ARGUMENT without crashing, hanging or leaving files, and stays
 // ready for the next run; commands without the run's session token change nothing.
 #include <grpcpp/grpcpp.h>

@@ -38,7 +38,7 @@ TEST(ShippedWorkloads, ZebClientSeq64k) {
     EXPECT_GT(agg["bytes_per_sec"].get<double>(), 0.0);
     EXPECT_EQ(agg["bytes"].get<uint64_t>() % 65536, 0u);
   }
-  // Issue 10: as fio's read job of another name, the read lays out its own files (2 x 4 MiB),
+  // As fio's read job of another name, the read lays out its own files (2 x 4 MiB),
   // untimed, instead of reading the write step's.
   EXPECT_EQ(report["steps"][2]["aggregate"]["filled_bytes"].get<uint64_t>(), 2u * (4u << 20));
   EXPECT_EQ(report["steps"][0]["aggregate"]["filled_bytes"].get<uint64_t>(), 0u);
@@ -82,7 +82,7 @@ TEST(ShippedWorkloads, NfsIozoneScaling) {
   }
 }
 
-// Issue 10: the write's final fsync (IOzone -e) is counted by default and can be left out.
+// The write's final fsync (IOzone -e) is counted by default and can be left out.
 TEST(ShippedWorkloads, NfsIozoneScalingWithoutTheFinalFsync) {
   TempDir tmp;
   json report = RunShipped(tmp, "nfs-iozone-nn-scaling.yaml",

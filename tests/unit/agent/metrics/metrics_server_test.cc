@@ -71,7 +71,7 @@ TEST(MetricsServer, PortZeroGivesTheBoundPortAndATakenPortIsRefused) {
       << second.status().message();
 }
 
-// Issue 19: civetweb's two threads each sat on a silent connection until its 30 s request timeout,
+// Civetweb's two threads each sat on a silent connection until its 30 s request timeout,
 // and the scrape behind them waited as long. Silent clients hold connections, never threads.
 TEST(MetricsServer, SilentConnectionsDoNotDelayAScrape) {
   auto server = MetricsServer::Start("127.0.0.1:0", std::make_shared<OneGauge>());

@@ -295,7 +295,7 @@ TEST_F(CopyTaskTest, StopSetBeforeRunCopiesNoFile) {
   EXPECT_EQ((*task)->bytes(), 0u);
 }
 
-// Issue 19, item 18: a FIFO as the source of a one-file copy is refused at setup, naming the
+// A FIFO as the source of a one-file copy is refused at setup, naming the
 // agent, the path and what it is; it never holds the agent in open().
 TEST_F(CopyTaskTest, AFifoAsTheSourceIsRefusedWithoutHanging) {
   const fs::path fifo = run_dir_ / "pipe";

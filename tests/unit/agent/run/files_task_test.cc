@@ -79,7 +79,7 @@ class FilesTaskTest : public ::testing::Test {
   v1::FilesStep files_;
 };
 
-// Issue 9, item 20: cleanup deletes exactly what the run made. A run that only made the
+// Cleanup deletes exactly what the run made. A run that only made the
 // directories never removes a file of the same generated name that someone else put there.
 TEST_F(FilesTaskTest, CleanupAfterMkdirOnlyLeavesOthersFiles) {
   RunPhase(v1::FILES_OP_MKDIR);
@@ -316,7 +316,7 @@ TEST_F(FilesTaskTest, TreeBelowANestedDirectory) {
   EXPECT_FALSE(fs::exists(fs::path(run_dir_) / "a"));
 }
 
-// Issue 10: layout: per_job gives each job a tree of its own, <dir>/jNNNNNN/dNNNNNN/fNNNNNN, so
+// Layout: per_job gives each job a tree of its own, <dir>/jNNNNNN/dNNNNNN/fNNNNNN, so
 // that jobs do not serialize on one parent's lock (mdtest -u). The directories are dealt out as
 // in the shared layout (3 over 2 jobs: 1 and 2), and the files are the same ones (sizes).
 TEST_F(FilesTaskTest, PerJobLayoutGivesEachJobItsOwnTree) {
@@ -457,7 +457,7 @@ TEST_F(FilesTaskTest, RefusesATreeOutsideTheRunDirectory) {
   EXPECT_FALSE(fs::exists(fs::path(run_dir_) / ".." / "escape"));
 }
 
-// Issue 19, item 18: a FIFO put at a generated name before the read phase (by anyone who can
+// A FIFO put at a generated name before the read phase (by anyone who can
 // write in the root) is refused at once, naming the agent and the path; it never holds the
 // agent in open() until someone writes to it.
 TEST_F(FilesTaskTest, ReadRefusesAFifoAtAFileNameWithoutHanging) {
@@ -477,7 +477,7 @@ TEST_F(FilesTaskTest, ReadRefusesAFifoAtAFileNameWithoutHanging) {
   fs::remove(FilePath(1, 3));
 }
 
-// Issue 19, item 19: a hard link to a bigger file outside the root swapped in before the read
+// A hard link to a bigger file outside the root swapped in before the read
 // phase is not the file this run created: the step fails naming it, and nothing of the outside
 // file is counted (the read never goes past what the run wrote).
 TEST_F(FilesTaskTest, ReadRefusesAHardLinkToABiggerOutsideFile) {

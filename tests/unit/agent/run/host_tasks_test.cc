@@ -69,7 +69,7 @@ class HookTaskTest : public ::testing::Test {
   fs::path run_dir_;
 };
 
-// Issue 10 (seed 004): a hook step reports the fill level of its file system at its start and
+// Seed 004: a hook step reports the fill level of its file system at its start and
 // end, in df's terms; where the directory is missing (before a mkfs hook mounts it) none.
 TEST_F(HookTaskTest, ReportsTheFillLevelAtStartAndEnd) {
   HookRun hook = Hook("mkdir -p mnt");

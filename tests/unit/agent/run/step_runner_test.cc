@@ -1,4 +1,4 @@
-// What StepRunner measures around a step rather than guesses (issue 9 items 13 and 15): the page
+// What StepRunner measures around a step rather than guesses: the page
 // cache residency of a read step's data just before it starts, and CPU for every step kind that
 // runs jobs; a host step measures no CPU and says so by leaving the figures out.
 #include "agent/run/step_runner.h"
@@ -142,7 +142,7 @@ TEST_F(StepRunnerTest, FilesStepMeasuresCpu) {
   }
 }
 
-// Issue 10 (seed 002): compressible_pct P means what the agent writes, as read back from the
+// Seed 002: compressible_pct P means what the agent writes, as read back from the
 // file, compresses to about (100 - P)% with zlib level 1 in 4 KiB chunks (DESIGN.md's
 // definition; ZebClient's figure across the compressibility spectrum depends on it).
 TEST_F(StepRunnerTest, WrittenDataCompressesAsAsked) {
@@ -172,7 +172,7 @@ TEST_F(StepRunnerTest, WrittenDataCompressesAsAsked) {
   }
 }
 
-// Issue 10 (seed 002): by default a read step reads the write step's files; with a file_prefix
+// Seed 002: by default a read step reads the write step's files; with a file_prefix
 // of its own it lays out (untimed) and reads its own, as fio's read job of another name does.
 TEST_F(StepRunnerTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {
   auto written = Run(Io(0, v1::OP_WRITE, false));

@@ -224,7 +224,7 @@ TEST_F(SupervisorTest, ContinueOnErrorCountsInsteadOfFailing) {
   EXPECT_EQ(errors["EIO"], 1u);
 }
 
-// Issue 9, item 12: a write that failed under continue_on_error wrote nothing; a later read
+// A write that failed under continue_on_error wrote nothing; a later read
 // must not take its block for written (it would read a hole, here caught by verify).
 TEST_F(SupervisorTest, FailedWritesAreNotTakenForWritten) {
   v1::PlannedStep write = IoStep("write", v1::OP_WRITE, 1 << 20, true);
@@ -243,7 +243,7 @@ TEST_F(SupervisorTest, FailedWritesAreNotTakenForWritten) {
 
 size_t OpenDescriptors() { return static_cast<size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), {})); }
 
-// Issue 9, item 9: a step whose setup fails part-way leaves no descriptor open (an unlinked
+// A step whose setup fails part-way leaves no descriptor open (an unlinked
 // file's space would stay taken until the agent restarts) and no buffer allocated.
 TEST_F(SupervisorTest, FailedSetupLeaksNoDescriptor) {
   v1::PlannedStep read = IoStep("read", v1::OP_READ, 1 << 20, false);
@@ -267,7 +267,7 @@ TEST_F(SupervisorTest, FailedSetupLeaksNoDescriptor) {
   fs::remove_all(tmp_ / "root/iofleet/r1/node2");
 }
 
-// Issue 9, item 17: a run belongs to the controller that prepared it. Another caller that
+// A run belongs to the controller that prepared it. Another caller that
 // knows the run id gets the busy answer, which names no run, and changes nothing.
 TEST_F(SupervisorTest, AnotherControllerCannotSteerOrEndTheRun) {
   ASSERT_TRUE(Prepare({IoStep("write", v1::OP_WRITE, 1 << 16, false)}).ok());
@@ -290,7 +290,7 @@ TEST_F(SupervisorTest, AnotherControllerCannotSteerOrEndTheRun) {
   EXPECT_TRUE(RunStep(0).ok());  // the owner's run is untouched
 }
 
-// Issue 19, item 20: a controller started again after it was killed names the runs it lost. An
+// A controller started again after it was killed names the runs it lost. An
 // agent still holding one of them says which in its busy answer (the controller then waits for
 // that run's lease to end); to anyone who does not name it, it names nothing.
 TEST_F(SupervisorTest, ABusyAnswerNamesTheHeldRunOnlyToWhoeverNamesIt) {
@@ -312,7 +312,7 @@ TEST_F(SupervisorTest, ABusyAnswerNamesTheHeldRunOnlyToWhoeverNamesIt) {
   EXPECT_TRUE(RunStep(0).ok()) << "the run is untouched";
 }
 
-// Issue 9, items 8 and 10: Stop during a long fill (8 GiB) stops it between writes, and the agent is
+// Stop during a long fill (8 GiB) stops it between writes, and the agent is
 // idle only when the fill has returned and the run's files are gone.
 TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {
   const fs::space_info space = fs::space(tmp_ / "root");
@@ -342,7 +342,7 @@ TEST_F(SupervisorTest, StopInterruptsAFillAndIdleMeansCleanedUp) {
   EXPECT_EQ(testing::CountEntries(tmp_ / "root"), 0u);  // nothing left when idle
 }
 
-// Issue 9, item 3: a run ended under a running step (agent shutdown, lease, Stop) yields no
+// A run ended under a running step (agent shutdown, lease, Stop) yields no
 // result for that step, however the step's own threads ended.
 // A scrape must not wait while a long operation (files removed, workspace created) holds the
 // supervisor's lock: it answers at once with the state the last scrape saw.
@@ -411,7 +411,7 @@ TEST_F(SupervisorTest, AStepEndedByShutdownHasNoResult) {
   EXPECT_EQ(supervisor_->state(), AgentState::kIdle);
 }
 
-// Issue 19 item 14: a host step this agent's config allows but this process cannot do (not root,
+// A host step this agent's config allows but this process cannot do (not root,
 // or /proc/sys and /sys read-only under the shipped unit's ProtectKernelTunables) is refused at
 // Prepare with the fix, not minutes into the run when the step is reached. The probed paths are
 // stand-ins that fail for root too: a directory cannot be opened for writing (EISDIR), a missing

@@ -292,7 +292,7 @@ TEST_F(WorkspaceTest, RemoveFilesRemovesFilesAndTreesButKeepsDirectories) {
   EXPECT_FALSE(fs::exists(tmp_ / "root/iofleet"));
 }
 
-// Issue 9, item 16: a hard link to a file outside the root, put at a name the agent writes,
+// A hard link to a file outside the root, put at a name the agent writes,
 // never receives the agent's writes: once the agent created the file, every open goes through
 // the descriptor from that creation; a file it did not create is refused.
 TEST_F(WorkspaceTest, AHardLinkPlantedAtAnOwnFileNeverReceivesWrites) {
@@ -338,7 +338,7 @@ TEST_F(WorkspaceTest, SharedFileWithASecondLinkIsRefused) {
   ExpectCanaryUntouched();
 }
 
-// Issue 19, item 18: an io step's job file that is another agent's (peer, shared) is opened
+// An io step's job file that is another agent's (peer, shared) is opened
 // without blocking: a FIFO put at its name is refused naming the path and what it is, and never
 // holds the agent in open() until someone writes to it.
 TEST_F(WorkspaceTest, AFifoAtAPeerOrSharedFileIsRefusedWithoutHanging) {

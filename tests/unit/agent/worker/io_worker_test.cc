@@ -273,7 +273,7 @@ class SlowSubmitEngine final : public IoEngine {
   int submits_ = 0;
 };
 
-// Item 1 of issue 9: a time-based job whose range holds no block used to spin forever, deaf
+// A time-based job whose range holds no block used to spin forever, deaf
 // to its stop flag. It fails at once (EINVAL): a job with nothing to do is a plan error.
 TEST(IoWorker, TimeBasedJobWithoutBlocksFailsAtOnce) {
   struct State {
@@ -304,7 +304,7 @@ TEST(IoWorker, TimeBasedJobWithoutBlocksFailsAtOnce) {
 }
 
 // Worker CPU is measured exactly (CLOCK_THREAD_CPUTIME_ID): getrusage alone lags a running
-// thread by up to a tick, and a 2 ms window of a busy thread read as 0 ns (issue 9, item 15).
+// thread by up to a tick, and a 2 ms window of a busy thread read as 0 ns.
 TEST(IoWorker, WorkerCpuOfAShortWindowIsMeasured) {
   NullEngine null;
   Harness h(1);

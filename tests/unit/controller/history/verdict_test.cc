@@ -199,7 +199,7 @@ TEST(JudgeStepStatistics, HolmKeepsTheBoundPerStep) {
   EXPECT_LE(rate, 0.05);
 }
 
-// Issue 19 item 25: real noise is not normal. Unchanged workloads run back to back on this (a
+// Real noise is not normal. Unchanged workloads run back to back on this (a
 // shared, busy 2-core) machine, recorded with tests/fixtures/history/record_noise_series.py: per
 // run the bandwidth, IOPS and p99 latency of a write and a read step. Bandwidth spreads 18-21%,
 // p99 75-330%, with single runs down to an eighth of the median bandwidth or 80 times its p99.

@@ -155,7 +155,7 @@ TEST(MetricsServer, ABadAddressOrAPortInUseIsAnErrorNamingIt) {
       << second.status().message();
 }
 
-// Issue 19: civetweb's one thread sat on a silent connection until its 30 s request timeout, and
+// Civetweb's one thread sat on a silent connection until its 30 s request timeout, and
 // every scrape behind it waited as long. Silent clients hold connections, never the thread.
 TEST(MetricsServer, SilentConnectionsDoNotDelayAScrape) {
   LiveRun live("run", "demo", kSecond);

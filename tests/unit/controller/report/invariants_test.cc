@@ -99,7 +99,7 @@ TEST(CheckInvariants, ASucceededStepHasARowForEveryAgent) {
 }
 
 TEST(CheckInvariants, ASucceededStepsAgentsRanTheirCourseUnlessStonewallStoppedThem) {
-  // Issue 9 item 3: an agent shut down mid-step returns what it did so far, stopped early.
+  // An agent shut down mid-step returns what it did so far, stopped early.
   RunReport r = Consistent();
   r.steps[0].agents[1].stopped_early = true;
   ExpectFailedWith(r, CheckInvariants(r), "invariant \"agents ran their course\" broken by agent b: it was stopped");

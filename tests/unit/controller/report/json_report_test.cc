@@ -215,7 +215,7 @@ TEST(Summaries, FlagOutlierCyclesByTheMedianAbsoluteDeviation) {
 
 }  // namespace
 
-// report.json and the console carry measurements or nothing (issue 9 items 13 and 15): CPU only
+// report.json and the console carry measurements or nothing: CPU only
 // for steps that measured it, page-cache residency only where it was measured, and each agent's
 // host facts as the agent gave them.
 namespace {
@@ -347,7 +347,7 @@ TEST(JsonReportTest, AHostAtFullLoadMarksTheFilesStepCpuBound) {
   EXPECT_NE(ConsoleSummary(ToDocument(Report("files", {WithCpu(Result(1 << 20), 95, 100)}))).find("CPU-bound"), std::string::npos);
 }
 
-// Issue 10 (seed 004): a mkfs or fsck point carries the fill level of its file system (df's
+// Seed 004: a mkfs or fsck point carries the fill level of its file system (df's
 // Use% and inodes used), the x-axis of the seed's table; a step that did not measure it has no key.
 TEST(JsonReportTest, HookStepsCarryTheFillLevel) {
   v1::StepResult fsck = Result(0);

@@ -102,7 +102,7 @@ RunPlan PlanOf(const std::string& yaml, size_t agents = 1) {
   return plan.ok() ? *plan : RunPlan{};
 }
 
-// Issue 9, item 2: a ramp inherited from defaults reaches only time-based steps. Given to a
+// A ramp inherited from defaults reaches only time-based steps. Given to a
 // size-based write, it opened the window after the write was done: 0 bytes, "succeeded".
 TEST(Planner, InheritedFieldsReachOnlyStepsWhereTheyApply) {
   RunPlan plan = PlanOf(R"(

@@ -233,7 +233,7 @@ class SmallFileSystem {
   std::string why_;
 };
 
-// Issue 19, item 21: the database fills up as a run ends. The run's end that could not be written
+// The database fills up as a run ends. The run's end that could not be written
 // is what every read shows (never "running"), and it is written once there is room again.
 TEST(ServeStore, AnEndThatCannotBeWrittenIsShownAsDoneAndWrittenOnceThereIsRoom) {
   testing::TempDir dir;

@@ -313,7 +313,7 @@ wait_for_previous=1
   EXPECT_EQ(w.steps(0).name(), "seq-write");
   EXPECT_EQ(w.steps(1).name(), "seq-write-2");
   EXPECT_EQ(w.steps(2).name(), "seq-write-3");
-  // Issue 10: as in fio, jobs of one name share their files (name.N.0), whatever their step names.
+  // As in fio, jobs of one name share their files (name.N.0), whatever their step names.
   for (int i = 0; i < 3; ++i) EXPECT_EQ(w.steps(i).io().file_prefix(), "seq-write") << i;
   EXPECT_TRUE(w.defaults().verify());
   EXPECT_TRUE(Has(imp.warnings, "My Jobs.v2.fio:6:8: verify: iofleet verifies with its own header")) << Lines(imp.warnings);
@@ -368,7 +368,7 @@ TEST(FioImport, RecognizesJobFiles) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 9 item 22: input is bounded before it is parsed.
+// Input is bounded before it is parsed.
 TEST(FioImport, RefusesAFileOverTheBoundBeforeParsing) {
   testing::TempDir dir;
   const std::string path = (dir / "big.fio").string();

@@ -127,7 +127,7 @@ TEST(YamlLoader, BareNullGetsAQuotingHint) {
   EXPECT_TRUE(quoted.errors.empty()) << AllErrors(quoted);
 }
 
-// Issue 9 item 22: a 21 MB workload took 16 s and 1.9 GB before it was refused.
+// A 21 MB workload took 16 s and 1.9 GB before it was refused.
 TEST(YamlLoader, RefusesAFileOverTheBoundBeforeParsing) {
   testing::TempDir dir;
   const std::string path = (dir / "big.yaml").string();
@@ -147,7 +147,7 @@ TEST(YamlLoader, RefusesAFileOverTheBoundBeforeParsing) {
   EXPECT_TRUE(LoadWorkloadFile((dir / "missing.yaml").string()).errors[0].find("cannot read") != std::string::npos);
 }
 
-// Issue 9 item 22: target.dir: "a\0b" was accepted as "a".
+// target.dir: "a\0b" was accepted as "a".
 TEST(YamlLoader, RefusesANulByteAnywhere) {
   auto w = LoadWorkloadText("name: t\ntarget: { dir: \"a\\0b\" }\nsteps:\n  - io: { op: read }\n", "t.yaml");
   EXPECT_TRUE(HasError(w, "t.yaml:2:16: target.dir: holds a NUL byte")) << AllErrors(w);

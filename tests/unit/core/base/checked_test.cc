@@ -14,7 +14,7 @@ TEST(Checked, MulAndAddWithinRange) {
   EXPECT_EQ(*CheckedSum(std::vector<uint32_t>{1, 2, 3}, "x"), 6u);
 }
 
-// Issue 9 item 18: 2 jobs x 8388608TiB summed to 0 and passed the free-space check.
+// 2 jobs x 8388608TiB summed to 0 and passed the free-space check.
 TEST(Checked, OverflowIsAnError) {
   const uint64_t eight_eib = 8388608ull << 40;
   auto product = CheckedMul(2, eight_eib, "jobs x file_size");

@@ -68,7 +68,7 @@ TEST(ConnectionSlots, ANewcomerReplacesItsOwnClientsOldestWaitingConnection) {
   EXPECT_EQ(full.open_from("b"), 2u);
 }
 
-// The lock-out of issue 19: a few addresses fill the server with connections that wait on
+// The lock-out: a few addresses fill the server with connections that wait on
 // their client; a newcomer still gets in, and the one pushed out is the oldest of the heaviest.
 TEST(ConnectionSlots, ANewcomerPushesOutTheOldestWaitingConnectionOfTheHeaviestClient) {
   ConnectionSlots slots(6, 4);

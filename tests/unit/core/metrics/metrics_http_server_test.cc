@@ -99,7 +99,7 @@ TEST(MetricsHttpServer, AnExpositionThatThrowsIsA500AndTheServerGoesOn) {
   EXPECT_EQ(testing::HttpGet(Address(*server), "/metrics").body, "fine 1\n");
 }
 
-// Issue 19: a fixed pool of threads, each held by one silent connection until its request
+// A fixed pool of threads, each held by one silent connection until its request
 // timeout, kept every scrape waiting.
 TEST(MetricsHttpServer, SilentAndHalfOpenClientsDoNotDelayAScrape) {
   MetricsHttpOptions options;

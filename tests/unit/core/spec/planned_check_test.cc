@@ -262,7 +262,7 @@ TEST(PlannedCheck, RampPlusRuntimeWraps) {
   EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[1].io.runtime", "292 years"));
 }
 
-// Issue 9 item 1: null engine, shared file, total_jobs 2 (so one job on this agent), 64KiB file,
+// Null engine, shared file, total_jobs 2 (so one job on this agent), 64KiB file,
 // 1MiB blocks: the job's range holds no block and its worker spun forever.
 TEST(PlannedCheck, EveryJobGetsABlock) {
   v1::PrepareRequest r = Valid();

@@ -45,7 +45,7 @@ TEST(Validate, ErrorsPointAtWhereTheFieldWasSet) {
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.file_size", "smaller than the block size"));
 }
 
-// Issue 10: a step's own files are named by a plain prefix; nothing else reaches a file name.
+// A step's own files are named by a plain prefix; nothing else reaches a file name.
 TEST(Validate, FilePrefixIsAPlainName) {
   v1::Workload w = Minimal();
   w.mutable_steps(0)->mutable_io()->set_file_prefix("64kseqread");
@@ -179,7 +179,7 @@ TEST(Validate, IoUringTakesNoSubmitBatch) {
   EXPECT_TRUE(Validate(w).empty());
 }
 
-// Issue 9 item 1: the check used slot x jobs, and jobs is 0 under total_jobs, so a shared file
+// The check used slot x jobs, and jobs is 0 under total_jobs, so a shared file
 // smaller than one block passed (and the agent's worker spun forever on it).
 TEST(Validate, TotalJobsSharedFileHoldsABlock) {
   v1::Workload w = Minimal();
