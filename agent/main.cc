@@ -14,12 +14,14 @@
 #include "agent/service/agent_service.h"
 #include "agent/service/listen_address.h"
 #include "core/base/address_in_use.h"
+#include "core/base/exit_code.h"
 #include "core/base/tls_files.h"
 #include "core/base/version.h"
 
 namespace {
 
-constexpr int kExitUsage = 2;
+using iofleet::kExitOk;
+using iofleet::kExitRejected;
 
 std::string Hostname() {
   char name[256] = {};
@@ -51,19 +53,19 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : kExitUsage;
+    return rc == 0 ? kExitOk : kExitRejected;
   }
 
   if (insecure == !tls_dir.empty()) {
     std::cerr << "iofleet-agent: pass --tls-dir DIR (mutual TLS), or --insecure (loopback or unix socket only)\n";
-    return kExitUsage;
+    return kExitRejected;
   }
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!tls_dir.empty()) {
     auto tls = iofleet::ReadTlsDir(tls_dir);
     if (!tls.ok()) {
       std::cerr << "iofleet-agent: " << tls.status().message() << "\n";
-      return kExitUsage;
+      return kExitRejected;
     }
     grpc::SslServerCredentialsOptions options(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
     options.pem_root_certs = tls->ca;
@@ -72,12 +74,12 @@ int main(int argc, char** argv) {
   }
   if (insecure && !iofleet::agent::IsLoopbackOrUnix(listen)) {
     std::cerr << "iofleet-agent: --insecure serves only on loopback or a unix socket, not " << listen << "\n";
-    return kExitUsage;
+    return kExitRejected;
   }
   auto roots = iofleet::agent::Roots::Open(roots_specs);
   if (!roots.ok()) {
     std::cerr << "iofleet-agent: " << roots.status().message() << "\n";
-    return kExitUsage;
+    return kExitRejected;
   }
   if (name.empty()) name = Hostname();
   iofleet::agent::AgentConfig config;
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
     auto loaded = iofleet::agent::LoadAgentConfig(config_path);
     if (!loaded.ok()) {
       std::cerr << "iofleet-agent: " << loaded.status().message() << "\n";
-      return kExitUsage;
+      return kExitRejected;
     }
     config = *loaded;
   }
@@ -100,7 +102,7 @@ int main(int argc, char** argv) {
   if (!metrics_address.empty()) {
     if (auto parsed = iofleet::agent::ParseMetricsAddress(metrics_address); !parsed.ok()) {
       std::cerr << "iofleet-agent: " << parsed.status().message() << "\n";
-      return kExitUsage;
+      return kExitRejected;
     }
   }
 
@@ -110,7 +112,7 @@ int main(int argc, char** argv) {
     if (iofleet::Status free = iofleet::CheckListenAddressFree(address); !free.ok()) {
       std::cerr << "iofleet-agent: " << (address == listen ? "--listen " : "--metrics ") << address
                 << (address == listen ? ": cannot listen there: " : ": cannot serve metrics there: ") << free.message() << "\n";
-      return kExitUsage;
+      return kExitRejected;
     }
   }
   iofleet::agent::Supervisor supervisor(*roots, name, config);
@@ -122,7 +124,7 @@ int main(int argc, char** argv) {
     auto started = iofleet::agent::MetricsServer::Start(metrics_address, std::move(collector));
     if (!started.ok()) {
       std::cerr << "iofleet-agent: " << started.status().message() << "\n";
-      return kExitUsage;
+      return kExitRejected;
     }
     metrics = std::move(*started);
   }
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || (listen.rfind("unix:", 0) != 0 && port == 0)) {
     std::cerr << "iofleet-agent: cannot listen on " << listen << " (in use, or not an address of this host)\n";
-    return kExitUsage;
+    return kExitRejected;
   }
   std::string shown = listen;
   if (listen.rfind("unix:", 0) != 0 && port > 0) shown = listen.substr(0, listen.rfind(':') + 1) + std::to_string(port);

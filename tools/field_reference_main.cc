@@ -4,23 +4,24 @@
 #include <iostream>
 
 #include "controller/workload/field_reference.h"
+#include "core/base/exit_code.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: iofleet-field-reference DESCRIPTOR_SET\n";
-    return 2;
+    return iofleet::kExitRejected;
   }
   std::ifstream in(argv[1], std::ios::binary);
   google::protobuf::FileDescriptorSet set;
   if (!in || !set.ParseFromIstream(&in)) {
     std::cerr << "iofleet-field-reference: " << argv[1] << ": not a FileDescriptorSet\n";
-    return 2;
+    return iofleet::kExitRejected;
   }
   const std::string reference = iofleet::controller::FieldReference(set);
   if (reference.empty()) {
     std::cerr << "iofleet-field-reference: " << argv[1] << " holds no iofleet.v1.Workload\n";
-    return 2;
+    return iofleet::kExitRejected;
   }
   std::cout << reference;
-  return 0;
+  return iofleet::kExitOk;
 }

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/metrics/run_totals.h"
+#include "agent/stats/run_totals.h"
 #include "agent/run/agent_state.h"
 
 namespace iofleet::agent {

@@ -18,8 +18,8 @@
 #include "core/base/clock.h"
 #include "core/base/random.h"
 #include "core/base/unique_fd.h"
-#include "core/spec/host_steps.h"
-#include "core/spec/proto_convert.h"
+#include "core/rules/non_io_steps.h"
+#include "core/wire/histogram_proto.h"
 
 namespace iofleet::agent {
 namespace {
@@ -136,10 +136,10 @@ class FilesTask : public StepTask {
     for (auto& t : threads) t.join();
     for (const auto& f : failures_) {
       if (f.err && !f.why.empty()) {
-        return FailedPrecondition("agent " + plan_.agent_name + ": " + f.path + ": " + spec::FilesOpName(plan_.op) + ": " + f.why);
+        return FailedPrecondition("agent " + plan_.agent_name + ": " + f.path + ": " + rules::FilesOpName(plan_.op) + ": " + f.why);
       }
       if (f.err) {
-        return PosixError("agent " + plan_.agent_name + ": " + f.path + ": " + spec::FilesOpName(plan_.op), f.err);
+        return PosixError("agent " + plan_.agent_name + ": " + f.path + ": " + rules::FilesOpName(plan_.op), f.err);
       }
     }
     // sync: syncfs, inside the phase's window: the create is done when its data is stable.
@@ -164,14 +164,14 @@ class FilesTask : public StepTask {
     }
     if (fsyncs) {
       result.set_fsyncs(fsyncs);
-      spec::ToProto(*merged, result.mutable_fsync_latency_ns());
+      wire::ToProto(*merged, result.mutable_fsync_latency_ns());
     }
   }
   uint64_t ops() const override { return SumOps(counters_); }
   uint64_t bytes() const override { return SumBytes(counters_); }
   std::optional<JobsCpuTime> JobsCpu() const override { return SumCpu(counters_); }
   void Sample(StepSample& out) const override {
-    out.phase = spec::FilesOpName(plan_.op);
+    out.phase = rules::FilesOpName(plan_.op);
     out.files = SampleTaskJobs(counters_);
   }
   void JobThreadIds(std::vector<int>& out) const override { TaskThreadIds(counters_, out); }

@@ -6,8 +6,8 @@
 #include <climits>
 #include <cstdlib>
 
-#include "core/spec/root_spec.h"
-#include "core/spec/validate.h"
+#include "core/rules/root_spec.h"
+#include "core/rules/validate.h"
 
 namespace iofleet::agent {
 
@@ -21,7 +21,7 @@ Result<Roots> Roots::Open(const std::vector<std::string>& specs) {
   Roots roots;
   bool default_taken = false;
   for (const std::string& spec : specs) {
-    auto [name, dir] = spec::ParseRootSpec(spec);
+    auto [name, dir] = rules::ParseRootSpec(spec);
     if (name.empty()) {
       if (default_taken) {
         return InvalidArgument("--root " + spec + ": only the first unnamed root is \"default\"; name this one NAME=DIR");
@@ -31,7 +31,7 @@ Result<Roots> Roots::Open(const std::vector<std::string>& specs) {
     } else if (name == "default") {
       default_taken = true;
     }
-    if (!spec::IsSinglePathComponent(name)) {
+    if (!rules::IsSinglePathComponent(name)) {
       return InvalidArgument("--root " + spec + ": \"" + name + "\" is not a valid root name");
     }
     if (roots.roots_.count(name)) return InvalidArgument("--root " + spec + ": root \"" + name + "\" given twice");

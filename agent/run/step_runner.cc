@@ -12,8 +12,8 @@
 #include "agent/run/engine_name.h"
 #include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
-#include "core/spec/defaults.h"
-#include "core/spec/proto_convert.h"
+#include "core/rules/defaults.h"
+#include "core/wire/histogram_proto.h"
 
 namespace iofleet::agent {
 namespace {
@@ -49,19 +49,19 @@ Status StepRunner::OpenJobs() {
   const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || global;
   const bool peer = !ctx_.read_from_agent.empty();
   const bool null_engine = io.engine() == v1::ENGINE_NULL;
-  const bool writes = spec::Writes(io.op());
+  const bool writes = rules::Writes(io.op());
   const int flags = (peer ? O_RDONLY : O_RDWR | O_CREAT) | (io.direct() ? O_DIRECT : 0);
-  slot_size_ = spec::MaxBlockSize(io);
+  slot_size_ = rules::MaxBlockSize(io);
   // Jobs sharing the file: the agent's own (shared), or every job of the run (shared_global).
   const uint32_t sharing_jobs = global ? ctx_.global_jobs : io.jobs();
   const uint32_t first_job = global ? ctx_.global_first_job : 0;
-  const uint64_t job_bytes = spec::JobRangeBytes(io, ctx_.global_jobs);
+  const uint64_t job_bytes = rules::JobRangeBytes(io, ctx_.global_jobs);
   const uint64_t file_slots = io.file_size() / slot_size_;
 
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     // Owned by the runner from the start: a failure below leaves nothing open or allocated.
     Job* job = jobs_.emplace_back(std::make_unique<Job>()).get();
-    job->file = spec::JobFileName(io, j);
+    job->file = rules::JobFileName(io, j);
     std::string& path = job->path;
     path = global ? ctx_.workspace->SharedPathOf(job->file)
                        : peer ? ctx_.workspace->PeerPathOf(ctx_.read_from_agent, job->file)
@@ -86,8 +86,8 @@ Status StepRunner::OpenJobs() {
 
     SequenceSpec& seq = job->plan.sequence;
     seq.slot_size = slot_size_;
-    seq.random = spec::IsRandom(io.op());
-    seq.read_pct = !writes ? 100 : !spec::Reads(io.op()) ? 0 : io.read_pct();
+    seq.random = rules::IsRandom(io.op());
+    seq.read_pct = !writes ? 100 : !rules::Reads(io.op()) ? 0 : io.read_pct();
     seq.seed = Mix(ctx_.run_token, (uint64_t{ctx_.step_index} << 32) | j);
     if (shared && io.shared_mode() == v1::SHARED_MODE_STRIDED) {
       seq.slots = file_slots / sharing_jobs;
@@ -162,7 +162,7 @@ Status StepRunner::OpenJobs() {
 // written first, untimed, block by block with the step's own data (and verify headers).
 Status StepRunner::FillHoles() {
   const v1::IoSpec& io = ctx_.io;
-  if (!spec::Reads(io.op()) || io.engine() == v1::ENGINE_NULL || !ctx_.read_from_agent.empty()) return Status::Ok();
+  if (!rules::Reads(io.op()) || io.engine() == v1::ENGINE_NULL || !ctx_.read_from_agent.empty()) return Status::Ok();
   for (auto& job : jobs_) {
     const SequenceSpec& seq = job->plan.sequence;
     // A strided job's slots lie between other jobs' slots: each is its own range. Ranges are
@@ -226,7 +226,7 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
   IOFLEET_RETURN_IF_ERROR(runner->OpenJobs());
   IOFLEET_RETURN_IF_ERROR(runner->FillHoles());
   const v1::IoSpec& io = runner->ctx_.io;
-  if (!io.direct() && spec::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {  // reads the page cache can serve
+  if (!io.direct() && rules::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {  // reads the page cache can serve
     std::vector<FileRange> ranges;
     for (const auto& job : runner->jobs_) ranges.push_back(SequenceRange(job->fd.get(), job->plan.sequence));
     runner->cache_ = MeasureResidency(ranges);
@@ -243,7 +243,7 @@ void StepRunner::RunJob(Job& job) {
   }
   if (!stop_.load()) {  // aborted before Go: no I/O at all
     IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
-                    spec::Writes(ctx_.io.op()) ? &job.data : nullptr);
+                    rules::Writes(ctx_.io.op()) ? &job.data : nullptr);
     worker.Run(start_ns_, stop_);
   }
   job.stats.tid.store(0, std::memory_order_relaxed);
@@ -374,8 +374,8 @@ StepSample StepRunner::Sample() const {
     }
     AddFolded(out.latency, Fold(c.latency));
   };
-  if (spec::Reads(io.op())) s.read.emplace();
-  if (spec::Writes(io.op())) s.write.emplace();
+  if (rules::Reads(io.op())) s.read.emplace();
+  if (rules::Writes(io.op())) s.write.emplace();
   for (const auto& job : jobs_) {
     if (s.read) sample_op(job->stats.read, *s.read);
     if (s.write) {
@@ -425,7 +425,7 @@ Status StepRunner::JobError(const Job& job) const {
 
 // What the step wrote, replayed from each job's deterministic sequence.
 void StepRunner::RecordCoverage() {
-  if (!spec::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;  // peer reads never write
+  if (!rules::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;  // peer reads never write
   for (const auto& job : jobs_) {
     // A job that counted errors (continue_on_error) may not have written what its sequence
     // says: nothing of it counts as written, so a later read fills it first.
@@ -502,14 +502,14 @@ Result<v1::StepResult> StepRunner::Finish() {
   }
   all_latency->Add(*read_latency);
   all_latency->Add(*write_latency);
-  spec::ToProto(*read_latency, result.mutable_read()->mutable_latency_ns());
-  spec::ToProto(*write_latency, result.mutable_write()->mutable_latency_ns());
+  wire::ToProto(*read_latency, result.mutable_read()->mutable_latency_ns());
+  wire::ToProto(*write_latency, result.mutable_write()->mutable_latency_ns());
   if (rate_limited) {
-    spec::ToProto(*read_scheduled, result.mutable_read()->mutable_scheduled_latency_ns());
-    spec::ToProto(*write_scheduled, result.mutable_write()->mutable_scheduled_latency_ns());
+    wire::ToProto(*read_scheduled, result.mutable_read()->mutable_scheduled_latency_ns());
+    wire::ToProto(*write_scheduled, result.mutable_write()->mutable_scheduled_latency_ns());
   }
-  spec::ToProto(*all_latency, result.mutable_latency_ns());
-  spec::ToProto(*fsync_latency, result.mutable_fsync_latency_ns());
+  wire::ToProto(*all_latency, result.mutable_latency_ns());
+  wire::ToProto(*fsync_latency, result.mutable_fsync_latency_ns());
   result.set_ops(result.read().ops() + result.write().ops());
   result.set_bytes(result.read().bytes() + result.write().bytes());
   result.set_fsyncs(fsyncs);

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "agent/worker/io_worker.h"
-#include "core/spec/proto_convert.h"
+#include "core/wire/histogram_proto.h"
 
 namespace iofleet::agent {
 
@@ -79,7 +79,7 @@ void ReportCounters(const std::vector<std::unique_ptr<TaskCounters>>& jobs, v1::
   for (const auto& j : jobs) merged->Add(j->latency);
   result.set_ops(SumOps(jobs));
   result.set_bytes(SumBytes(jobs));
-  spec::ToProto(*merged, result.mutable_latency_ns());
+  wire::ToProto(*merged, result.mutable_latency_ns());
 }
 
 }  // namespace iofleet::agent

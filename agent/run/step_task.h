@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "agent/metrics/step_sample.h"
+#include "agent/stats/step_sample.h"
 #include "agent/run/host_stats.h"
 #include "core/base/histogram.h"
 #include "core/base/status.h"

@@ -27,9 +27,9 @@
 #include "core/base/checked.h"
 #include "core/base/unique_fd.h"
 #include "core/base/units.h"
-#include "core/spec/defaults.h"
-#include "core/spec/host_steps.h"
-#include "core/spec/planned_check.h"
+#include "core/rules/defaults.h"
+#include "core/rules/non_io_steps.h"
+#include "core/rules/planned_check.h"
 
 namespace iofleet::agent {
 namespace {
@@ -123,17 +123,17 @@ Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& works
       return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": engine " + EngineName(io.engine()) + ": " + opened.message());
     }
     if (io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers()) {
-      locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * spec::MaxBlockSize(io));
+      locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * rules::MaxBlockSize(io));
     }
     if (!step.read_from_agent().empty()) continue;  // reads another agent's files
     auto& file_bytes = point_files[step.point()];
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + spec::JobFileName(io, 0);
+      std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + rules::JobFileName(io, 0);
       file_bytes[f] = std::max(file_bytes[f], io.file_size());
     } else {
       for (uint32_t j = 0; j < io.jobs(); ++j) {
-        std::string f = spec::JobFileName(io, j);
-        file_bytes[f] = std::max(file_bytes[f], spec::JobRangeBytes(io));
+        std::string f = rules::JobFileName(io, j);
+        file_bytes[f] = std::max(file_bytes[f], rules::JobRangeBytes(io));
       }
     }
   }
@@ -276,7 +276,7 @@ Status Supervisor::OpenPlaces(const v1::PrepareRequest& request) {
     if (step.has_copy()) texts.insert(texts.end(), {step.copy().from(), step.copy().to()});
   }
   for (const auto& text : texts) {
-    std::string root_name = spec::ParseStepPlace(text).root;
+    std::string root_name = rules::ParseStepPlace(text).root;
     if (root_name.empty() || root_name == target_root_ || places_.count(root_name)) continue;
     const Root* root = roots_.Find(root_name);
     if (!root) {
@@ -294,7 +294,7 @@ Status Supervisor::OpenPlaces(const v1::PrepareRequest& request) {
 
 Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(const RunPlaces& places,
                                                                            const std::string& text) const {
-  spec::StepPlace place = spec::ParseStepPlace(text);
+  rules::StepPlace place = rules::ParseStepPlace(text);
   if (place.root.empty() || place.root == places.target_root) return std::make_pair(places.target, place.path);
   auto it = places.others.find(place.root);
   if (it == places.others.end()) return Status(Code::kFailedPrecondition, "agent " + name_ + ": no root " + place.root);
@@ -303,7 +303,7 @@ Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(con
 
 Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& request) {
   // What comes from the wire is checked with the controller's own rules before anything else.
-  if (Status plan = spec::CheckPrepare(request, name_); !plan.ok()) return plan;
+  if (Status plan = rules::CheckPrepare(request, name_); !plan.ok()) return plan;
   std::unique_lock lock(mu_);
   if (state_ != AgentState::kIdle) {
     // The run is named only to a controller that names it: one started again after it was

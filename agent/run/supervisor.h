@@ -21,7 +21,7 @@
 #include <thread>
 #include <string>
 
-#include "agent/metrics/run_totals.h"
+#include "agent/stats/run_totals.h"
 #include "agent/run/agent_config.h"
 #include "agent/run/agent_state.h"
 #include "agent/run/coverage.h"

@@ -10,7 +10,7 @@
 
 #include "agent/run/confined_fs.h"
 #include "agent/run/tree_names.h"
-#include "core/spec/validate.h"
+#include "core/rules/validate.h"
 
 namespace iofleet::agent {
 namespace {
@@ -45,11 +45,11 @@ Status Workspace::MakeDirectory(const std::string& relative, bool must_be_new, b
 Result<std::shared_ptr<Workspace>> Workspace::Create(const Root& root, const std::string& dir,
                                                      const std::string& run_id,
                                                      const std::string& agent) {
-  if (!spec::IsConfinedRelativePath(dir)) {
+  if (!rules::IsConfinedRelativePath(dir)) {
     return Status(Code::kPermissionDenied, root.path + "/" + dir + ": not a relative path below the root; refused");
   }
-  if (!spec::IsSinglePathComponent(run_id)) return InvalidArgument("run id \"" + run_id + "\" is not a single path component");
-  if (!spec::IsSinglePathComponent(agent)) return InvalidArgument("agent name \"" + agent + "\" is not a single path component");
+  if (!rules::IsSinglePathComponent(run_id)) return InvalidArgument("run id \"" + run_id + "\" is not a single path component");
+  if (!rules::IsSinglePathComponent(agent)) return InvalidArgument("agent name \"" + agent + "\" is not a single path component");
 
   std::shared_ptr<Workspace> ws(new Workspace(root));
   std::vector<std::string> parts;
@@ -138,13 +138,13 @@ Result<int> Workspace::OpenRelative(const std::string& relative, const std::stri
 }
 
 Result<int> Workspace::OpenFile(const std::string& name, int flags) {
-  if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
+  if (!rules::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
   std::lock_guard lock(mu_);
   return OpenRelative(run_dir_rel_ + "/" + name, PathOf(name), flags, /*others_create=*/false);
 }
 
 Result<int> Workspace::OpenSharedFile(const std::string& name, int flags) {
-  if (!spec::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
+  if (!rules::IsSinglePathComponent(name)) return InvalidArgument("file name \"" + name + "\" refused");
   std::lock_guard lock(mu_);
   if (closed_) return Aborted(SharedPathOf(name) + ": the run has ended");
   bool recorded = std::any_of(created_.begin(), created_.end(),
@@ -154,7 +154,7 @@ Result<int> Workspace::OpenSharedFile(const std::string& name, int flags) {
 }
 
 Result<int> Workspace::OpenPeerFile(const std::string& agent, const std::string& name, int flags) {
-  if (!spec::IsSinglePathComponent(agent) || !spec::IsSinglePathComponent(name) || agent == "shared") {
+  if (!rules::IsSinglePathComponent(agent) || !rules::IsSinglePathComponent(name) || agent == "shared") {
     return InvalidArgument("peer file " + agent + "/" + name + " refused");
   }
   std::lock_guard lock(mu_);
@@ -260,7 +260,7 @@ uint64_t Workspace::RemoveEntry(const Entry& e) {
 }
 
 Result<int> Workspace::OpenDirectory(const std::string& relative, bool create) {
-  if (!spec::IsConfinedRelativePath(relative)) {
+  if (!rules::IsConfinedRelativePath(relative)) {
     return InvalidArgument("\"" + relative + "\" is not a path below the run directory; refused");
   }
   {
@@ -279,7 +279,7 @@ Result<int> Workspace::OpenDirectory(const std::string& relative, bool create) {
 }
 
 Result<int> Workspace::OpenBelow(const std::string& relative, int flags) {
-  if (!spec::IsConfinedRelativePath(relative)) {
+  if (!rules::IsConfinedRelativePath(relative)) {
     return InvalidArgument("\"" + relative + "\" is not a path below the run directory; refused");
   }
   std::string full = relative.empty() ? run_dir_rel_ : run_dir_rel_ + "/" + relative;

@@ -1,7 +1,8 @@
 // The run history: one SQLite file (by default history.db in the results directory), so a
 // single machine needs no server. Every run goes in whole, in one transaction, or not at all: a
 // process killed while writing leaves the database readable and the run absent (WAL mode). The
-// schema has a version (PRAGMA user_version) and migrations from every older one.
+// schema has a version (PRAGMA user_version) and migrations from every older one; iofleet serve keeps
+// its tables in the same file with a version of their own (controller/serve/serve_schema.h).
 //
 // Thread-safety: one HistoryDb per thread; several processes may share the file (SQLite locks,
 // with a busy timeout).
@@ -55,6 +56,9 @@ struct StoredRun {
 };
 
 // Which runs: all filters together. Newest last.
+// The database a command uses: --db, else history.db in the results directory.
+std::string HistoryDbPath(const std::string& db, const std::string& out_dir);
+
 struct RunFilter {
   std::string workload;                       // "" any
   std::map<std::string, std::string> labels;  // each must be set to that value

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "controller/report/report_model.h"
-#include "controller/run/run_labels.h"
+#include "controller/push/run_labels.h"
 
 namespace iofleet::controller {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/spec/proto_convert.h"
+#include "core/wire/histogram_proto.h"
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::controller {
@@ -15,8 +15,8 @@ OpFigures OpFromProto(const v1::OpStats& in) {
   OpFigures out;
   out.ops = in.ops();
   out.bytes = in.bytes();
-  spec::AddFromProto(in.latency_ns(), *out.latency);
-  spec::AddFromProto(in.scheduled_latency_ns(), *out.scheduled);
+  wire::AddFromProto(in.latency_ns(), *out.latency);
+  wire::AddFromProto(in.scheduled_latency_ns(), *out.scheduled);
   return out;
 }
 
@@ -37,8 +37,8 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
   s.passes = result.passes();
   s.filled_bytes = result.filled_bytes();
   s.fsyncs = result.fsyncs();
-  spec::AddFromProto(result.latency_ns(), *s.latency);
-  spec::AddFromProto(result.fsync_latency_ns(), *s.fsync_latency);
+  wire::AddFromProto(result.latency_ns(), *s.latency);
+  wire::AddFromProto(result.fsync_latency_ns(), *s.fsync_latency);
   s.read = OpFromProto(result.read());
   s.write = OpFromProto(result.write());
   for (const auto& e : result.errors()) s.errors[e.kind()] += e.count();

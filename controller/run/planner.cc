@@ -8,24 +8,24 @@
 
 #include "controller/workload/yaml_loader.h"
 #include "core/base/units.h"
-#include "core/spec/defaults.h"
-#include "core/spec/host_steps.h"
-#include "core/spec/planned_check.h"
-#include "core/spec/validate.h"
+#include "core/rules/defaults.h"
+#include "core/rules/non_io_steps.h"
+#include "core/rules/planned_check.h"
+#include "core/rules/validate.h"
 
 namespace iofleet::controller {
 namespace {
 
-Status PlanPoint(uint32_t point, const std::vector<spec::LeafStep>& leaves, const std::vector<v1::Workload>& workloads,
+Status PlanPoint(uint32_t point, const std::vector<rules::LeafStep>& leaves, const std::vector<v1::Workload>& workloads,
                  const std::vector<AgentId>& agents, std::vector<std::vector<v1::PlannedStep>>& out) {
-  for (const spec::LeafStep& leaf : leaves) {
+  for (const rules::LeafStep& leaf : leaves) {
     // Each agent's jobs: its own, or its round-robin share of total_jobs.
     std::vector<v1::IoSpec> resolved(agents.size());
     uint64_t total_jobs = 0;
     for (size_t i = 0; i < agents.size(); ++i) {
-      const v1::Step& mine = spec::StepOf(workloads[i], leaf);
+      const v1::Step& mine = rules::StepOf(workloads[i], leaf);
       if (!mine.has_io()) continue;
-      resolved[i] = spec::ResolveStepIo(workloads[i], mine);
+      resolved[i] = rules::ResolveStepIo(workloads[i], mine);
       if (resolved[i].has_total_jobs()) {
         uint64_t n = resolved[i].total_jobs(), count = agents.size();
         resolved[i].set_jobs(static_cast<uint32_t>(n / count + (i < n % count ? 1 : 0)));
@@ -38,11 +38,11 @@ Status PlanPoint(uint32_t point, const std::vector<spec::LeafStep>& leaves, cons
       v1::PlannedStep step;
       step.set_name(leaf.name);
       step.set_point(point);
-      const v1::Step& mine = spec::StepOf(workloads[i], leaf);
+      const v1::Step& mine = rules::StepOf(workloads[i], leaf);
       if (mine.has_sync()) step.mutable_sync();
       if (mine.has_drop_caches()) step.mutable_drop_caches();
       if (mine.has_files()) {
-        *step.mutable_files() = spec::ResolveFiles(mine.files());
+        *step.mutable_files() = rules::ResolveFiles(mine.files());
         // Phases run in lockstep, so every agent runs the same ops (overrides may change the rest).
         const auto& first = out[0].empty() || i == 0 ? step.files().ops() : out[0].back().files().ops();
         if (i > 0 && !std::equal(first.begin(), first.end(), step.files().ops().begin(), step.files().ops().end())) {
@@ -51,13 +51,13 @@ Status PlanPoint(uint32_t point, const std::vector<spec::LeafStep>& leaves, cons
                                  " (phases run in lockstep: overrides may not change ops)");
         }
       }
-      if (mine.has_copy()) *step.mutable_copy() = spec::ResolveCopy(mine.copy());
+      if (mine.has_copy()) *step.mutable_copy() = rules::ResolveCopy(mine.copy());
       if (mine.has_readahead()) *step.mutable_readahead() = mine.readahead();
       if (mine.has_hook()) *step.mutable_hook() = mine.hook();
       if (mine.has_io()) {
-        auto io = spec::PlanIo(resolved[i], total_jobs);
+        auto io = rules::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) return InvalidArgument(leaf.path + ".io: " + io.status().message());
-        spec::NeutralizeInapplicable(*io);
+        rules::NeutralizeInapplicable(*io);
         if (io->read_from() == v1::READ_FROM_NEXT_AGENT) step.set_read_from_agent(agents[(i + 1) % agents.size()].name);
         if (io->file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
           step.set_global_first_job(static_cast<uint32_t>(jobs_before));
@@ -73,7 +73,7 @@ Status PlanPoint(uint32_t point, const std::vector<spec::LeafStep>& leaves, cons
 }
 
 // Every step as its agent will receive it, checked with the agent's own rules
-// (core/spec/planned_check.h): what needs the fleet, such as a block for every job once
+// (core/rules/planned_check.h): what needs the fleet, such as a block for every job once
 // total_jobs is spread over the agents, is decided here, before any agent is contacted.
 Status CheckPlanned(const RunPlan& plan, const std::vector<AgentId>& agents) {
   const size_t steps = plan.leaves.size();
@@ -82,8 +82,8 @@ Status CheckPlanned(const RunPlan& plan, const std::vector<AgentId>& agents) {
   for (size_t i = 0; i < agents.size(); ++i) {
     const std::string& root = plan.workloads[i].target().root();
     for (size_t k = 0; k < plan.steps[i].size(); ++k) {
-      std::vector<spec::Violation> found;
-      spec::CheckPlannedStep(plan.steps[i][k], plan.leaves[k % steps].path, root.empty() ? "default" : root, found);
+      std::vector<rules::Violation> found;
+      rules::CheckPlannedStep(plan.steps[i][k], plan.leaves[k % steps].path, root.empty() ? "default" : root, found);
       std::string at;
       if (plan.points.size() > 1) {
         for (const auto& [path, value] : plan.points[k / steps].params) at += (at.empty() ? " (at " : ", ") + path + "=" + value;
@@ -109,31 +109,31 @@ Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId
   for (const auto& a : agents) {
     auto mine = ForAgent(workload, a.name, a.address);
     if (!mine.ok()) return InvalidArgument("agent " + a.name + ": " + mine.status().message());
-    for (const auto& v : spec::Validate(*mine)) {
+    for (const auto& v : rules::Validate(*mine)) {
       errors += (errors.empty() ? "" : "\n") + ("agent " + a.name + " (with its overrides): " + v.path + ": " + v.message);
     }
     plan.workloads.push_back(*mine);
   }
   if (!errors.empty()) return InvalidArgument(errors);
-  plan.leaves = spec::LeafSteps(workload);
+  plan.leaves = rules::LeafSteps(workload);
   plan.steps.assign(agents.size(), {});
   // The agents get one flat list of steps and the run manager runs them in lockstep: every
   // point and every agent must have the same steps, and at one point the same group repeats.
-  const std::string shape = spec::StepShape(workload, false);
+  const std::string shape = rules::StepShape(workload, false);
   for (size_t p = 0; p < plan.points.size(); ++p) {
     const SweepPoint& point = plan.points[p];
-    if (spec::StepShape(point.workload, false) != shape) {
-      return InvalidArgument("sweep point " + std::to_string(p) + " would change the steps (" + spec::StepShape(point.workload, false) +
+    if (rules::StepShape(point.workload, false) != shape) {
+      return InvalidArgument("sweep point " + std::to_string(p) + " would change the steps (" + rules::StepShape(point.workload, false) +
                              " instead of " + shape + "): a sweep may change steps' fields and groups' repeat, not which steps run");
     }
-    const std::string repeats = spec::StepShape(point.workload, true);
+    const std::string repeats = rules::StepShape(point.workload, true);
     std::vector<v1::Workload> point_workloads;
     for (const auto& a : agents) {
       auto mine = ForAgent(point.workload, a.name, a.address);
       if (!mine.ok()) return InvalidArgument("agent " + a.name + ": " + mine.status().message());
-      if (spec::StepShape(*mine, true) != repeats) {
+      if (rules::StepShape(*mine, true) != repeats) {
         return InvalidArgument("agent " + a.name + ": its overrides would change the steps or a group's repeat (" +
-                               spec::StepShape(*mine, true) + " instead of " + repeats +
+                               rules::StepShape(*mine, true) + " instead of " + repeats +
                                "): steps run in lockstep on every agent, so overrides may change steps' fields only");
       }
       point_workloads.push_back(*mine);
@@ -159,9 +159,9 @@ std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, cons
     out += fmt::format("# point {}{}\n", p, params);
     // One leaf step: its line and its agents' lines; `runs` is how often it runs per point.
     auto describe = [&](size_t l, const std::string& indent, uint64_t runs) {
-      const spec::LeafStep& leaf = plan.leaves[l];
-      const v1::Step& step = spec::StepOf(at_point, leaf);
-      out += fmt::format("#{}{} ({})\n", indent, leaf.name, spec::StepKind(step));
+      const rules::LeafStep& leaf = plan.leaves[l];
+      const v1::Step& step = rules::StepOf(at_point, leaf);
+      out += fmt::format("#{}{} ({})\n", indent, leaf.name, rules::StepKind(step));
       if (step.has_sleep()) timed_ns += step.sleep().duration() * runs;
       for (size_t i = 0; i < agents.size(); ++i) {
         const v1::PlannedStep& planned = plan.steps[i][p * leaves + l];
@@ -169,9 +169,9 @@ std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, cons
           const v1::FilesStep& f = planned.files();
           uint64_t files = uint64_t{f.dirs()} * f.files_per_dir();
           std::string ops;
-          for (int k = 0; k < f.ops_size(); ++k) ops += (k ? ", " : "") + spec::FilesOpName(f.ops(k));
+          for (int k = 0; k < f.ops_size(); ++k) ops += (k ? ", " : "") + rules::FilesOpName(f.ops(k));
           out += fmt::format("#{}  {}: {} x {} files ({} files, about {}) in {}, {} job(s): {}\n", indent, agents[i].name, f.dirs(),
-                             f.files_per_dir(), files, FormatSize(files * spec::MeanFileSize(f)), f.dir(), f.jobs(), ops);
+                             f.files_per_dir(), files, FormatSize(files * rules::MeanFileSize(f)), f.dir(), f.jobs(), ops);
           if (i == 0) size_based += runs;
         }
         if (planned.has_copy()) {
@@ -200,7 +200,7 @@ std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, cons
       }
     };
     for (size_t l = 0; l < leaves;) {
-      const spec::LeafStep& leaf = plan.leaves[l];
+      const rules::LeafStep& leaf = plan.leaves[l];
       if (leaf.member < 0) {
         describe(l++, "   ", cycles);
         continue;

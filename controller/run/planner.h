@@ -8,7 +8,7 @@
 
 #include "controller/workload/sweep.h"
 #include "core/base/status.h"
-#include "core/spec/step_tree.h"
+#include "core/rules/step_tree.h"
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::controller {
@@ -21,9 +21,9 @@ struct AgentId {
 struct RunPlan {
   std::vector<SweepPoint> points;                      // one when nothing is swept
   std::vector<v1::Workload> workloads;                 // per agent, its overrides applied
-  // The steps that run, groups opened (core/spec/step_tree.h): each is planned once, and the
+  // The steps that run, groups opened (core/rules/step_tree.h): each is planned once, and the
   // run manager runs a group's leaves its repeat times. The same at every point, on every agent.
-  std::vector<spec::LeafStep> leaves;
+  std::vector<rules::LeafStep> leaves;
   // Per agent: every point's leaf steps, point after point (leaf s of point p is
   // p * leaves.size() + s).
   std::vector<std::vector<v1::PlannedStep>> steps;

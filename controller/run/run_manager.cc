@@ -19,7 +19,7 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
-#include "controller/history/history_cli.h"
+#include "controller/run/verdict_lines.h"
 #include "controller/history/history_db.h"
 #include "controller/history/record_run.h"
 #include "controller/push/push_results.h"
@@ -37,11 +37,11 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/base/version.h"
-#include "core/spec/defaults.h"
-#include "core/spec/host_steps.h"
-#include "core/spec/root_spec.h"
-#include "core/spec/step_tree.h"
-#include "core/spec/validate.h"
+#include "core/rules/defaults.h"
+#include "core/rules/non_io_steps.h"
+#include "core/rules/root_spec.h"
+#include "core/rules/step_tree.h"
+#include "core/rules/validate.h"
 
 namespace iofleet::controller {
 
@@ -166,7 +166,7 @@ int RunManager::Connect() {
     const bool create = roots.empty() || options_.create_local_roots;
     if (roots.empty()) roots.push_back("iofleet-data");
     for (const auto& root : roots) {
-      const std::string dir = spec::ParseRootSpec(root).dir;
+      const std::string dir = rules::ParseRootSpec(root).dir;
       std::error_code ec;
       if (create) {
         std::filesystem::create_directories(dir, ec);
@@ -248,8 +248,8 @@ int RunManager::Plan() {
     std::set<std::string> refusals;
     // The local agent this controller started takes its config from --local-config.
     const std::string config_flag = local_ ? "--local-config" : "--config";
-    for (const spec::LeafStep& leaf : plan->leaves) {
-      const v1::Step& step = spec::StepOf(mine, leaf);
+    for (const rules::LeafStep& leaf : plan->leaves) {
+      const v1::Step& step = rules::StepOf(mine, leaf);
       if (step.has_drop_caches() && !a.hello.allow_drop_caches()) {
         refusals.insert("the workload drops caches, which this agent's config does not allow (start it with " + config_flag +
                         " holding allow_drop_caches: true)");
@@ -356,7 +356,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
   step.status = "succeeded";
   for (int k = 0; k < files.ops_size() && step.status == "succeeded"; ++k) {
     StepReport phase_step;
-    phase_step.name = step.name + "." + spec::FilesOpName(files.ops(k));
+    phase_step.name = step.name + "." + rules::FilesOpName(files.ops(k));
     phase_step.kind = step.kind;  // its live line counts files
     phase_step.index = step.index;
     phase_step.point = step.point;  // the agents' run_info, the live view and samples.csv name them
@@ -364,7 +364,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     phase_step.group = step.group;
     phase_step.group_cycle = step.group_cycle;
     StepOutcome outcome = executor.Run(flat, static_cast<uint32_t>(k), v1::IoSpec(), {}, phase_step);
-    PhaseReport phase{spec::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns,
+    PhaseReport phase{rules::FilesOpName(files.ops(k)), phase_step.aggregate, phase_step.agents, phase_step.start_skew_ns,
                       phase_step.span_ns};
     step.aggregate.AddPhase(phase.aggregate, k == 0);
     for (const auto& a : phase.agents) {
@@ -571,7 +571,7 @@ int RunManager::RunSteps() {
     StopAll();
     return kExitRejected;
   }
-  effective_ = ToYaml(spec::Effective(w));
+  effective_ = ToYaml(rules::Effective(w));
   const std::string effective = "# " + options_.workload_file + " with every default filled in\n" + effective_;
   if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml", effective); !s.ok()) {
     log() << "iofleet: " << s.message() << "\n";  // the report could not be written there either
@@ -594,12 +594,12 @@ int RunManager::RunSteps() {
     const uint32_t cycles = std::max(1u, w.repeat());
     // One executed instance of leaf step `l`: its report entry, then the step itself.
     auto run_leaf = [&](size_t p, uint32_t c, size_t l, int group_cycle) {
-      const spec::LeafStep& leaf = plan_.leaves[l];
-      const v1::Step& def = spec::StepOf(plan_.points[p].workload, leaf);
+      const rules::LeafStep& leaf = plan_.leaves[l];
+      const v1::Step& def = rules::StepOf(plan_.points[p].workload, leaf);
       StepReport step;  // report.json lists executed steps only
       step.index = static_cast<int>(l);
       step.name = leaf.name;
-      step.kind = spec::StepKind(def);
+      step.kind = rules::StepKind(def);
       step.point = static_cast<int>(p);
       step.cycle = static_cast<int>(c);
       step.group = leaf.group;
@@ -634,7 +634,7 @@ int RunManager::RunSteps() {
       const v1::Workload& at_point = plan_.points[p].workload;
       for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) {
         for (size_t l = 0; l < leaves && report_.status == "succeeded";) {
-          const spec::LeafStep& leaf = plan_.leaves[l];
+          const rules::LeafStep& leaf = plan_.leaves[l];
           const v1::Step& top = at_point.steps(leaf.top);
           const bool skip_top = top.once() && c > 0;  // its data serves every cycle of the point
           if (leaf.member < 0) {
@@ -647,7 +647,7 @@ int RunManager::RunSteps() {
           while (end < leaves && plan_.leaves[end].top == leaf.top) ++end;
           for (uint32_t g = 0; !skip_top && g < top.group().repeat() && report_.status == "succeeded"; ++g) {
             for (size_t m = l; m < end && report_.status == "succeeded"; ++m) {
-              if (spec::StepOf(at_point, plan_.leaves[m]).once() && (c > 0 || g > 0)) continue;
+              if (rules::StepOf(at_point, plan_.leaves[m]).once() && (c > 0 || g > 0)) continue;
               if (going(plan_.leaves[m].name)) run_leaf(p, c, m, static_cast<int>(g));
             }
           }

@@ -14,17 +14,12 @@
 #include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
 #include "controller/run/interrupt.h"
-#include "controller/run/run_labels.h"
+#include "controller/push/run_labels.h"
+#include "core/base/exit_code.h"
 #include "core/base/tls_files.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::controller {
-
-// DESIGN.md section 2.
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitRejected = 2;
-constexpr int kExitRegression = 3;  // the run succeeded, and a figure regressed
 
 // Raised by `iofleet run`'s SIGINT and SIGTERM handler; the run manager stops the agents and
 // reports "aborted".

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "controller/run/run_manager.h"
+#include "core/base/exit_code.h"
 
 namespace iofleet::controller {
 

@@ -16,7 +16,7 @@
 #include "controller/workload/proto_names.h"
 #include "controller/workload/yaml_loader.h"
 #include "core/base/loopback.h"
-#include "core/spec/validate.h"
+#include "core/rules/validate.h"
 #include "iofleet/v1/serve.pb.h"
 
 namespace iofleet::controller {
@@ -314,7 +314,7 @@ class ConfigChecker {
       }
     }
     if (!sets.empty() && set_ok) {
-      for (const auto& v : spec::Validate(suite.workload)) Error(path + ".set", "with set: " + v.path + ": " + v.message);
+      for (const auto& v : rules::Validate(suite.workload)) Error(path + ".set", "with set: " + v.path + ": " + v.message);
     }
   }
 

@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "controller/history/verdict.h"
-#include "controller/run/run_labels.h"
+#include "controller/push/run_labels.h"
 #include "controller/serve/cron.h"
 #include "core/base/status.h"
 #include "core/base/tls_files.h"

@@ -7,6 +7,7 @@
 
 #include "controller/history/history_db.h"
 #include "controller/history/sqlite_statement.h"
+#include "controller/serve/serve_schema.h"
 
 namespace iofleet::controller {
 namespace {
@@ -40,7 +41,7 @@ int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
 
 Result<std::unique_ptr<ServeStore>> ServeStore::Open(const std::string& path) {
   {
-    auto history = HistoryDb::Open(path);  // creates or migrates the schema, serve's tables included
+    auto history = HistoryDb::Open(path);  // creates or migrates the history's schema (WAL mode)
     if (!history.ok()) return history.status();
   }
   sqlite3* raw = nullptr;
@@ -48,6 +49,7 @@ Result<std::unique_ptr<ServeStore>> ServeStore::Open(const std::string& path) {
   std::unique_ptr<ServeStore> store(new ServeStore(raw, path));
   if (rc != SQLITE_OK) return store->Error("cannot open");
   sqlite3_busy_timeout(raw, 10000);
+  if (Status s = MigrateServeSchema(raw, path); !s.ok()) return s;
   return store;
 }
 

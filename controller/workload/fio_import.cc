@@ -16,8 +16,8 @@
 #include "controller/workload/input_file.h"
 #include "controller/workload/proto_names.h"
 #include "core/base/units.h"
-#include "core/spec/defaults.h"
-#include "core/spec/validate.h"
+#include "core/rules/defaults.h"
+#include "core/rules/validate.h"
 
 namespace iofleet::controller {
 namespace {
@@ -1001,7 +1001,7 @@ void Importer::LeaveOutIgnored() {
   for (const char* field : kIgnoredByFio) {
     for (int i = 0; i < w.steps_size(); ++i) {
       if (!HasIoField(w.steps(i).io(), field)) continue;
-      std::string reason = spec::Inapplicable(spec::ResolveIo(w, i), field);
+      std::string reason = rules::Inapplicable(rules::ResolveIo(w, i), field);
       if (reason.empty()) continue;
       std::string path = "steps[" + std::to_string(i) + "].io." + field;
       if (const Place* at = Origin(path)) {
@@ -1015,7 +1015,7 @@ void Importer::LeaveOutIgnored() {
     std::string reason;
     bool used = false;
     for (int i = 0; i < w.steps_size(); ++i) {
-      std::string r = spec::Inapplicable(spec::ResolveIo(w, i), field);
+      std::string r = rules::Inapplicable(rules::ResolveIo(w, i), field);
       used = used || r.empty();
       if (!r.empty()) reason = r;
     }
@@ -1038,7 +1038,7 @@ const Place* Importer::Origin(const std::string& path) const {
 }
 
 void Importer::ValidateResult() {
-  for (const spec::Violation& v : spec::Validate(out_.workload)) {
+  for (const rules::Violation& v : rules::Validate(out_.workload)) {
     if (const Place* at = Origin(v.path)) {
       Error(*at, v.message + " (iofleet " + v.path + ")");
     } else {

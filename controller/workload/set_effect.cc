@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "controller/workload/sweep.h"
-#include "core/spec/defaults.h"
-#include "core/spec/step_tree.h"
+#include "core/rules/defaults.h"
+#include "core/rules/step_tree.h"
 
 namespace iofleet::controller {
 namespace {
@@ -18,15 +18,15 @@ struct Executed {
     rest.clear_defaults();
     rest.clear_sweep();
     rest.clear_steps();
-    for (const spec::LeafStep& leaf : spec::LeafSteps(w)) {
-      v1::Step step = spec::StepOf(w, leaf);
+    for (const rules::LeafStep& leaf : rules::LeafSteps(w)) {
+      v1::Step step = rules::StepOf(w, leaf);
       if (step.has_io()) {
         // As the planner reads it: total_jobs and total_size win over jobs and file_size, and a
         // field the step's engine or op does not use is neutral.
-        v1::IoSpec io = spec::ResolveStepIo(w, step);
+        v1::IoSpec io = rules::ResolveStepIo(w, step);
         if (io.has_total_jobs()) io.clear_jobs();
         if (io.has_total_size()) io.clear_file_size();
-        spec::NeutralizeInapplicable(io);
+        rules::NeutralizeInapplicable(io);
         *step.mutable_io() = io;
       }
       steps.push_back(step);
@@ -64,7 +64,7 @@ std::string DefaultsField(const std::string& path) {
   return rest.substr(0, rest.find_first_of(".["));
 }
 
-// The fields that replace `field` where they are set (core/spec/defaults.cc Overlay).
+// The fields that replace `field` where they are set (core/rules/defaults.cc Overlay).
 std::vector<std::string> Overriders(const std::string& field) {
   if (field == "jobs") return {"jobs", "total_jobs"};
   if (field == "total_jobs") return {"total_jobs", "jobs"};
@@ -96,8 +96,8 @@ std::optional<std::string> UnchangingSetWarning(const v1::Workload& before, cons
     }
   }
   std::vector<std::string> steps;
-  for (const spec::LeafStep& leaf : spec::LeafSteps(after)) {
-    const v1::Step& step = spec::StepOf(after, leaf);
+  for (const rules::LeafStep& leaf : rules::LeafSteps(after)) {
+    const v1::Step& step = rules::StepOf(after, leaf);
     if (!step.has_io()) continue;
     for (const std::string& over : Overriders(field)) {
       if (SetsIoField(step.io(), over)) {

@@ -16,9 +16,9 @@
 #include "controller/workload/proto_names.h"
 #include "controller/workload/sweep.h"
 #include "core/base/units.h"
-#include "core/spec/defaults.h"
-#include "core/spec/step_tree.h"
-#include "core/spec/validate.h"
+#include "core/rules/defaults.h"
+#include "core/rules/step_tree.h"
+#include "core/rules/validate.h"
 
 namespace iofleet::controller {
 namespace {
@@ -380,9 +380,9 @@ int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, 
         element.GetReflection()->GetString(element, name) == selector) {
       return i;
     }
-    if (workload && field->name() == "steps" && spec::StepName(*workload, i) == selector) return i;
+    if (workload && field->name() == "steps" && rules::StepName(*workload, i) == selector) return i;
     if (!workload && !group.empty() && dynamic_cast<const v1::GroupStep*>(&message) &&
-        spec::GroupMemberName(group, static_cast<const v1::Step&>(element), i) == selector) {
+        rules::GroupMemberName(group, static_cast<const v1::Step&>(element), i) == selector) {
       return i;
     }
   }
@@ -460,7 +460,7 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
       int index = SelectElement(*message, field, seg.selector, step_name);
       if (index < 0) return InvalidArgument(where + ": " + path + ": " + shown + " has no entry \"" + seg.selector + "\"");
       pb::Message* element = refl->MutableRepeatedMessage(message, field, index);
-      if (auto* w = dynamic_cast<v1::Workload*>(message); w && field->name() == "steps") step_name = spec::StepName(*w, index);
+      if (auto* w = dynamic_cast<v1::Workload*>(message); w && field->name() == "steps") step_name = rules::StepName(*w, index);
       walked = shown + "[" + seg.selector + "]";
       if (last) {
         LoadedWorkload scratch;
@@ -538,7 +538,7 @@ void CheckOverrides(LoadedWorkload& out) {
     }
     if (!out.errors.empty()) continue;
     copy.clear_agents();
-    for (const spec::Violation& v : spec::Validate(copy)) {
+    for (const rules::Violation& v : rules::Validate(copy)) {
       out.errors.push_back(out.sources.Format(base, "with this override, " + v.path + ": " + v.message));
     }
   }
@@ -558,7 +558,7 @@ void CheckSweep(LoadedWorkload& out) {
     std::string where = "sweep";
     std::string values;
     for (const auto& [path, value] : point.params) values += (values.empty() ? "" : ", ") + path + "=" + value;
-    for (const spec::Violation& v : spec::Validate(point.workload)) {
+    for (const rules::Violation& v : rules::Validate(point.workload)) {
       out.errors.push_back(out.sources.Format(where, "at " + values + ": " + v.path + ": " + v.message));
     }
   }
@@ -617,7 +617,7 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
   out.sources = SourceMap(file);
   LoadDocument(text, &out.workload, out.sources, out.errors, "workload", "a workload is a YAML map (name, defaults, steps, ...)");
   if (!out.errors.empty()) return out;
-  for (const spec::Violation& v : spec::Validate(out.workload)) {
+  for (const rules::Violation& v : rules::Validate(out.workload)) {
     out.errors.push_back(out.sources.Format(v.path, v.message));
   }
   if (out.errors.empty()) CheckOverrides(out);

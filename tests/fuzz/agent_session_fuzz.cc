@@ -10,7 +10,7 @@
 //
 // The wire-trust bugs this target first found (block_size 0 divided by zero, a job range smaller
 // than a block spun, queue_depth 0, a block size that is no multiple of 4 KiB made an invalid
-// aligned_alloc) are fixed: the agent checks every plan it receives (core/spec/planned_check.h),
+// aligned_alloc) are fixed: the agent checks every plan it receives (core/rules/planned_check.h),
 // and their inputs are regressions, replayed in every build (tests/fuzz/regressions/).
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "core/spec/defaults.h"
+#include "core/rules/defaults.h"
 #include "iofleet/v1/agent.grpc.pb.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
@@ -22,7 +22,7 @@ v1::PrepareRequest ValidRequest(const std::string& run) {
   request.set_agent_name("node01");
   v1::PlannedStep* step = request.add_steps();
   step->set_name("read");
-  v1::IoSpec io = spec::BuiltinIoDefaults();
+  v1::IoSpec io = rules::BuiltinIoDefaults();
   io.set_op(v1::OP_RANDREAD);
   io.set_engine(v1::ENGINE_NULL);
   io.set_block_size(4096);

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "agent/metrics/thread_cpu_reader.h"
-#include "core/spec/defaults.h"
-#include "core/spec/host_steps.h"
+#include "core/rules/defaults.h"
+#include "core/rules/non_io_steps.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -22,7 +22,7 @@ v1::PlannedStep WriteStep(uint32_t point, uint64_t file_size) {
   v1::PlannedStep step;
   step.set_name("write");
   step.set_point(point);
-  v1::IoSpec io = spec::BuiltinIoDefaults();
+  v1::IoSpec io = rules::BuiltinIoDefaults();
   io.set_op(v1::OP_WRITE);
   io.set_engine(v1::ENGINE_PSYNC);
   io.set_direct(false);
@@ -184,7 +184,7 @@ TEST_F(AgentCollectorTest, FilesPhasesAreSeriesByPhase) {
   files.add_ops(v1::FILES_OP_CREATE);
   files.add_ops(v1::FILES_OP_DELETE);
   files.add_ops(v1::FILES_OP_RMDIR);
-  *tree.mutable_files() = spec::ResolveFiles(files);
+  *tree.mutable_files() = rules::ResolveFiles(files);
   Prepare("r3", "meta", {tree});
   for (uint32_t cycle = 0; cycle < 2; ++cycle) {
     for (uint32_t phase = 0; phase < 4; ++phase) RunStep(0, cycle, {}, phase);

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "agent/metrics/step_sample.h"
+#include "agent/stats/step_sample.h"
 #include "tests/support/test_paths.h"
 
 namespace iofleet::agent {

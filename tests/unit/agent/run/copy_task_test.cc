@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "agent/run/roots.h"
-#include "core/spec/host_steps.h"
+#include "core/rules/non_io_steps.h"
 #include "tests/support/hang_guard.h"
 #include "tests/support/temp_dir.h"
 
@@ -60,7 +60,7 @@ class CopyTaskTest : public ::testing::Test {
     v1::CopyStep copy;
     copy.set_jobs(jobs);
     copy.set_block_size(65536);
-    plan.copy = spec::ResolveCopy(copy);
+    plan.copy = rules::ResolveCopy(copy);
     plan.from_workspace = ws_;
     plan.from = from;
     plan.to_workspace = ws_;

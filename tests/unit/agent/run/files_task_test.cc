@@ -9,7 +9,7 @@
 
 #include "agent/run/roots.h"
 #include "agent/run/tree_names.h"
-#include "core/spec/host_steps.h"
+#include "core/rules/non_io_steps.h"
 #include "tests/support/hang_guard.h"
 #include "tests/support/temp_dir.h"
 
@@ -40,7 +40,7 @@ class FilesTaskTest : public ::testing::Test {
     files_.set_file_size(5000);
     files_.set_jobs(2);
     files_.set_block_size(4096);
-    files_ = spec::ResolveFiles(files_);
+    files_ = rules::ResolveFiles(files_);
   }
 
   FilesPlan Plan(v1::FilesOp op) {
@@ -61,7 +61,7 @@ class FilesTaskTest : public ::testing::Test {
     if (!task.ok()) return {};
     std::atomic<bool> stop{false};
     Status st = (*task)->Run(stop);
-    EXPECT_TRUE(st.ok()) << spec::FilesOpName(op) << ": " << st.message();
+    EXPECT_TRUE(st.ok()) << rules::FilesOpName(op) << ": " << st.message();
     v1::StepResult result;
     (*task)->Report(result);
     EXPECT_EQ((*task)->ops(), result.ops());

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/spec/defaults.h"
+#include "core/rules/defaults.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -41,7 +41,7 @@ TEST(ProgressSampler, TheDeltasOfAStreamAddUpToTheStepsHistogram) {
   c.agent_name = "node1";
   c.run_token = 7;
   c.coverage = std::make_shared<FileCoverage>();
-  c.io = spec::BuiltinIoDefaults();
+  c.io = rules::BuiltinIoDefaults();
   c.io.set_op(v1::OP_WRITE);
   c.io.set_engine(v1::ENGINE_PSYNC);
   c.io.set_direct(false);

@@ -13,8 +13,8 @@
 
 #include "agent/run/files_task.h"
 #include "agent/run/host_tasks.h"
-#include "core/spec/defaults.h"
-#include "core/spec/host_steps.h"
+#include "core/rules/defaults.h"
+#include "core/rules/non_io_steps.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -47,7 +47,7 @@ class StepRunnerTest : public ::testing::Test {
   }
   StepContext Io(uint32_t step_index, v1::Op op, bool direct) {
     StepContext c = Context(step_index);
-    c.io = spec::BuiltinIoDefaults();
+    c.io = rules::BuiltinIoDefaults();
     c.io.set_op(op);
     c.io.set_engine(v1::ENGINE_PSYNC);
     c.io.set_block_size(1 << 20);
@@ -116,7 +116,7 @@ TEST_F(StepRunnerTest, FilesStepMeasuresCpu) {
   files.set_file_size(4096);
   files.set_jobs(2);
   files.set_block_size(4096);
-  files = spec::ResolveFiles(files);
+  files = rules::ResolveFiles(files);
   for (v1::FilesOp op : {v1::FILES_OP_MKDIR, v1::FILES_OP_CREATE}) {
     FilesPlan plan;
     plan.files = files;
@@ -130,10 +130,10 @@ TEST_F(StepRunnerTest, FilesStepMeasuresCpu) {
     c.task = std::move(*task);
     auto result = Run(std::move(c));
     ASSERT_TRUE(result.ok()) << result.status().message();
-    ASSERT_TRUE(result->has_cpu()) << spec::FilesOpName(op);
+    ASSERT_TRUE(result->has_cpu()) << rules::FilesOpName(op);
     const v1::CpuStats& cpu = result->cpu();
-    EXPECT_GT(cpu.process_user_ns() + cpu.process_sys_ns(), 0u) << spec::FilesOpName(op);
-    EXPECT_GT(cpu.worker_user_ns() + cpu.worker_sys_ns(), 0u) << spec::FilesOpName(op);
+    EXPECT_GT(cpu.process_user_ns() + cpu.process_sys_ns(), 0u) << rules::FilesOpName(op);
+    EXPECT_GT(cpu.worker_user_ns() + cpu.worker_sys_ns(), 0u) << rules::FilesOpName(op);
     // Host ticks (USER_HZ, 10 ms) may be 0 over a phase this short: the report then leaves
     // host_busy_pct out.
     EXPECT_LE(cpu.host_busy_ticks(), cpu.host_total_ticks());

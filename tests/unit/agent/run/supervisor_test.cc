@@ -16,7 +16,7 @@
 #include <map>
 #include <thread>
 
-#include "core/spec/defaults.h"
+#include "core/rules/defaults.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::agent {
@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 v1::PlannedStep IoStep(const std::string& name, v1::Op op, uint64_t file_size, bool verify) {
   v1::PlannedStep step;
   step.set_name(name);
-  v1::IoSpec io = spec::BuiltinIoDefaults();
+  v1::IoSpec io = rules::BuiltinIoDefaults();
   io.set_op(op);
   io.set_engine(v1::ENGINE_PSYNC);
   io.set_block_size(4096);

@@ -6,7 +6,7 @@
 
 #include "controller/workload/fio_import.h"
 #include "controller/workload/yaml_loader.h"
-#include "core/spec/planned_check.h"
+#include "core/rules/planned_check.h"
 #include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
@@ -57,7 +57,7 @@ TEST(Planner, EveryShippedWorkloadPassesTheAgentsCheck) {
       auto plan = MakePlan(workload, agents);
       ASSERT_TRUE(plan.ok()) << path << " on " << n << " agents: " << plan.status().message();
       for (size_t i = 0; i < n; ++i) {
-        Status st = spec::CheckPrepare(RequestFor(*plan, agents, i), agents[i].name);
+        Status st = rules::CheckPrepare(RequestFor(*plan, agents, i), agents[i].name);
         EXPECT_TRUE(st.ok()) << path << " on " << n << " agents: " << st.message();
       }
     }
@@ -169,7 +169,7 @@ sweep:
   EXPECT_TRUE(plan->steps[1][1].has_drop_caches());
   EXPECT_EQ(plan->steps[1][2].name(), "in-io-1");
   EXPECT_EQ(plan->steps[1][6].point(), 1u);
-  for (size_t i = 0; i < agents.size(); ++i) EXPECT_TRUE(spec::CheckPrepare(RequestFor(*plan, agents, i), agents[i].name).ok());
+  for (size_t i = 0; i < agents.size(); ++i) EXPECT_TRUE(rules::CheckPrepare(RequestFor(*plan, agents, i), agents[i].name).ok());
 
   std::string described = DescribePlan(loaded.workload, *plan, agents);
   EXPECT_NE(described.find("#   in (group: its steps 2 time(s) in order, then the next step)"), std::string::npos) << described;

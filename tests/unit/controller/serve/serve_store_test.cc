@@ -1,6 +1,7 @@
 #include "controller/serve/serve_store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "controller/history/history_db.h"
+#include "controller/serve/serve_schema.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::controller {
@@ -29,6 +31,72 @@ std::unique_ptr<ServeStore> OpenStore(const testing::TempDir& dir) {
   auto store = ServeStore::Open((dir.path() / "history.db").string());
   EXPECT_TRUE(store.ok()) << store.status().message();
   return store.ok() ? std::move(*store) : nullptr;
+}
+
+int Exec(const std::string& path, const char* sql) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open(path.c_str(), &raw) != SQLITE_OK) return -1;
+  const int rc = sqlite3_exec(raw, sql, nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  return rc;
+}
+
+// Serve owns its tables: a history database without them (what `iofleet run` makes) gains them
+// when serve opens it, and its version is serve's own.
+TEST(ServeStore, MakesItsTablesInAHistoryDatabaseWithoutThem) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "history.db").string();
+  ASSERT_TRUE(HistoryDb::Open(path).ok());
+  EXPECT_NE(Exec(path, "SELECT run_id FROM serve_runs"), SQLITE_OK);
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Enqueue(Q("r1", "nightly", "lab", "manual", 100), 100).ok());
+  EXPECT_EQ(Exec(path, "SELECT version FROM schema_versions WHERE owner = 'serve' AND version = 1"), SQLITE_OK);
+  store.reset();
+  auto again = OpenStore(dir);  // reopened: the version holds, the queue too
+  ASSERT_TRUE(again);
+  auto found = again->Find("r1");
+  ASSERT_TRUE(found.ok() && found->has_value());
+}
+
+// The history's schema 2 made serve's tables before serve owned them: such a database keeps its
+// queue when serve first opens it with its own version.
+TEST(ServeStore, KeepsTheQueueOfADatabaseWhoseHistorySchemaMadeItsTables) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "history.db").string();
+  ASSERT_TRUE(HistoryDb::Open(path).ok());
+  ASSERT_EQ(Exec(path,
+                 "CREATE TABLE serve_runs (run_id TEXT PRIMARY KEY, suite TEXT NOT NULL, fleet TEXT NOT NULL, reason TEXT NOT NULL, "
+                 "labels TEXT NOT NULL DEFAULT '{}', due_unix_ns INTEGER NOT NULL, queued_at_unix_ns INTEGER NOT NULL, "
+                 "state TEXT NOT NULL, started_at_unix_ns INTEGER NOT NULL DEFAULT 0, finished_at_unix_ns INTEGER NOT NULL "
+                 "DEFAULT 0, status TEXT NOT NULL DEFAULT '', verdict TEXT NOT NULL DEFAULT '', exit_code INTEGER NOT NULL "
+                 "DEFAULT -1, error TEXT NOT NULL DEFAULT '');"
+                 "CREATE UNIQUE INDEX serve_runs_one_waiting ON serve_runs (suite) WHERE state = 'queued';"
+                 "CREATE TABLE serve_schedules (suite TEXT PRIMARY KEY, last_due_unix_ns INTEGER NOT NULL, paused INTEGER NOT NULL "
+                 "DEFAULT 0);"
+                 "INSERT INTO serve_runs (run_id, suite, fleet, reason, due_unix_ns, queued_at_unix_ns, state) "
+                 "VALUES ('old', 'nightly', 'lab', 'schedule', 5, 5, 'queued');"),
+            SQLITE_OK);
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  auto old = store->Find("old");
+  ASSERT_TRUE(old.ok() && old->has_value());
+  EXPECT_EQ((*old)->state, "queued");
+  auto twice = store->Enqueue(Q("new", "nightly", "lab", "manual", 10), 10);
+  ASSERT_TRUE(twice.ok());
+  EXPECT_FALSE(twice->has_value()) << "the one-waiting index still holds";
+}
+
+TEST(ServeStore, RefusesNewerTablesOfItsOwn) {
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "history.db").string();
+  ASSERT_TRUE(OpenStore(dir));
+  ASSERT_EQ(Exec(path, "UPDATE schema_versions SET version = 7 WHERE owner = 'serve'"), SQLITE_OK);
+  auto store = ServeStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("serve's tables at version 7, newer than this iofleet's 1"), std::string::npos)
+      << store.status().message();
+  EXPECT_NE(store.status().message().find(path), std::string::npos);
 }
 
 TEST(ServeStore, ASuiteWaitsInTheQueueOnceAndRunsInOrderPerFleet) {

@@ -11,7 +11,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "tests/support/temp_dir.h"
-#include "core/spec/defaults.h"
+#include "core/rules/defaults.h"
 
 namespace iofleet::controller {
 namespace {
@@ -79,7 +79,7 @@ TEST(FioImport, ZebClientJobFileMapsToTheWorkload) {
 TEST(FioImport, ValidateOutputIsAWorkloadThatLoads) {
   FioImport imp = ImportFioJobText(kZebClient, "zeb.fio", false);
   ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
-  LoadedWorkload again = LoadWorkloadText(ToYaml(spec::Effective(imp.workload)), "zeb.yaml");
+  LoadedWorkload again = LoadWorkloadText(ToYaml(rules::Effective(imp.workload)), "zeb.yaml");
   EXPECT_TRUE(again.errors.empty()) << Lines(again.errors);
   EXPECT_EQ(again.workload.steps(0).io().block_size(), 65536u);
 }

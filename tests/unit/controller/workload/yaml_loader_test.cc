@@ -8,7 +8,7 @@
 #include "controller/workload/yaml_writer.h"
 #include "tests/support/temp_dir.h"
 #include "controller/workload/sweep.h"
-#include "core/spec/defaults.h"
+#include "core/rules/defaults.h"
 
 namespace iofleet::controller {
 namespace {
@@ -281,7 +281,7 @@ steps:
   - io: { op: write }
 )", "w.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
-  v1::Workload effective = spec::Effective(w.workload);
+  v1::Workload effective = rules::Effective(w.workload);
   std::string yaml = ToYaml(effective);
   auto again = LoadWorkloadText(yaml, "effective.yaml");
   ASSERT_TRUE(again.errors.empty()) << AllErrors(again) << yaml;
@@ -293,7 +293,7 @@ steps:
 TEST(YamlWriter, EffectiveWorkloadRoundTrips) {
   auto w = LoadWorkloadText("name: t\ndefaults: { block_size: 64KiB, runtime: 90s }\nsteps:\n  - io: { op: write }\n", "w.yaml");
   ASSERT_TRUE(w.errors.empty()) << AllErrors(w);
-  v1::Workload effective = spec::Effective(w.workload);
+  v1::Workload effective = rules::Effective(w.workload);
   std::string yaml = ToYaml(effective);
   EXPECT_NE(yaml.find("block_size: 64KiB"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("runtime: 90s"), std::string::npos) << yaml;
@@ -324,9 +324,9 @@ TEST(Groups, LoadWithTheirStepsNamedAndResolved) {
   EXPECT_EQ(in.repeat(), 3u);
   ASSERT_EQ(in.steps_size(), 2);
   EXPECT_TRUE(in.steps(0).has_drop_caches());
-  EXPECT_EQ(spec::StepKind(w.workload.steps(1)), "group");
+  EXPECT_EQ(rules::StepKind(w.workload.steps(1)), "group");
   // Effective: default names (<group>-<kind>-<index>), io resolved from defaults, copy method.
-  v1::Workload effective = spec::Effective(w.workload);
+  v1::Workload effective = rules::Effective(w.workload);
   EXPECT_EQ(effective.steps(1).group().steps(0).name(), "in-drop_caches-0");
   EXPECT_EQ(effective.steps(1).group().steps(1).copy().method(), v1::COPY_METHOD_READ_WRITE);
   EXPECT_EQ(effective.steps(2).group().steps(0).name(), "out-io-0");

@@ -1,0 +1,217 @@
+#include "core/rules/defaults.h"
+
+#include <algorithm>
+
+#include "core/rules/non_io_steps.h"
+#include "core/rules/step_tree.h"
+
+namespace iofleet::rules {
+
+v1::IoSpec BuiltinIoDefaults() {
+  v1::IoSpec io;
+  io.set_engine(v1::ENGINE_LIBAIO);
+  io.set_direct(true);
+  io.set_block_size(1ull << 20);
+  io.set_queue_depth(1);
+  io.set_jobs(1);
+  io.set_file_size(1ull << 30);
+  io.set_runtime(0);
+  io.set_ramp(0);
+  io.set_read_pct(50);
+  io.set_file_layout(v1::FILE_LAYOUT_PER_JOB);
+  io.set_shared_mode(v1::SHARED_MODE_REGIONS);
+  io.set_verify(false);
+  io.set_continue_on_error(false);
+  io.set_deadline(0);
+  io.mutable_data()->set_compressible_pct(0);
+  io.mutable_data()->set_dedupe_pct(0);
+  io.mutable_fsync()->set_every(0);
+  io.mutable_fsync()->set_at_end(true);
+  io.mutable_uring()->set_fixed_buffers(false);
+  io.mutable_uring()->set_registered_files(false);
+  io.set_stonewall(v1::STONEWALL_NONE);
+  io.set_read_from(v1::READ_FROM_SELF);
+  io.set_submit_batch(1);
+  io.set_complete_batch(1);
+  io.set_file_prefix(std::string(kDefaultFilePrefix));
+  return io;
+}
+
+void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
+  if (over.has_jobs()) base.clear_total_jobs();
+  if (over.has_total_jobs()) base.clear_jobs();
+  if (over.has_file_size()) base.clear_total_size();
+  if (over.has_total_size()) base.clear_file_size();
+  if (over.rate().has_bytes_per_sec()) base.mutable_rate()->clear_iops();
+  if (over.rate().has_iops()) base.mutable_rate()->clear_bytes_per_sec();
+  if (over.block_size_split_size() > 0) base.clear_block_size_split();
+  base.MergeFrom(over);  // proto3 optional: only fields that are set overwrite
+}
+
+v1::IoSpec ResolveIo(const v1::Workload& workload, int index) { return ResolveStepIo(workload, workload.steps(index)); }
+
+v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
+  v1::IoSpec io = BuiltinIoDefaults();
+  Overlay(io, workload.defaults());
+  Overlay(io, step.io());
+  return io;
+}
+
+bool Reads(v1::Op op) {
+  return op == v1::OP_READ || op == v1::OP_RANDREAD || op == v1::OP_READWRITE || op == v1::OP_RANDRW;
+}
+bool Writes(v1::Op op) {
+  return op == v1::OP_WRITE || op == v1::OP_RANDWRITE || op == v1::OP_READWRITE || op == v1::OP_RANDRW;
+}
+bool IsRandom(v1::Op op) {
+  return op == v1::OP_RANDREAD || op == v1::OP_RANDWRITE || op == v1::OP_RANDRW;
+}
+
+uint64_t MaxBlockSize(const v1::IoSpec& io) {
+  uint64_t max = 0;
+  for (const auto& split : io.block_size_split()) max = std::max(max, split.size());
+  return max ? max : io.block_size();
+}
+
+std::string JobFileName(const v1::IoSpec& io, uint32_t job) {
+  const std::string prefix = io.file_prefix().empty() ? std::string(kDefaultFilePrefix) : io.file_prefix();
+  if (io.file_layout() == v1::FILE_LAYOUT_PER_JOB) return prefix + "-" + std::to_string(job) + ".dat";
+  return prefix == kDefaultFilePrefix ? "shared.dat" : prefix + "-shared.dat";
+}
+
+uint64_t JobRangeBytes(const v1::IoSpec& io, uint32_t global_jobs) {
+  uint64_t slot = MaxBlockSize(io);
+  uint64_t range = io.file_layout() == v1::FILE_LAYOUT_SHARED          ? io.file_size() / std::max(1u, io.jobs())
+                   : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? io.file_size() / std::max(1u, global_jobs)
+                                                                       : io.file_size();
+  return slot ? range / slot * slot : 0;
+}
+
+Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs) {
+  v1::IoSpec io = resolved;
+  if (!io.has_total_size()) return io;
+  uint64_t slot = MaxBlockSize(io);
+  uint64_t per_job = io.total_size() / std::max<uint64_t>(total_jobs, 1) / slot * slot;
+  if (per_job < slot) {
+    return InvalidArgument("total_size " + std::to_string(io.total_size()) + " bytes over " +
+                           std::to_string(total_jobs) + " jobs leaves less than one block per job");
+  }
+  io.clear_total_size();
+  io.set_file_size(io.file_layout() == v1::FILE_LAYOUT_SHARED          ? per_job * io.jobs()
+                   : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? per_job * total_jobs
+                                                                       : per_job);
+  return io;
+}
+
+std::string StepKind(const v1::Step& step) {
+  switch (step.kind_case()) {
+    case v1::Step::kIo: return "io";
+    case v1::Step::kSleep: return "sleep";
+    case v1::Step::kSync: return "sync";
+    case v1::Step::kDropCaches: return "drop_caches";
+    case v1::Step::kFiles: return "files";
+    case v1::Step::kCopy: return "copy";
+    case v1::Step::kReadahead: return "readahead";
+    case v1::Step::kHook: return "hook";
+    case v1::Step::kGroup: return "group";
+    case v1::Step::KIND_NOT_SET: break;
+  }
+  return "step";
+}
+
+std::string StepName(const v1::Workload& workload, int index) {
+  const v1::Step& step = workload.steps(index);
+  if (!step.name().empty()) return step.name();
+  return StepKind(step) + "-" + std::to_string(index);
+}
+
+std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
+  const bool mixed = io.op() == v1::OP_READWRITE || io.op() == v1::OP_RANDRW;
+  if (field == "read_pct" && !mixed) return "read_pct applies to readwrite and randrw";
+  if (field == "shared_mode" && io.file_layout() != v1::FILE_LAYOUT_SHARED &&
+      io.file_layout() != v1::FILE_LAYOUT_SHARED_GLOBAL) {
+    return "shared_mode applies to file_layout: shared and shared_global";
+  }
+  if (field == "uring" && io.engine() != v1::ENGINE_IO_URING) return "uring options apply to engine: io_uring";
+  if (field == "ramp" && io.runtime() == 0) return "ramp applies to time-based steps (runtime above 0)";
+  if (field == "deadline" && io.runtime() > 0) return "deadline applies to size-based steps (runtime 0)";
+  if (field == "stonewall" && io.runtime() > 0) return "stonewall applies to size-based steps (runtime 0)";
+  if (field == "block_size" && io.block_size_split_size() > 0) return "block_size_split replaces block_size";
+  if (field == "fsync" && !Writes(io.op())) return "fsync applies to steps that write";
+  if (field == "submit_batch" && io.engine() == v1::ENGINE_IO_URING) {
+    return "io_uring hands staged requests to the kernel in the same system call as each wait";
+  }
+  if ((field == "submit_batch" || field == "complete_batch") &&
+      (io.engine() == v1::ENGINE_PSYNC || io.submit_batch() > io.queue_depth() || io.complete_batch() > io.queue_depth())) {
+    return field + " applies to asynchronous engines, up to queue_depth";
+  }
+  if (field == "queue_depth" && io.engine() == v1::ENGINE_PSYNC && io.queue_depth() > 1) {
+    return "psync is synchronous: queue_depth above 1 needs libaio, io_uring or null";
+  }
+  return "";
+}
+
+void PruneInapplicable(v1::IoSpec& io) {
+  const auto* desc = v1::IoSpec::descriptor();
+  const auto* refl = v1::IoSpec::GetReflection();
+  v1::IoSpec copy = io;
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const auto* field = desc->field(i);
+    if (!Inapplicable(copy, field->name()).empty()) refl->ClearField(&io, field);
+  }
+}
+
+void NeutralizeInapplicable(v1::IoSpec& io) {
+  const auto* desc = v1::IoSpec::descriptor();
+  const auto* refl = v1::IoSpec::GetReflection();
+  static const v1::IoSpec neutral = [] {
+    v1::IoSpec n = BuiltinIoDefaults();
+    n.set_queue_depth(1);
+    return n;
+  }();
+  v1::IoSpec copy = io;
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const auto* field = desc->field(i);
+    if (Inapplicable(copy, field->name()).empty()) continue;
+    refl->ClearField(&io, field);
+    if (field->is_repeated() || field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE && !field->is_repeated()) {
+        io.GetReflection()->MutableMessage(&io, field)->CopyFrom(refl->GetMessage(neutral, field));
+      }
+      continue;
+    }
+    switch (field->cpp_type()) {
+      case google::protobuf::FieldDescriptor::CPPTYPE_UINT32: refl->SetUInt32(&io, field, refl->GetUInt32(neutral, field)); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_UINT64: refl->SetUInt64(&io, field, refl->GetUInt64(neutral, field)); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL: refl->SetBool(&io, field, refl->GetBool(neutral, field)); break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_ENUM: refl->SetEnumValue(&io, field, refl->GetEnumValue(neutral, field)); break;
+      default: break;
+    }
+  }
+}
+
+v1::Workload Effective(const v1::Workload& workload) {
+  v1::Workload out = workload;
+  if (out.target().root().empty()) out.mutable_target()->set_root("default");
+  auto fill = [&](v1::Step* step, const std::string& name) {
+    step->set_name(name);
+    if (step->has_io()) {
+      *step->mutable_io() = ResolveStepIo(workload, *step);
+      PruneInapplicable(*step->mutable_io());
+    }
+    if (step->has_files()) *step->mutable_files() = ResolveFiles(step->files());
+    if (step->has_copy()) *step->mutable_copy() = ResolveCopy(step->copy());
+  };
+  for (int i = 0; i < out.steps_size(); ++i) {
+    v1::Step* step = out.mutable_steps(i);
+    fill(step, StepName(workload, i));
+    if (!step->has_group()) continue;
+    for (int m = 0; m < step->group().steps_size(); ++m) {
+      v1::Step* member = step->mutable_group()->mutable_steps(m);
+      fill(member, GroupMemberName(step->name(), *member, m));
+    }
+  }
+  return out;
+}
+
+}  // namespace iofleet::rules

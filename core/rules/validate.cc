@@ -1,0 +1,289 @@
+#include "core/rules/validate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+
+#include "core/base/checked.h"
+#include "core/base/units.h"
+#include "core/rules/defaults.h"
+#include "core/rules/non_io_steps.h"
+#include "core/rules/step_tree.h"
+
+namespace iofleet::rules {
+namespace {
+
+// Linux takes file offsets and sizes as off_t (MAX_LFS_FILESIZE); durations are added to clock
+// readings in 64 bits.
+constexpr uint64_t kMaxFileBytes = std::numeric_limits<int64_t>::max();
+constexpr uint64_t kMaxDurationNs = std::numeric_limits<int64_t>::max();
+
+bool MatchesCharset(const std::string& s, bool allow_upper, bool allow_underscore) {
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+              (allow_upper && c >= 'A' && c <= 'Z') || (allow_underscore && c == '_');
+    if (!ok) return false;
+  }
+  return !s.empty();
+}
+
+bool HasIoField(const v1::IoSpec& io, const std::string& field) {
+  const auto* desc = v1::IoSpec::descriptor()->FindFieldByName(field);
+  const auto* refl = v1::IoSpec::GetReflection();
+  return desc->is_repeated() ? refl->FieldSize(io, desc) > 0 : refl->HasField(io, desc);
+}
+
+// The path of the place a resolved field came from, so an error points at what to edit.
+std::string Origin(const v1::Workload& w, const v1::Step& step, const std::string& path, const std::string& field) {
+  std::string step_path = path + ".io";
+  if (HasIoField(step.io(), field)) return step_path + "." + field;
+  if (HasIoField(w.defaults(), field)) return "defaults." + field;
+  return step_path;
+}
+
+void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
+  v1::IoSpec io = ResolveStepIo(w, step);
+  std::string step_path = path + ".io";
+  ValidateIoLevel(step.io(), step_path, out);
+  if (!ValidateResolvedIo(io, [&](const std::string& field) { return Origin(w, step, path, field); }, out)) return;
+  for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
+    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
+    if (!HasIoField(step.io(), name)) continue;
+    std::string reason = Inapplicable(io, name);
+    if (!reason.empty()) out.push_back({step_path + "." + name, "has no effect here: " + reason});
+  }
+}
+
+}  // namespace
+
+// Rules within one level (defaults, or a step's own io block).
+void ValidateIoLevel(const v1::IoSpec& io, const std::string& path, std::vector<Violation>& out) {
+  if (io.has_file_size() && io.has_total_size()) {
+    out.push_back({path + ".total_size", "set file_size or total_size, not both"});
+  }
+  if (io.has_jobs() && io.has_total_jobs()) {
+    out.push_back({path + ".total_jobs", "set jobs or total_jobs, not both"});
+  }
+  if (io.rate().has_bytes_per_sec() && io.rate().has_iops()) {
+    out.push_back({path + ".rate", "set rate.bytes_per_sec or rate.iops, not both"});
+  }
+  if (io.data().has_pattern()) {
+    const std::string& p = io.data().pattern();
+    if (p.find('\0') != std::string::npos) {
+      out.push_back({path + ".data.pattern", "holds a NUL byte: write the byte as hex (0x00...)"});
+      return;
+    }
+    bool hex = p.rfind("0x", 0) == 0;
+    if (p.empty() || (hex && (p.size() == 2 || p.size() % 2 != 0 ||
+                              p.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos))) {
+      out.push_back({path + ".data.pattern", "\"" + p + "\" is not a pattern (write 0x and an even number of hex digits, or text)"});
+    }
+  }
+}
+
+bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out, uint64_t global_jobs) {
+  if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) {
+    out.push_back({place("op"), "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
+    return false;
+  }
+  std::vector<uint64_t> sizes;
+  if (io.block_size_split_size() > 0) {
+    for (const auto& s : io.block_size_split()) sizes.push_back(s.size());
+  } else {
+    sizes.push_back(io.block_size());
+  }
+  std::string size_field = io.block_size_split_size() > 0 ? "block_size_split" : "block_size";
+  for (uint64_t size : sizes) {
+    if (io.direct() && size % 512 != 0) {
+      out.push_back({place(size_field), FormatSize(size) + " must be a multiple of 512 bytes with direct: true"});
+    }
+  }
+  const uint64_t slot = MaxBlockSize(io);
+  const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
+  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || global;
+  // Under total_jobs an agent's jobs are known only once the plan spreads them over the agents
+  // (the planned step is checked again then, with `global_jobs`); before, an agent with a job
+  // has at least one, and a global file is shared by total_jobs jobs in all.
+  const uint64_t jobs = io.has_total_jobs() ? (global ? io.total_jobs() : 1) : io.jobs();
+  const uint64_t sharing = !shared ? 1 : global && global_jobs > 0 ? global_jobs : std::max<uint64_t>(jobs, 1);
+  if (io.has_file_size()) {
+    // Every job needs a block in its range: a worker wraps around its range looking for the next
+    // block, and in a range without one it never finds an offset (an agent spun forever so).
+    auto need = CheckedMul(slot, sharing, "one block per job");
+    if (!need.ok()) {
+      out.push_back({place("file_size"), need.status().message()});
+    } else if (io.file_size() < *need) {
+      out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) + " is smaller than " +
+                                             (sharing > 1 ? std::to_string(sharing) + " jobs x " : std::string()) +
+                                             "the block size " + FormatSize(slot)});
+    }
+    if (io.file_size() > kMaxFileBytes) {
+      out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) +
+                                             " is beyond the largest file offset (8 EiB - 1)"});
+    }
+    if (!shared) {
+      auto bytes = CheckedMul(jobs, io.file_size(), "jobs x file_size");
+      if (!bytes.ok()) out.push_back({place("file_size"), bytes.status().message()});
+    }
+  } else {
+    auto need = CheckedMul(slot, io.has_total_jobs() ? io.total_jobs() : std::max<uint64_t>(jobs, 1), "one block per job");
+    if (!need.ok()) {
+      out.push_back({place("total_size"), need.status().message()});
+    } else if (io.total_size() < *need) {
+      out.push_back({place("total_size"), "total_size " + FormatSize(io.total_size()) + " is smaller than one block per job"});
+    }
+  }
+  auto buffers = CheckedMul(io.queue_depth(), slot, "queue_depth x block size (each job's buffers)");
+  if (!buffers.ok()) out.push_back({place("queue_depth"), buffers.status().message()});
+  // The agent adds these to a clock reading: past 2^63 ns (292 years) the sum would wrap.
+  auto window = CheckedAdd(io.ramp(), io.runtime(), "ramp + runtime");
+  if (!window.ok() || *window > kMaxDurationNs) {
+    out.push_back({place("runtime"), "ramp + runtime is longer than 292 years (2^63 ns)"});
+  }
+  if (io.deadline() > kMaxDurationNs) out.push_back({place("deadline"), "deadline is longer than 292 years (2^63 ns)"});
+  if (io.read_from() == v1::READ_FROM_NEXT_AGENT) {
+    if (rules::Writes(io.op())) {
+      out.push_back({place("read_from"), "read_from: next_agent reads another agent's files: the op must be read or randread"});
+    }
+    if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
+      out.push_back({place("read_from"), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
+    }
+  }
+  if (io.has_file_prefix()) {
+    const std::string& prefix = io.file_prefix();
+    bool good = !prefix.empty() && prefix.size() <= 64;
+    for (char c : prefix) good = good && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    if (!good) out.push_back({place("file_prefix"), "file_prefix \"" + prefix + "\" is not a file name prefix ([A-Za-z0-9_-]+, at most 64)"});
+  }
+  if (io.verify() && io.engine() == v1::ENGINE_NULL) {
+    out.push_back({place("verify"), "verify needs real I/O; the null engine does none"});
+  }
+  if (io.verify() && io.block_size_split_size() > 0) {
+    out.push_back({place("verify"), "verify needs a fixed block_size, not block_size_split"});
+  }
+  if (io.verify() && io.data().dedupe_pct() > 0) {
+    out.push_back({place("verify"), "verify headers make every block unique; dedupe_pct needs verify: false"});
+  }
+  return true;
+}
+
+void ValidateTarget(const v1::Target& target, std::vector<Violation>& out) {
+  if (!target.root().empty() && !MatchesCharset(target.root(), true, true)) {
+    out.push_back({"target.root", "\"" + target.root() + "\" is not a root name ([A-Za-z0-9_-]+)"});
+  }
+  if (target.dir().find('\0') != std::string::npos) {
+    out.push_back({"target.dir", "holds a NUL byte: no name or path may"});
+  } else if (!IsConfinedRelativePath(target.dir())) {
+    out.push_back({"target.dir", "\"" + target.dir() +
+                                     "\" must be a relative path below the root, without '..', "
+                                     "'.' or empty parts"});
+  }
+}
+
+bool IsStepName(const std::string& name) { return MatchesCharset(name, false, true); }
+
+bool IsSinglePathComponent(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool IsConfinedRelativePath(const std::string& path) {
+  if (path.empty()) return true;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == ".." || part.find('\0') != std::string::npos) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::vector<Violation> Validate(const v1::Workload& w) {
+  std::vector<Violation> out;
+  if (w.name().empty()) {
+    out.push_back({"name", "a workload needs a name ([a-z0-9-]+)"});
+  } else if (!MatchesCharset(w.name(), false, false)) {
+    out.push_back({"name", "\"" + w.name() + "\" must match [a-z0-9-]+"});
+  }
+  ValidateTarget(w.target(), out);
+  if (w.steps_size() == 0) out.push_back({"steps", "a workload needs at least one step"});
+  ValidateIoLevel(w.defaults(), "defaults", out);
+
+  std::set<std::string> names;
+  std::vector<v1::IoSpec> io_steps;
+  const std::string target_root = w.target().root().empty() ? "default" : w.target().root();
+  // One step, top-level or in a group: the same rules either way.
+  auto check_step = [&](const v1::Step& step, const std::string& path, const std::string& name) {
+    if (!step.name().empty() && !IsStepName(step.name())) {
+      out.push_back({path + ".name", "\"" + step.name() + "\" must match [a-z0-9_-]+"});
+    }
+    if (!names.insert(name).second) {
+      out.push_back({path + ".name", "step name \"" + name + "\" is used twice (names are unique in the workload, groups' steps included)"});
+    }
+    switch (step.kind_case()) {
+      case v1::Step::kIo:
+        ValidateIoStep(w, step, path, out);
+        io_steps.push_back(ResolveStepIo(w, step));
+        break;
+      case v1::Step::kSleep:
+      case v1::Step::kSync:
+      case v1::Step::kDropCaches:
+      case v1::Step::kGroup:  // its steps are checked one by one below
+        break;
+      case v1::Step::kFiles:
+      case v1::Step::kCopy:
+      case v1::Step::kReadahead:
+      case v1::Step::kHook:
+        ValidateNonIoStep(step, path, target_root, out);
+        break;
+      case v1::Step::KIND_NOT_SET:
+        out.push_back({path, "a step needs a kind (io, files, copy, drop_caches, sync, readahead, hook, sleep, group)"});
+        break;
+    }
+  };
+  for (int i = 0; i < w.steps_size(); ++i) {
+    const v1::Step& step = w.steps(i);
+    const std::string path = "steps[" + std::to_string(i) + "]";
+    check_step(step, path, StepName(w, i));
+    if (!step.has_group()) continue;
+    const v1::GroupStep& group = step.group();
+    const std::string group_path = path + ".group";
+    if (group.repeat() == 0) out.push_back({group_path + ".repeat", "a group needs repeat (how many times its steps run, 1 or more)"});
+    if (group.steps_size() == 0) out.push_back({group_path + ".steps", "a group needs at least one step"});
+    for (int m = 0; m < group.steps_size(); ++m) {
+      const v1::Step& member = group.steps(m);
+      const std::string member_path = group_path + ".steps[" + std::to_string(m) + "]";
+      if (member.has_group()) {
+        // One level is what the reference procedures need, and one group_cycle per step keeps
+        // the report flat: a group inside a group is refused rather than half supported.
+        out.push_back({member_path + ".group", "groups do not nest: a group's steps cannot be groups"});
+        continue;
+      }
+      check_step(member, member_path, GroupMemberName(StepName(w, i), member, m));
+    }
+  }
+  // A default that no step can use is a mistake, not a harmless extra.
+  for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
+    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
+    if (!HasIoField(w.defaults(), name) || io_steps.empty()) continue;
+    std::string reason;
+    bool used = false;
+    for (const auto& io : io_steps) {
+      std::string r = Inapplicable(io, name);
+      if (r.empty()) used = true;
+      else reason = r;
+    }
+    if (!used) out.push_back({"defaults." + name, "has no effect on any step: " + reason});
+  }
+  return out;
+}
+
+}  // namespace iofleet::rules

@@ -1,0 +1,228 @@
+#include "core/rules/validate.h"
+
+#include <gtest/gtest.h>
+
+#include "core/rules/defaults.h"
+
+namespace iofleet::rules {
+namespace {
+
+v1::Workload Minimal() {
+  v1::Workload w;
+  w.set_name("t");
+  w.add_steps()->mutable_io()->set_op(v1::OP_WRITE);
+  return w;
+}
+
+bool HasViolation(const std::vector<Violation>& vs, const std::string& path, const std::string& text) {
+  for (const auto& v : vs) {
+    if (v.path == path && v.message.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Validate, MinimalWorkloadIsValid) { EXPECT_TRUE(Validate(Minimal()).empty()); }
+
+TEST(Validate, ReportsEveryViolation) {
+  v1::Workload w = Minimal();
+  w.set_name("Bad Name");
+  w.mutable_target()->set_dir("../outside");
+  w.add_steps();  // no kind
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "name", "[a-z0-9-]+"));
+  EXPECT_TRUE(HasViolation(vs, "target.dir", "relative path"));
+  EXPECT_TRUE(HasViolation(vs, "steps[1]", "needs a kind"));
+}
+
+TEST(Validate, ErrorsPointAtWhereTheFieldWasSet) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_block_size(1000);  // direct by default: not a multiple of 512
+  w.mutable_steps(0)->mutable_io()->set_file_size(999);
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "defaults.block_size", "multiple of 512"));
+  w.mutable_defaults()->set_direct(false);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.file_size", "smaller than the block size"));
+}
+
+// A step's own files are named by a plain prefix; nothing else reaches a file name.
+TEST(Validate, FilePrefixIsAPlainName) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_file_prefix("64kseqread");
+  EXPECT_TRUE(Validate(w).empty());
+  for (const char* bad : {"", "../x", "a/b", "a b", "x.dat"}) {
+    w.mutable_steps(0)->mutable_io()->set_file_prefix(bad);
+    EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.file_prefix", "not a file name prefix")) << bad;
+  }
+}
+
+TEST(JobFileName, DefaultNamesStayAndAPrefixGivesFilesOfTheirOwn) {
+  v1::IoSpec io = BuiltinIoDefaults();
+  EXPECT_EQ(JobFileName(io, 3), "job-3.dat");
+  io.set_file_layout(v1::FILE_LAYOUT_SHARED);
+  EXPECT_EQ(JobFileName(io, 3), "shared.dat");
+  io.set_file_prefix("read");
+  EXPECT_EQ(JobFileName(io, 3), "read-shared.dat");
+  io.set_file_layout(v1::FILE_LAYOUT_PER_JOB);
+  EXPECT_EQ(JobFileName(io, 3), "read-3.dat");
+}
+
+TEST(Validate, StepNeedsOpAndUniqueNames) {
+  v1::Workload w = Minimal();
+  w.add_steps()->mutable_io();
+  w.mutable_steps(0)->set_name("io-1");  // collides with the default name of steps[1]
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[1].io", "needs an op"));
+  EXPECT_TRUE(HasViolation(vs, "steps[1].name", "used twice"));
+}
+
+TEST(Validate, FieldsWithoutEffectAreErrors) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_read_pct(70);  // a pure write step
+  w.mutable_defaults()->mutable_uring()->set_fixed_buffers(true);  // no step uses io_uring
+  w.mutable_defaults()->set_ramp(5);  // no step is time-based
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.read_pct", "has no effect here: read_pct applies to readwrite and randrw"));
+  EXPECT_TRUE(HasViolation(vs, "defaults.uring", "has no effect on any step"));
+  EXPECT_TRUE(HasViolation(vs, "defaults.ramp", "time-based"));
+  // The same defaults are fine once some step uses them.
+  v1::Step* timed = w.add_steps();
+  timed->mutable_io()->set_op(v1::OP_RANDRW);
+  timed->mutable_io()->set_engine(v1::ENGINE_IO_URING);
+  timed->mutable_io()->set_runtime(1'000'000'000);
+  w.mutable_steps(0)->mutable_io()->clear_read_pct();
+  EXPECT_TRUE(Validate(w).empty());
+}
+
+TEST(Validate, ExclusivePairsAndVerifyRules) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_file_size(1 << 20);
+  w.mutable_defaults()->set_total_size(1 << 30);
+  w.mutable_steps(0)->mutable_io()->mutable_rate()->set_iops(10);
+  w.mutable_steps(0)->mutable_io()->mutable_rate()->set_bytes_per_sec(10);
+  w.mutable_steps(0)->mutable_io()->set_verify(true);
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_NULL);
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "defaults.total_size", "not both"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate", "not both"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.verify", "null engine"));
+}
+
+TEST(Defaults, OverlayReplacesListsAndExclusivePairs) {
+  v1::IoSpec base = BuiltinIoDefaults();
+  v1::IoSpec defaults;
+  defaults.set_total_size(1ull << 30);
+  defaults.add_block_size_split()->set_size(4096);
+  Overlay(base, defaults);
+  EXPECT_FALSE(base.has_file_size());
+  v1::IoSpec step;
+  auto* split = step.add_block_size_split();
+  split->set_size(65536);
+  split->set_weight(1);
+  step.set_file_size(1 << 20);
+  Overlay(base, step);
+  ASSERT_EQ(base.block_size_split_size(), 1);
+  EXPECT_EQ(base.block_size_split(0).size(), 65536u);
+  EXPECT_FALSE(base.has_total_size());
+  EXPECT_EQ(base.file_size(), 1u << 20);
+}
+
+TEST(Defaults, PlanSplitsTotalSizeOverAllJobsOnAllAgents) {
+  v1::IoSpec io = BuiltinIoDefaults();
+  io.clear_file_size();
+  io.set_total_size(512ull << 30);  // the IOzone seed: 512 GiB over all threads
+  io.set_jobs(4);
+  auto planned = PlanIo(io, 16);  // 4 jobs on each of 4 agents
+  ASSERT_TRUE(planned.ok());
+  EXPECT_EQ(planned->file_size(), 32ull << 30);
+  io.set_file_layout(v1::FILE_LAYOUT_SHARED);
+  planned = PlanIo(io, 16);
+  ASSERT_TRUE(planned.ok());
+  EXPECT_EQ(planned->file_size(), 128ull << 30);  // one shared file per agent, 4 shares
+  io.set_total_size(1 << 20);
+  EXPECT_FALSE(PlanIo(io, 16).ok());
+}
+
+TEST(Validate, PathHelpers) {
+  EXPECT_TRUE(IsSinglePathComponent("run-1_a.b"));
+  EXPECT_FALSE(IsSinglePathComponent(".."));
+  EXPECT_FALSE(IsSinglePathComponent("a/b"));
+  EXPECT_FALSE(IsSinglePathComponent(""));
+  EXPECT_TRUE(IsConfinedRelativePath("a/b/c"));
+  EXPECT_TRUE(IsConfinedRelativePath(""));
+  EXPECT_FALSE(IsConfinedRelativePath("/abs"));
+  EXPECT_FALSE(IsConfinedRelativePath("a/../b"));
+  EXPECT_FALSE(IsConfinedRelativePath("a//b"));
+  EXPECT_FALSE(IsConfinedRelativePath("a/"));
+}
+
+TEST(Defaults, ResolveLayersBuiltinDefaultsStep) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_jobs(4);
+  w.mutable_steps(0)->mutable_io()->set_block_size(4096);
+  v1::IoSpec io = ResolveIo(w, 0);
+  EXPECT_EQ(io.jobs(), 4u);
+  EXPECT_EQ(io.block_size(), 4096u);
+  EXPECT_EQ(io.engine(), v1::ENGINE_LIBAIO);
+  EXPECT_TRUE(io.direct());
+  EXPECT_EQ(io.file_size(), 1ull << 30);
+  EXPECT_EQ(StepName(w, 0), "io-0");
+}
+
+TEST(Validate, IoUringTakesNoSubmitBatch) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_IO_URING);
+  w.mutable_steps(0)->mutable_io()->set_queue_depth(8);
+  w.mutable_steps(0)->mutable_io()->set_submit_batch(4);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.submit_batch", "io_uring hands staged requests to the kernel"));
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_LIBAIO);
+  EXPECT_TRUE(Validate(w).empty());
+}
+
+// The check used slot x jobs, and jobs is 0 under total_jobs, so a shared file
+// smaller than one block passed (and the agent's worker spun forever on it).
+TEST(Validate, TotalJobsSharedFileHoldsABlock) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_engine(v1::ENGINE_NULL);
+  w.mutable_defaults()->set_file_layout(v1::FILE_LAYOUT_SHARED);
+  w.mutable_defaults()->set_total_jobs(2);
+  w.mutable_defaults()->set_file_size(64 << 10);
+  w.mutable_defaults()->set_block_size(1 << 20);
+  w.mutable_steps(0)->mutable_io()->set_op(v1::OP_RANDREAD);
+  w.mutable_steps(0)->mutable_io()->set_runtime(1'000'000'000);
+  EXPECT_TRUE(HasViolation(Validate(w), "defaults.file_size", "smaller than the block size 1MiB"));
+  // A global file is shared by total_jobs jobs in all: each needs its block.
+  w.mutable_defaults()->set_file_layout(v1::FILE_LAYOUT_SHARED_GLOBAL);
+  w.mutable_defaults()->set_file_size(1 << 20);
+  EXPECT_TRUE(HasViolation(Validate(w), "defaults.file_size", "smaller than 2 jobs x the block size 1MiB"));
+  w.mutable_defaults()->set_file_size(2 << 20);
+  EXPECT_TRUE(Validate(w).empty());
+  // total_size is split over total_jobs jobs in all.
+  w.mutable_defaults()->clear_file_size();
+  w.mutable_defaults()->set_total_size(1 << 20);
+  EXPECT_TRUE(HasViolation(Validate(w), "defaults.total_size", "smaller than one block per job"));
+}
+
+TEST(Validate, NulInTargetDirIsRefused) {
+  v1::Workload w = Minimal();
+  w.mutable_target()->set_dir(std::string("a\0b", 3));
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "target.dir", "NUL"));
+  EXPECT_FALSE(IsConfinedRelativePath(std::string("a\0b", 3)));
+}
+
+TEST(Validate, SizesAndDurationsFitIn64Bits) {
+  v1::Workload w = Minimal();
+  w.mutable_defaults()->set_jobs(2);
+  w.mutable_defaults()->set_file_size(8388608ull << 40);  // 2 x 8 EiB wrapped to 0 in the agent's preflight
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "defaults.file_size", "jobs x file_size: 2 x 9223372036854775808 overflows 64 bits"));
+  EXPECT_TRUE(HasViolation(vs, "defaults.file_size", "beyond the largest file offset"));
+  w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_runtime(~0ull - 10);
+  w.mutable_steps(0)->mutable_io()->set_ramp(20);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.runtime", "292 years"));
+}
+
+}  // namespace
+}  // namespace iofleet::rules
