@@ -8,8 +8,8 @@
 
 #include "agent/metrics/agent_collector.h"
 #include "agent/metrics/metrics_server.h"
-#include "agent/run/agent_config.h"
-#include "agent/run/roots.h"
+#include "agent/host/agent_config.h"
+#include "agent/fs/roots.h"
 #include "agent/run/supervisor.h"
 #include "agent/service/agent_service.h"
 #include "agent/service/listen_address.h"

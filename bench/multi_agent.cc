@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "agent/run/roots.h"
+#include "agent/fs/roots.h"
 #include "agent/run/supervisor.h"
 #include "agent/service/agent_service.h"
 

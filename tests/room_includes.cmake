@@ -8,7 +8,8 @@
 # Rank: a room may include any room of a lower rank in its own tree or in core.
 set(rooms
   core/base 0 core/wire 1 core/rules 2 core/metrics 3
-  agent/engine 10 agent/stats 11 agent/worker 12 agent/run 14 agent/service 15 agent/metrics 16 agent/main 17
+  agent/engine 10 agent/stats 11 agent/worker 12 agent/fs 13 agent/host 14 agent/tasks 15 agent/run 16
+  agent/service 17 agent/metrics 18 agent/main 19
   controller/workload 20 controller/fleet 21 controller/live 22 controller/report 23 controller/history 24
   controller/push 25 controller/run 26 controller/serve 27 controller/cli 28)
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/engine_kind.h"
 #include "core/base/status.h"
 
 namespace iofleet::agent {
@@ -73,9 +74,8 @@ class IoEngine {
   IoEngine() = default;
 };
 
-// The explicit registry (agent/engine/registry.cc): the only list of engines. When the agent's
+// The explicit registry (agent/engine/registry.cc) of core/base's engine list. When the agent's
 // environment sets IOFLEET_FAULT_INJECT (tests only; see fault_engine.h), every engine is wrapped.
-Result<std::unique_ptr<IoEngine>> MakeEngine(std::string_view name);
-std::vector<std::string> EngineNames();
+Result<std::unique_ptr<IoEngine>> MakeEngine(EngineKind kind);
 
 }  // namespace iofleet::agent

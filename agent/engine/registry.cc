@@ -9,19 +9,21 @@
 namespace iofleet::agent {
 namespace {
 
-std::unique_ptr<IoEngine> MakeBare(std::string_view name) {
-  if (name == "psync") return std::make_unique<PsyncEngine>();
-  if (name == "libaio") return std::make_unique<LibaioEngine>();
-  if (name == "io_uring") return std::make_unique<IoUringEngine>();
-  if (name == "null") return std::make_unique<NullEngine>();
+std::unique_ptr<IoEngine> MakeBare(EngineKind kind) {
+  switch (kind) {
+    case EngineKind::kPsync: return std::make_unique<PsyncEngine>();
+    case EngineKind::kLibaio: return std::make_unique<LibaioEngine>();
+    case EngineKind::kIoUring: return std::make_unique<IoUringEngine>();
+    case EngineKind::kNull: return std::make_unique<NullEngine>();
+  }
   return nullptr;
 }
 
 }  // namespace
 
-Result<std::unique_ptr<IoEngine>> MakeEngine(std::string_view name) {
-  std::unique_ptr<IoEngine> engine = MakeBare(name);
-  if (!engine) return Status(Code::kInvalidArgument, "unknown engine \"" + std::string(name) + "\"");
+Result<std::unique_ptr<IoEngine>> MakeEngine(EngineKind kind) {
+  std::unique_ptr<IoEngine> engine = MakeBare(kind);
+  if (!engine) return Status(Code::kInvalidArgument, "unknown engine " + std::to_string(static_cast<int>(kind)));
   if (const char* spec = std::getenv("IOFLEET_FAULT_INJECT"); spec && *spec) {
     auto faults = ParseFaults(spec);
     if (!faults.ok()) return faults.status();
@@ -29,7 +31,5 @@ Result<std::unique_ptr<IoEngine>> MakeEngine(std::string_view name) {
   }
   return engine;
 }
-
-std::vector<std::string> EngineNames() { return {"psync", "libaio", "io_uring", "null"}; }
 
 }  // namespace iofleet::agent

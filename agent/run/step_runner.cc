@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "agent/run/engine_name.h"
+#include "agent/tasks/job_engine.h"
 #include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
 #include "core/rules/defaults.h"
@@ -139,19 +139,9 @@ Status StepRunner::OpenJobs() {
     if (io.rate().bytes_per_sec() > 0) job->plan.rate_ns_per_byte = 1e9 / static_cast<double>(io.rate().bytes_per_sec());
     if (io.rate().iops() > 0) job->plan.rate_ns_per_io = 1e9 / static_cast<double>(io.rate().iops());
 
-    Result<std::unique_ptr<IoEngine>> engine = MakeEngine(EngineName(io.engine()));
-    if (!engine.ok()) return Status(Code::kFailedPrecondition, where + ": " + engine.status().message());
+    auto engine = OpenJobEngine(io, job->iovecs, std::span<const int>(&job->plan.fd, 1), "agent " + ctx_.agent_name);
+    if (!engine.ok()) return engine.status();
     job->engine = std::move(*engine);
-    EngineSetup setup;
-    setup.queue_depth = depth;
-    setup.buffers = job->iovecs;
-    setup.files = std::span<const int>(&job->plan.fd, 1);
-    setup.fixed_buffers = io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers();
-    setup.registered_files = io.engine() == v1::ENGINE_IO_URING && io.uring().registered_files();
-    Status opened = job->engine->Open(setup);
-    if (!opened.ok()) {
-      return Status(Code::kFailedPrecondition, "agent " + ctx_.agent_name + ": engine " + EngineName(io.engine()) + ": " + opened.message());
-    }
     job->requests.resize(depth);
     job->completions.resize(depth);
   }

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "agent/engine/io_engine.h"
-#include "agent/run/coverage.h"
-#include "agent/run/host_stats.h"
-#include "agent/run/page_cache.h"
-#include "agent/run/step_task.h"
-#include "agent/run/workspace.h"
+#include "agent/fs/coverage.h"
+#include "agent/host/host_stats.h"
+#include "agent/host/page_cache.h"
+#include "agent/tasks/step_task.h"
+#include "agent/fs/workspace.h"
 #include "agent/stats/job_stats.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_worker.h"

@@ -19,11 +19,9 @@
 #include <map>
 
 #include "agent/engine/io_engine.h"
-#include "agent/run/copy_task.h"
-#include "agent/run/engine_name.h"
-#include "agent/run/files_task.h"
-#include "agent/run/host_tasks.h"
-#include "agent/run/host_info.h"
+#include "agent/host/host_info.h"
+#include "agent/run/preflight.h"
+#include "agent/tasks/task_factory.h"
 #include "core/base/checked.h"
 #include "core/base/unique_fd.h"
 #include "core/base/units.h"
@@ -34,11 +32,9 @@
 namespace iofleet::agent {
 namespace {
 
-constexpr const char* kProbeFile = ".iofleet-direct-probe";
 constexpr uint64_t kDefaultLeaseNs = 10'000'000'000;
 constexpr uint64_t kMinLeaseNs = 1'000'000'000;
 constexpr uint64_t kMaxLeaseNs = 3'600'000'000'000;
-constexpr size_t kProbeSize = 4096;
 constexpr uint64_t kMaxStartLeadNs = 60'000'000'000;
 
 // FNV-1a: a stable token per run for data seeds and verify headers.
@@ -71,15 +67,6 @@ bool SameSecret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
-bool HasCapability(int cap) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> cap) & 1;
-  }
-  return false;
-}
-
 }  // namespace
 
 v1::HelloResponse Supervisor::Hello() const {
@@ -90,7 +77,7 @@ v1::HelloResponse Supervisor::Hello() const {
   r.set_version(posed && *posed ? posed : kVersion);
   r.set_revision(Revision());
   r.set_name(name_);
-  for (const auto& e : EngineNames()) r.add_engines(e);
+  for (EngineKind e : kEngineKinds) r.add_engines(std::string(EngineKindName(e)));
   r.set_allow_drop_caches(config_.allow_drop_caches);
   r.set_allow_readahead(config_.allow_readahead);
   for (const auto& [hook, command] : config_.hooks) r.add_hooks(hook);
@@ -100,172 +87,6 @@ v1::HelloResponse Supervisor::Hello() const {
     out->set_path(root.path);
   }
   return r;
-}
-
-// What must hold before any step starts, checked with real operations on the target.
-Status Supervisor::Preflight(const v1::PrepareRequest& request, Workspace& workspace) {
-  const std::string who = "agent " + name_ + ": ";
-  bool needs_direct = false;
-  uint64_t locked_bytes = 0;
-  // Per sweep point, the largest extent any of its steps gives each file (files go between points).
-  std::map<uint32_t, std::map<std::string, uint64_t>> point_files;
-  for (const auto& step : request.steps()) {
-    if (!step.has_io()) continue;
-    const v1::IoSpec& io = step.io();
-    if (io.engine() == v1::ENGINE_NULL) continue;
-    if (io.direct()) needs_direct = true;
-    auto engine = MakeEngine(EngineName(io.engine()));
-    if (!engine.ok()) return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": " + engine.status().message());
-    EngineSetup setup;
-    setup.queue_depth = io.queue_depth();
-    Status opened = (*engine)->Open(setup);
-    if (!opened.ok()) {
-      return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": engine " + EngineName(io.engine()) + ": " + opened.message());
-    }
-    if (io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers()) {
-      locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * rules::MaxBlockSize(io));
-    }
-    if (!step.read_from_agent().empty()) continue;  // reads another agent's files
-    auto& file_bytes = point_files[step.point()];
-    if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + rules::JobFileName(io, 0);
-      file_bytes[f] = std::max(file_bytes[f], io.file_size());
-    } else {
-      for (uint32_t j = 0; j < io.jobs(); ++j) {
-        std::string f = rules::JobFileName(io, j);
-        file_bytes[f] = std::max(file_bytes[f], rules::JobRangeBytes(io));
-      }
-    }
-  }
-
-  if (locked_bytes > 0 && !HasCapability(14 /* CAP_IPC_LOCK */)) {
-    rlimit limit{};
-    getrlimit(RLIMIT_MEMLOCK, &limit);
-    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < locked_bytes) {
-      limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, std::max<rlim_t>(locked_bytes, limit.rlim_cur));
-      setrlimit(RLIMIT_MEMLOCK, &limit);
-      getrlimit(RLIMIT_MEMLOCK, &limit);
-      if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < locked_bytes) {
-        return Status(Code::kFailedPrecondition,
-                      who + "uring.fixed_buffers needs " + FormatSize(locked_bytes) + " of locked memory but RLIMIT_MEMLOCK is " +
-                          FormatSize(limit.rlim_cur) + " (raise it, e.g. LimitMEMLOCK= in the agent's unit, or set fixed_buffers: false)");
-      }
-    }
-  }
-
-  uint64_t need = 0;
-  for (const auto& [point, files] : point_files) {
-    uint64_t sum = 0;
-    for (const auto& [file, bytes] : files) {
-      auto next = CheckedAdd(sum, bytes, who + "sweep point " + std::to_string(point) + ": the workload's files");
-      if (!next.ok()) return next.status();
-      sum = *next;
-    }
-    need = std::max(need, sum);
-  }
-  auto free_bytes = workspace.FreeBytes();
-  if (!free_bytes.ok()) return Status(Code::kFailedPrecondition, who + free_bytes.status().message());
-  if (need > *free_bytes) {
-    return Status(Code::kFailedPrecondition, who + workspace.run_dir() + ": the workload's files need " + FormatSize(need) +
-                                                 " but the file system has " + FormatSize(*free_bytes) + " free");
-  }
-  if (!needs_direct) return Status::Ok();
-
-  // A real aligned O_DIRECT write: statx cannot answer for every file system (tmpfs, NFS).
-  Result<int> fd = workspace.OpenFile(kProbeFile, O_RDWR | O_CREAT | O_DIRECT);
-  if (!fd.ok()) {
-    return Status(Code::kFailedPrecondition, who + "O_DIRECT is not supported here: " + fd.status().message());
-  }
-  AlignedBuffer buffer = AllocateAligned(kProbeSize, kProbeSize);
-  if (!buffer) {
-    close(*fd);
-    return Status(Code::kResourceExhausted, who + "cannot allocate the O_DIRECT probe's buffer");
-  }
-  std::memset(buffer.get(), 0xA5, kProbeSize);
-  ssize_t n = pwrite(*fd, buffer.get(), kProbeSize, 0);
-  int err = errno;
-  uint32_t dio_align = 0;
-#ifdef STATX_DIOALIGN
-  struct statx stx{};
-  if (statx(*fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN)) {
-    dio_align = std::max(stx.stx_dio_offset_align, stx.stx_dio_mem_align);
-  }
-#endif
-  close(*fd);
-  Status removed = workspace.RemoveFile(kProbeFile);
-  if (n != static_cast<ssize_t>(kProbeSize)) {
-    return Status(Code::kFailedPrecondition,
-                  who + workspace.PathOf(kProbeFile) + ": O_DIRECT write failed: " +
-                      (n < 0 ? std::string(std::strerror(err)) + " (" + ErrnoName(err) + ")" : "short write"));
-  }
-  if (dio_align > 1) {
-    for (const auto& step : request.steps()) {
-      if (!step.has_io() || !step.io().direct()) continue;
-      std::vector<uint64_t> sizes = {step.io().block_size()};
-      for (const auto& s : step.io().block_size_split()) sizes.push_back(s.size());
-      if (step.io().block_size_split_size() > 0) sizes.erase(sizes.begin());
-      for (uint64_t size : sizes) {
-        if (size % dio_align != 0) {
-          return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": block size " + FormatSize(size) +
-                                                       " is not a multiple of the file system's O_DIRECT alignment of " +
-                                                       std::to_string(dio_align) + " bytes");
-        }
-      }
-    }
-  }
-  return removed;
-}
-
-// Host steps need this agent's permission, and the access to do them: a refusal here exits 2
-// before any I/O, not when the step is reached, maybe minutes into the run.
-Status Supervisor::PreflightHostSteps(const v1::PrepareRequest& request, Workspace& workspace) {
-  const std::string who = "agent " + name_ + ": ";
-  // The config allows the step, the host does not let this process do it.
-  auto cannot = [&](const v1::PlannedStep& step, const std::string& kind, const Status& probe, const char* tree) {
-    return Status(Code::kFailedPrecondition,
-                  who + "step " + step.name() + ": " + kind + ": " + probe.message() + "; run the agent as root with " + tree +
-                      " writable (systemd: the drop-in deploy/systemd/iofleet-agent-privileged.conf; Kubernetes: "
-                      "overlays/privileged; docker: --privileged --user 0), or remove the step");
-  };
-  readahead_file_.clear();
-  bool drop_caches_probed = false;
-  for (const auto& step : request.steps()) {
-    if (step.has_drop_caches() && !config_.allow_drop_caches) {
-      return Status(Code::kPermissionDenied, who + "step " + step.name() + ": drop_caches is not allowed by this agent's config (allow_drop_caches)");
-    }
-    if (step.has_drop_caches() && !drop_caches_probed) {
-      Status probe = ProbeWritable(host_.drop_caches);
-      if (!probe.ok()) return cannot(step, "drop_caches", probe, "/proc/sys");
-      drop_caches_probed = true;
-    }
-    if (step.has_hook() && !config_.hooks.count(step.hook().name())) {
-      std::string known;
-      for (const auto& [hook, command] : config_.hooks) known += (known.empty() ? "" : ", ") + hook;
-      return Status(Code::kPermissionDenied, who + "step " + step.name() + ": no hook named \"" + step.hook().name() +
-                                                 "\" in this agent's config (hooks: " + (known.empty() ? "none" : known) + ")");
-    }
-    if (step.has_readahead() && readahead_file_.empty()) {
-      if (!config_.allow_readahead) {
-        return Status(Code::kPermissionDenied, who + "step " + step.name() + ": readahead is not allowed by this agent's config (allow_readahead)");
-      }
-      auto dir = workspace.OpenDirectory("", false);
-      if (!dir.ok()) return Status(dir.status().code(), who + dir.status().message());
-      auto file = ReadaheadFileFor(*dir, host_.sysfs);
-      close(*dir);
-      if (!file.ok()) return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": " + workspace.run_dir() + ": " + file.status().message());
-      Status probe = ProbeWritable(*file);
-      if (!probe.ok()) return cannot(step, "readahead", probe, "/sys");
-      // The original is recorded there before any change: it must be writable now, not later.
-      if (mkdir(config_.state_dir.c_str(), 0700) < 0 && errno != EEXIST) {
-        return PosixError(who + "state_dir " + config_.state_dir + " (the read-ahead record)", errno);
-      }
-      if (access(config_.state_dir.c_str(), W_OK) != 0) {
-        return PosixError(who + "state_dir " + config_.state_dir + " (the read-ahead record) is not writable", errno);
-      }
-      readahead_file_ = *file;
-    }
-  }
-  return Status::Ok();
 }
 
 // Other roots' run directories, made at Prepare like the target's: <root>/iofleet/<run-id>/<agent>/.
@@ -292,14 +113,6 @@ Status Supervisor::OpenPlaces(const v1::PrepareRequest& request) {
   return Status::Ok();
 }
 
-Result<std::pair<std::shared_ptr<Workspace>, std::string>> Supervisor::Place(const RunPlaces& places,
-                                                                           const std::string& text) const {
-  rules::StepPlace place = rules::ParseStepPlace(text);
-  if (place.root.empty() || place.root == places.target_root) return std::make_pair(places.target, place.path);
-  auto it = places.others.find(place.root);
-  if (it == places.others.end()) return Status(Code::kFailedPrecondition, "agent " + name_ + ": no root " + place.root);
-  return std::make_pair(it->second, place.path);
-}
 
 Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& request) {
   // What comes from the wire is checked with the controller's own rules before anything else.
@@ -332,8 +145,12 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
   if (!workspace.ok()) return fail(Status(workspace.status().code(), "agent " + name_ + ": " + workspace.status().message()));
   target_root_ = root_name;
   places_.clear();
-  Status preflight = Preflight(request, **workspace);
-  if (preflight.ok()) preflight = PreflightHostSteps(request, **workspace);
+  Status preflight = PreflightIo(request, **workspace, name_);
+  if (preflight.ok()) {
+    auto readahead_file = PreflightHostSteps(request, **workspace, name_, config_, host_);
+    if (readahead_file.ok()) readahead_file_ = std::move(*readahead_file);
+    else preflight = readahead_file.status();
+  }
   if (preflight.ok()) preflight = OpenPlaces(request);
   if (!preflight.ok()) {
     (*workspace)->Cleanup();
@@ -432,7 +249,7 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   try {
     Status task_status;
     if (!planned.has_io()) {
-      auto task = MakeTask(planned, request.phase(), request.step_index(), places);
+      auto task = MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{config_, host_, readahead_});
       if (task.ok()) context.task = std::move(*task);
       else task_status = task.status();
     }
@@ -457,47 +274,6 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   current_->Launch();
   step_ready_ = true;
   return Status::Ok();
-}
-
-Result<std::unique_ptr<StepTask>> Supervisor::MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
-                                                      const RunPlaces& places) {
-  if (planned.has_sync() || planned.has_drop_caches()) return MakeSyncTask(planned.has_drop_caches(), places.agent_name, host_.drop_caches);
-  if (planned.has_readahead()) return MakeReadaheadTask(readahead_, places.readahead_file, planned.readahead().kib(), places.agent_name);
-  if (planned.has_hook()) {
-    HookRun hook{planned.hook().name(), config_.hooks.at(planned.hook().name()), places.run_id, places.target->run_dir(),
-                 places.agent_name, {}};
-    // Only measured: a confined directory below the run directory, opened anew each time (a
-    // mkfs hook mounts it during the step).
-    hook.measure_fill = [workspace = places.target, dir = planned.hook().fill_of()]() -> std::optional<v1::FileSystemFill> {
-      auto fd = workspace->OpenBelow(dir, O_PATH | O_DIRECTORY);
-      if (!fd.ok()) return std::nullopt;
-      auto fill = FillOf(*fd);
-      close(*fd);
-      return fill;
-    };
-    return MakeHookTask(std::move(hook));
-  }
-  if (planned.has_files()) {
-    auto place = Place(places, planned.files().dir());
-    if (!place.ok()) return place.status();
-    FilesPlan plan;
-    plan.files = planned.files();
-    plan.op = planned.files().ops(static_cast<int>(phase));
-    plan.workspace = place->first;
-    plan.relative = place->second;
-    plan.agent_name = places.agent_name;
-    plan.seed = places.run_token ^ (uint64_t{step_index} * 0x9E3779B97F4A7C15ull);
-    return MakeFilesTask(std::move(plan));
-  }
-  if (planned.has_copy()) {
-    auto from = Place(places, planned.copy().from());
-    if (!from.ok()) return from.status();
-    auto to = Place(places, planned.copy().to());
-    if (!to.ok()) return to.status();
-    CopyPlan plan{planned.copy(), from->first, from->second, to->first, to->second, places.agent_name};
-    return MakeCopyTask(std::move(plan));
-  }
-  return InvalidArgument("agent " + name_ + ": step " + planned.name() + " has no kind this agent knows");
 }
 
 Result<std::shared_ptr<StepRunner>> Supervisor::BeginStep(const v1::StartRequest& request) {

@@ -22,14 +22,15 @@
 #include <string>
 
 #include "agent/stats/run_totals.h"
-#include "agent/run/agent_config.h"
+#include "agent/host/agent_config.h"
 #include "agent/run/agent_state.h"
-#include "agent/run/coverage.h"
-#include "agent/run/host_tasks.h"
-#include "agent/run/readahead.h"
-#include "agent/run/roots.h"
+#include "agent/fs/coverage.h"
+#include "agent/tasks/host_tasks.h"
+#include "agent/tasks/task_factory.h"
+#include "agent/host/readahead.h"
+#include "agent/fs/roots.h"
 #include "agent/run/step_runner.h"
-#include "agent/run/workspace.h"
+#include "agent/fs/workspace.h"
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::agent {
@@ -82,23 +83,8 @@ class Supervisor {
   std::unique_lock<std::mutex> LockForTest() const { return std::unique_lock(mu_); }
 
  private:
-  Status Preflight(const v1::PrepareRequest& request, Workspace& workspace);
-  Status PreflightHostSteps(const v1::PrepareRequest& request, Workspace& workspace);
+  // Other roots' run directories, made at Prepare like the target's: <root>/iofleet/<run-id>/<agent>/.
   Status OpenPlaces(const v1::PrepareRequest& request);
-  // What a task is made from, copied under the lock: a Stop may end the run meanwhile.
-  struct RunPlaces {
-    std::string run_id;
-    std::string agent_name;
-    uint64_t run_token = 0;
-    std::string target_root;
-    std::string readahead_file;
-    std::shared_ptr<Workspace> target;
-    std::map<std::string, std::shared_ptr<Workspace>> others;
-  };
-  // The workspace and path a step's "ROOT:path" names.
-  Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text) const;
-  Result<std::unique_ptr<StepTask>> MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,
-                                             const RunPlaces& places);
   // The caller's run: its id and session token match the active run's (and the step exists).
   Status CheckRun(const std::string& run_id, const std::string& token) const;
   Status CheckStep(const std::string& run_id, const std::string& token, uint32_t step_index) const;

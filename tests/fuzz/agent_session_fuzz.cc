@@ -23,7 +23,7 @@
 #include <memory>
 #include <string>
 
-#include "agent/run/roots.h"
+#include "agent/fs/roots.h"
 #include "agent/run/supervisor.h"
 #include "tests/fuzz/agent_session.pb.h"
 

@@ -11,8 +11,8 @@
 #include <vector>
 #include <zlib.h>
 
-#include "agent/run/files_task.h"
-#include "agent/run/host_tasks.h"
+#include "agent/tasks/files_task.h"
+#include "agent/tasks/host_tasks.h"
 #include "core/rules/defaults.h"
 #include "core/rules/non_io_steps.h"
 #include "tests/support/temp_dir.h"

@@ -1,0 +1,36 @@
+#include "agent/host/host_stats.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace iofleet::agent {
+
+CpuSample SampleCpu() {
+  CpuSample s;
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  s.process_user_ns = static_cast<uint64_t>(ru.ru_utime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_utime.tv_usec) * 1000;
+  s.process_sys_ns = static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000;
+  if (FILE* f = std::fopen("/proc/stat", "r")) {
+    unsigned long long v[10] = {};
+    if (std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                    &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
+      uint64_t total = 0;
+      for (int i = 0; i < 8; ++i) total += v[i];  // guest time is already in user
+      s.host_total_ticks = total;
+      s.host_busy_ticks = total - v[3] - v[4];
+    }
+    std::fclose(f);
+  }
+  return s;
+}
+
+uint64_t PhysicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+}  // namespace iofleet::agent
