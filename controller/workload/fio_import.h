@@ -17,7 +17,7 @@ namespace iofleet::controller {
 struct FioImport {
   v1::Workload workload;
   // Each "file:line:col: option: message"; errors empty means the workload was imported and
-  // passed core/spec validation.
+  // passed core/rules validation.
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
 };
@@ -27,6 +27,10 @@ struct FioImport {
 FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported);
 // The same for job file text; `file_name` names it in messages and gives the workload its name.
 FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported);
+
+// The options the import supports and what each becomes, as the markdown table of
+// docs/workloads.md's "Importing fio job files" (a test keeps the two the same).
+std::string FioOptionReference();
 
 // True for a `.fio` file, or one whose first line that is neither blank nor a comment is a
 // `[section]` header (a YAML workload never starts that way: it is a map).

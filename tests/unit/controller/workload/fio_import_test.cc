@@ -3,6 +3,8 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <unistd.h>
 
 #include <filesystem>
@@ -12,6 +14,8 @@
 #include "controller/workload/yaml_writer.h"
 #include "tests/support/temp_dir.h"
 #include "core/rules/defaults.h"
+
+#include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
 namespace {
@@ -388,6 +392,28 @@ TEST(FioImport, RefusesAFileOverTheBoundBeforeParsing) {
 TEST(FioImport, RefusesANulByte) {
   FioImport imported = ImportFioJobText(std::string("[job]\nrw=read\nsize=1m\ndirectory=a\0b\n", 36), "j.fio", false);
   EXPECT_TRUE(Has(imported.errors, "j.fio:4:12: a NUL byte: a job file is text")) << Lines(imported.errors);
+}
+
+// docs/workloads.md's table of fio options is the import's own option table: an option added to
+// the import, or a row edited, without the docs following fails here.
+TEST(FioImport, TheDocsTableIsTheOptionTable) {
+  std::ifstream in(std::filesystem::path(IOFLEET_SOURCE_DIR) / "docs" / "workloads.md", std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string docs = text.str();
+  const std::string begin = "<!-- fio-options:begin (build/bin/iofleet-field-reference --fio-options) -->\n";
+  const std::string end = "<!-- fio-options:end -->";
+  const size_t from = docs.find(begin), to = docs.find(end);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(docs.substr(from + begin.size(), to - from - begin.size()), FioOptionReference())
+      << "docs/workloads.md's fio option table is out of date: regenerate it with\n"
+         "  build/bin/iofleet-field-reference --fio-options";
+  // Every option the table handles is one the import knows: a job setting it is not refused as unknown.
+  for (const char* option : {"bs", "rwmixwrite", "wait_for_previous", "filesize", "end_fsync", "kb_base"}) {
+    FioImport r = ImportFioJobText(std::string("[job]\nsize=1m\n") + option + "=1\n", "t.fio", false);
+    for (const auto& e : r.errors) EXPECT_EQ(e.find("is not an option"), std::string::npos) << e;
+  }
 }
 
 }  // namespace

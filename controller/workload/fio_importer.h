@@ -1,0 +1,193 @@
+// The fio job file importer's insides, shared by its two parts: fio_import.cc (sections to
+// levels to the workload) and fio_options.cc (the option table and one handler per option).
+// Not for other rooms' use: fio_import.h is the interface.
+#pragma once
+
+#include <google/protobuf/descriptor.h>
+
+#include <cctype>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/workload/fio_import.h"
+#include "controller/workload/fio_ini.h"
+#include "iofleet/v1/workload.pb.h"
+
+namespace iofleet::controller::fio_detail {
+
+using Place = FioPlace;
+using Option = FioOption;
+using Section = FioSection;
+
+
+
+template <typename T>
+struct Setting {
+  T value{};
+  Place at;
+};
+
+// What one level (the [global] defaults, or one job) says. runtime, ramp_time, time_based,
+// stonewall and directory are kept aside: where they land depends on other levels.
+struct Level {
+  std::string path;  // "defaults" or "steps[N].io": the workload path of `io`
+  v1::IoSpec io;
+  std::optional<Setting<uint64_t>> runtime;
+  std::optional<Setting<uint64_t>> ramp;
+  std::optional<Setting<bool>> time_based;
+  std::optional<Setting<bool>> stonewall;
+  std::optional<Setting<std::string>> directory;
+  std::optional<Setting<std::string>> name;
+  std::optional<Place> size;        // size= or filesize= was written, valid or not
+  std::string size_key;             // which of the two set io.file_size
+  int kb_base = 1024;
+};
+
+struct Job {
+  Section header;               // the job's own section: name and place
+  std::vector<Option> options;  // options of later [global] sections, then its own
+  Level level;
+};
+
+inline bool IsDigits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+
+// [a-z0-9-]: lower case, every other run of characters one '-', none at either end.
+inline std::string SanitizeName(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    char l = static_cast<char>(std::tolower(c));
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9')) {
+      out += l;
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+// IoSpec's field of that number (v1::IoSpec::k...FieldNumber): rules keyed by the field, never by its name.
+inline const google::protobuf::FieldDescriptor* IoField(int number) { return v1::IoSpec::descriptor()->FindFieldByNumber(number); }
+
+inline bool HasIoField(const v1::IoSpec& io, int field) {
+  const google::protobuf::FieldDescriptor* desc = IoField(field);
+  const google::protobuf::Reflection* refl = v1::IoSpec::GetReflection();
+  return desc->is_repeated() ? refl->FieldSize(io, desc) > 0 : refl->HasField(io, desc);
+}
+
+class Importer {
+ public:
+  Importer(const std::string& file, bool allow_unsupported, FioImport& out)
+      : file_(file), allow_(allow_unsupported), out_(out) {}
+
+  void Import(const std::string& text);
+
+ private:
+  using Handler = void (Importer::*)(const Option&, Level&);
+  // One row of the option table (fio_options.cc): the fio options it handles, and how the
+  // docs' mapping table shows it (a row without `shown` is not in that table: a refused option).
+  struct OptionRow {
+    std::vector<std::pair<const char*, Handler>> options;
+    const char* shown;  // the docs' "fio option" column
+    const char* field;  // the docs' "iofleet field" column
+  };
+  static const std::vector<OptionRow>& OptionTable();
+  // Every option's handler, by fio name, from the table.
+  static const std::map<std::string, Handler>& Handlers();
+  // The table as docs/workloads.md shows it under "Importing fio job files".
+  friend std::string iofleet::controller::FioOptionReference();
+
+  // Options into levels.
+  void ApplyAll(const std::vector<Option>& options, Level& level);
+  void Apply(const Option& o, Level& level);
+  static int KbBase(const std::vector<Option>& options, int inherited);
+
+  void Name(const Option& o, Level& l);
+  void Description(const Option& o, Level& l);
+  void Rw(const Option& o, Level& l);
+  void RwMixRead(const Option& o, Level& l);
+  void RwMixWrite(const Option& o, Level& l);
+  void BlockSize(const Option& o, Level& l);
+  void BlockSizeSplit(const Option& o, Level& l);
+  void Direct(const Option& o, Level& l);
+  void Buffered(const Option& o, Level& l);
+  void IoEngine(const Option& o, Level& l);
+  void IoDepth(const Option& o, Level& l);
+  void NumJobs(const Option& o, Level& l);
+  void Size(const Option& o, Level& l);
+  void Runtime(const Option& o, Level& l);
+  void TimeBased(const Option& o, Level& l);
+  void RampTime(const Option& o, Level& l);
+  void CompressPercentage(const Option& o, Level& l);
+  void BufferPattern(const Option& o, Level& l);
+  void DedupePercentage(const Option& o, Level& l);
+  void Verify(const Option& o, Level& l);
+  void Fsync(const Option& o, Level& l);
+  void EndFsync(const Option& o, Level& l);
+  void GroupReporting(const Option& o, Level& l);
+  void Directory(const Option& o, Level& l);
+  void Stonewall(const Option& o, Level& l);
+  void Filename(const Option& o, Level& l);
+  void KbBaseOption(const Option& o, Level& l);
+  void RunsCommand(const Option& o, Level& l);
+
+  // Value parsing; each reports its own error and returns nullopt.
+  bool NeedValue(const Option& o);
+  std::optional<bool> Bool(const Option& o);
+  std::optional<uint64_t> Count(const Option& o, const google::protobuf::FieldDescriptor* field);
+  std::optional<uint64_t> SizeValue(const Option& o, const std::string& text, int kb_base,
+                                    const google::protobuf::FieldDescriptor* field);
+  std::optional<uint64_t> Time(const Option& o);
+  bool InBounds(const Option& o, const google::protobuf::FieldDescriptor* field, uint64_t value, const std::string& shown);
+
+  // Levels into the workload.
+  void Build(Level& defaults, std::vector<Job>& jobs);
+  void NameSteps(const std::vector<Job>& jobs);
+  void PlaceRuntime(const Level& defaults, const std::vector<Job>& jobs);
+  void PlaceRamp(const Level& defaults, const std::vector<Job>& jobs);
+  void CheckSequential(const Level& defaults, const std::vector<Job>& jobs);
+  void PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs);
+  void CheckSizes(const Level& defaults, const std::vector<Job>& jobs);
+  void AddFioDefaults();
+  void LeaveOutIgnored();
+  void ValidateResult();
+
+  // Messages.
+  static Place KeyAt(const Option& o) { return {o.line, o.key_col, o.key}; }
+  static Place ValueAt(const Option& o) { return {o.line, o.value_col, o.key}; }
+  static Place HeaderAt(const Section& s) { return {s.line, s.col, "[" + s.name + "]"}; }
+  std::string Format(const Place& at, const std::string& message) const {
+    return file_ + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " + at.option + ": " + message;
+  }
+  void Error(const Place& at, const std::string& message) { Add(out_.errors, Format(at, message)); }
+  void Warn(const Place& at, const std::string& message) { Add(out_.warnings, Format(at, message)); }
+  static void Add(std::vector<std::string>& list, const std::string& message) {
+    for (const auto& m : list) {
+      if (m == message) return;
+    }
+    list.push_back(message);
+  }
+  // Something iofleet cannot do as fio would: an error, or with --allow-unsupported a warning
+  // (the caller leaves it out).
+  void Unsupported(const Place& at, const std::string& why) {
+    if (allow_) {
+      Warn(at, why + "; left out (--allow-unsupported)");
+    } else {
+      Error(at, why + " (--allow-unsupported leaves it out with a warning)");
+    }
+  }
+  void Record(const Level& l, const std::string& field, const Option& o) { origins_[l.path + "." + field] = KeyAt(o); }
+  // The place of the nearest enclosing path that has one.
+  const Place* Origin(const std::string& path) const;
+
+  const std::string file_;
+  const bool allow_;
+  FioImport& out_;
+  std::map<std::string, Place> origins_;  // workload path -> the option that set it
+  std::vector<std::string> descriptions_;
+  std::vector<std::string> step_labels_;  // "[section]" of each step, for messages
+};
+
+}  // namespace iofleet::controller::fio_detail

@@ -1,0 +1,46 @@
+// An fio job file as INI, read into sections and options with the place of each, and nothing
+// else: what an option means is fio_options.h's and fio_import.cc's. Refused here, for every
+// front end: include files, $ expansion, lines that are neither a header nor an option, options
+// outside a section.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace iofleet::controller {
+
+// Where something was written, and the option (or header) it belongs to, for messages.
+struct FioPlace {
+  int line = 0;
+  int col = 0;
+  std::string option;
+};
+
+struct FioOption {
+  std::string key;
+  std::string value;
+  bool has_value = false;  // `key=value`, not a bare `key`
+  int line = 0;
+  int key_col = 0;
+  int value_col = 0;
+};
+
+struct FioSection {
+  std::string name;
+  int line = 0;
+  int col = 0;
+  std::vector<FioOption> options;
+};
+
+struct FioIniError {
+  FioPlace at;
+  std::string message;
+};
+
+// The file's sections in order; each line it refuses is an error (and is left out).
+std::vector<FioSection> ReadFioIni(const std::string& text, std::vector<FioIniError>& errors);
+
+// Without blanks, tabs and carriage returns at either end.
+std::string TrimFio(const std::string& s);
+
+}  // namespace iofleet::controller
