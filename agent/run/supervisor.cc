@@ -249,7 +249,7 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   try {
     Status task_status;
     if (!planned.has_io()) {
-      auto task = MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{config_, host_, readahead_});
+      auto task = MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{name_, config_, host_, readahead_});
       if (task.ok()) context.task = std::move(*task);
       else task_status = task.status();
     }

@@ -9,11 +9,12 @@
 
 namespace iofleet::agent {
 
-Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text) {
+Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text,
+                                                                 const std::string& agent) {
   rules::StepPlace place = rules::ParseStepPlace(text);
   if (place.root.empty() || place.root == places.target_root) return std::make_pair(places.target, place.path);
   auto it = places.others.find(place.root);
-  if (it == places.others.end()) return Status(Code::kFailedPrecondition, "agent " + places.agent_name + ": no root " + place.root);
+  if (it == places.others.end()) return Status(Code::kFailedPrecondition, "agent " + agent + ": no root " + place.root);
   return std::make_pair(it->second, place.path);
 }
 
@@ -36,7 +37,7 @@ Result<std::unique_ptr<StepTask>> MakeTask(const v1::PlannedStep& planned, uint3
     return MakeHookTask(std::move(hook));
   }
   if (planned.has_files()) {
-    auto place = Place(places, planned.files().dir());
+    auto place = Place(places, planned.files().dir(), host.agent);
     if (!place.ok()) return place.status();
     FilesPlan plan;
     plan.files = planned.files();
@@ -48,14 +49,14 @@ Result<std::unique_ptr<StepTask>> MakeTask(const v1::PlannedStep& planned, uint3
     return MakeFilesTask(std::move(plan));
   }
   if (planned.has_copy()) {
-    auto from = Place(places, planned.copy().from());
+    auto from = Place(places, planned.copy().from(), host.agent);
     if (!from.ok()) return from.status();
-    auto to = Place(places, planned.copy().to());
+    auto to = Place(places, planned.copy().to(), host.agent);
     if (!to.ok()) return to.status();
     CopyPlan plan{planned.copy(), from->first, from->second, to->first, to->second, places.agent_name};
     return MakeCopyTask(std::move(plan));
   }
-  return InvalidArgument("agent " + places.agent_name + ": step " + planned.name() + " has no kind this agent knows");
+  return InvalidArgument("agent " + host.agent + ": step " + planned.name() + " has no kind this agent knows");
 }
 
 }  // namespace iofleet::agent

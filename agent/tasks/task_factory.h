@@ -30,15 +30,18 @@ struct RunPlaces {
   std::map<std::string, std::shared_ptr<Workspace>> others;  // other roots' run directories, by root name
 };
 
-// What of this agent a task may use: its config (hooks), the host's files, the read-ahead keeper.
+// What of this agent a task may use: its name (for messages), its config (hooks), the host's
+// files, the read-ahead keeper.
 struct TaskHost {
+  const std::string& agent;
   const AgentConfig& config;
   const HostPaths& paths;
   ReadaheadKeeper& readahead;
 };
 
-// The workspace and path a step's "ROOT:path" names.
-Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text);
+// The workspace and path a step's "ROOT:path" names; errors name `agent`.
+Result<std::pair<std::shared_ptr<Workspace>, std::string>> Place(const RunPlaces& places, const std::string& text,
+                                                                 const std::string& agent);
 
 // The task of `planned` (not an io step), for phase `phase` of a files step.
 Result<std::unique_ptr<StepTask>> MakeTask(const v1::PlannedStep& planned, uint32_t phase, uint32_t step_index,

@@ -199,15 +199,17 @@ Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
   if (filter.succeeded_only) sql += " AND status = 'succeeded'";
   if (!filter.include_excluded) sql += " AND excluded = 0";
   if (filter.before_unix_ns) sql += " AND started_at_unix_ns < ?3";
-  sql += " ORDER BY started_at_unix_ns, run_id";
+  // Newest first, so that `last` stops the walk after its matches: a suite's history is read in
+  // time bounded by what is asked, not by how many runs the database holds.
+  sql += " ORDER BY started_at_unix_ns DESC, run_id DESC";
   SqlStatement query(db_, sql);
   if (!query.ok()) return Error("cannot list runs");
   if (!filter.workload.empty()) query.Bind(1, filter.workload);
   if (filter.agent_count) query.Bind(2, static_cast<int64_t>(*filter.agent_count));
   if (filter.before_unix_ns) query.Bind(3, static_cast<int64_t>(filter.before_unix_ns));
   std::vector<StoredRun> runs;
-  int rc;
-  while ((rc = query.Step()) == SQLITE_ROW) {
+  int rc = SQLITE_DONE;
+  while ((!filter.last || runs.size() < filter.last) && (rc = query.Step()) == SQLITE_ROW) {
     StoredRun r = RunOf(query);
     if (Status s = LoadDetails(r, false); !s.ok()) return s;
     bool match = true;
@@ -218,8 +220,9 @@ Result<std::vector<StoredRun>> HistoryDb::Runs(const RunFilter& filter) {
     if (filter.exact_labels) match = match && r.labels.size() == filter.labels.size();
     if (match) runs.push_back(std::move(r));
   }
+  if (filter.last && runs.size() == filter.last) rc = SQLITE_DONE;  // stopped early: enough
   if (rc != SQLITE_DONE) return Error("cannot list runs");
-  if (filter.last && runs.size() > filter.last) runs.erase(runs.begin(), runs.end() - static_cast<long>(filter.last));
+  std::reverse(runs.begin(), runs.end());  // in start order, as callers read them
   return runs;
 }
 

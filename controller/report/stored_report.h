@@ -13,7 +13,7 @@ namespace iofleet::controller {
 // `run_id_or_dir`: a run directory holding report.json, or a report.json file. Errors name the
 // file, and for JSON that does not parse, the line and column (InvalidArgument); a path that is
 // neither is NotFound.
-// (A RUN_ID is looked up in the history database by `iofleet report`, controller/report/report_command.cc.)
+// (A RUN_ID is looked up in the history database by `iofleet report`, controller/cli/report_command.cc.)
 Result<ReportDocument> LoadStoredReport(const std::string& run_id_or_dir);
 
 // The directory holding the stored run's other files (workload.effective.yaml), empty when the

@@ -81,6 +81,7 @@ class Session final : public Evictable, public std::enable_shared_from_this<Sess
     // The strand of the socket: the first operation runs on it too.
     asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
       if constexpr (kTls) {
+        self->Waiting();  // the handshake has begun: never its own address's to take
         self->Lowest().expires_after(self->state_->options.request_timeout);
         self->stream_.async_handshake(ssl::stream_base::server, [self](beast::error_code ec) {
           if (ec) return self->Lowest().close();  // a plain client, a bad handshake, a timeout
@@ -95,17 +96,31 @@ class Session final : public Evictable, public std::enable_shared_from_this<Sess
  private:
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
 
-  // Waiting on the client (its request, its next one, its close): a full server may close this.
+  // Waiting on the client (a handshake, a request under way, its close): a full server may close
+  // this for a newcomer of an address that holds more.
   void Waiting() { state_->slots.SetState(slot_, ConnectionSlots::State::kWaiting); }
 
   void Read() {
-    Waiting();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(std::min<size_t>(state_->options.max_header, UINT32_MAX)));
     parser_->body_limit(state_->options.max_body);
     // One deadline for the whole request: a client trickling its headers a byte at a time is
     // cut off when it passes, however steadily it sends.
     Lowest().expires_after(state_->options.request_timeout);
+    if (buffer_.size() > 0) return ReadRest();  // a pipelined request is here already
+    // Idle until the request's first bytes: only then may a newcomer of its own address not
+    // take its slot (ConnectionSlots).
+    state_->slots.SetState(slot_, ConnectionSlots::State::kIdle);
+    stream_.async_read_some(buffer_.prepare(std::min<size_t>(4096, buffer_.max_size() - buffer_.size())),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return self->Lowest().close();  // closed, reset or timed out while idle
+                              self->buffer_.commit(n);
+                              self->ReadRest();
+                            });
+  }
+
+  void ReadRest() {
+    Waiting();
     http::async_read(stream_, buffer_, *parser_,
                      [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }

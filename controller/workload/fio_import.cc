@@ -245,7 +245,7 @@ void Importer::LeaveOutIgnored() {
     const std::string& name = IoField(field)->name();
     for (int i = 0; i < w.steps_size(); ++i) {
       if (!HasIoField(w.steps(i).io(), field)) continue;
-      std::string reason = rules::Inapplicable(rules::ResolveIo(w, i), name);
+      std::string reason = rules::Inapplicable(rules::ResolveIo(w, i), field);
       if (reason.empty()) continue;
       std::string path = "steps[" + std::to_string(i) + "].io." + name;
       if (const Place* at = Origin(path)) {
@@ -260,7 +260,7 @@ void Importer::LeaveOutIgnored() {
     std::string reason;
     bool used = false;
     for (int i = 0; i < w.steps_size(); ++i) {
-      std::string r = rules::Inapplicable(rules::ResolveIo(w, i), name);
+      std::string r = rules::Inapplicable(rules::ResolveIo(w, i), field);
       used = used || r.empty();
       if (!r.empty()) reason = r;
     }

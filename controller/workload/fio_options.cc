@@ -7,6 +7,7 @@
 #include "controller/workload/proto_names.h"
 #include "core/base/units.h"
 #include "core/rules/defaults.h"
+#include "core/rules/field_bounds.h"
 
 namespace iofleet::controller::fio_detail {
 
@@ -109,19 +110,9 @@ std::optional<bool> Importer::Bool(const Option& o) {
 }
 
 bool Importer::InBounds(const Option& o, const pb::FieldDescriptor* field, uint64_t value, const std::string& shown) {
-  const pb::FieldOptions& options = field->options();
-  if (options.HasExtension(v1::min) && value < options.GetExtension(v1::min)) {
-    Error(ValueAt(o), shown + " is below the minimum " + std::to_string(options.GetExtension(v1::min)));
-    return false;
-  }
-  uint64_t max = options.HasExtension(v1::max) ? options.GetExtension(v1::max)
-                 : field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32 ? std::numeric_limits<uint32_t>::max()
-                                                                            : std::numeric_limits<uint64_t>::max();
-  if (value > max) {
-    Error(ValueAt(o), shown + " is above the maximum " + std::to_string(max));
-    return false;
-  }
-  return true;
+  auto bound = rules::OutOfBounds(field, value);
+  if (bound) Error(ValueAt(o), shown + " " + rules::BoundText(field, *bound));
+  return !bound;
 }
 
 std::optional<uint64_t> Importer::Count(const Option& o, const pb::FieldDescriptor* field) {

@@ -16,6 +16,7 @@
 #include "controller/workload/proto_names.h"
 #include "controller/workload/sweep.h"
 #include "core/base/units.h"
+#include "core/rules/field_bounds.h"
 #include "core/rules/defaults.h"
 #include "core/rules/step_tree.h"
 #include "core/rules/validate.h"
@@ -249,17 +250,8 @@ bool Loader::ParseUnsigned(const YAML::Node& value, const pb::FieldDescriptor* f
     return false;
   }
   uint64_t v = *parsed;
-  auto show = [&](uint64_t x) { return unit == v1::UNIT_SIZE ? FormatSize(x) : unit == v1::UNIT_DURATION ? FormatDuration(x) : std::to_string(x); };
-  const pb::FieldOptions& options = field->options();
-  if (options.HasExtension(v1::min) && v < options.GetExtension(v1::min)) {
-    Error(value, path, show(v) + " is below the minimum " + show(options.GetExtension(v1::min)));
-    return false;
-  }
-  uint64_t max = options.HasExtension(v1::max) ? options.GetExtension(v1::max)
-                 : field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32 ? std::numeric_limits<uint32_t>::max()
-                                                                           : std::numeric_limits<uint64_t>::max();
-  if (v > max) {
-    Error(value, path, show(v) + " is above the maximum " + show(max));
+  if (auto bound = rules::OutOfBounds(field, v)) {
+    Error(value, path, rules::ShowValue(field, v) + " " + rules::BoundText(field, *bound));
     return false;
   }
   out = v;

@@ -20,7 +20,7 @@ struct LoadedWorkload {
   std::vector<std::string> errors;  // formatted; empty when the workload is valid
 };
 
-// Parses and validates (core/spec) the workload at `path`.
+// Parses and validates (core/rules) the workload at `path`.
 LoadedWorkload LoadWorkloadFile(const std::string& path);
 
 // Sets the field at `path` of `workload` to `value` (YAML text), with the loader's checks.

@@ -11,11 +11,11 @@ uint64_t ConnectionSlots::Admit(const std::string& client, std::weak_ptr<Evictab
     const size_t held = mine == by_client_.end() ? 0 : mine->second;
     uint64_t victim = 0;
     if (held >= per_client_) {
-      victim = OldestWaitingOf(client);
+      victim = OldestIdleOf(client);
       if (victim == 0) return 0;
     } else if (holders_.size() >= total_) {
       victim = VictimFor(held);
-      if (victim == 0) victim = OldestWaitingOf(client);
+      if (victim == 0) victim = OldestIdleOf(client);
       if (victim == 0) return 0;
     }
     if (victim != 0) {
@@ -25,7 +25,7 @@ uint64_t ConnectionSlots::Admit(const std::string& client, std::weak_ptr<Evictab
       ++evictions_;
     }
     slot = next_slot_++;
-    holders_.emplace(slot, Holder{client, State::kWaiting, std::move(connection)});
+    holders_.emplace(slot, Holder{client, State::kIdle, std::move(connection)});
     ++by_client_[client];
   }
   if (evicted) evicted->Evict();
@@ -40,7 +40,7 @@ uint64_t ConnectionSlots::VictimFor(size_t newcomer) const {
   uint64_t victim = 0;
   size_t victim_held = 0;
   for (const auto& [slot, holder] : holders_) {  // oldest first: the first of the heaviest wins
-    if (holder.state != State::kWaiting) continue;
+    if (holder.state == State::kBusy) continue;
     const size_t held = by_client_.at(holder.client);
     if (held > newcomer && held > victim_held) {
       victim = slot;
@@ -50,9 +50,9 @@ uint64_t ConnectionSlots::VictimFor(size_t newcomer) const {
   return victim;
 }
 
-uint64_t ConnectionSlots::OldestWaitingOf(const std::string& client) const {
+uint64_t ConnectionSlots::OldestIdleOf(const std::string& client) const {
   for (const auto& [slot, holder] : holders_) {
-    if (holder.state == State::kWaiting && holder.client == client) return slot;
+    if (holder.state == State::kIdle && holder.client == client) return slot;
   }
   return 0;
 }

@@ -5,8 +5,9 @@
 // client holding more connections than the newcomer's has one waiting on its client: that one is
 // closed (the oldest of the heaviest such client) and its slot goes to the newcomer. When nobody
 // holds more, or the newcomer's client is at its own limit, the newcomer takes the slot of its own
-// client's oldest waiting connection: a scraper whose address also holds silent connections still
-// gets its answer, and no other client loses anything.
+// client's oldest idle connection (one that has sent nothing of a request, as nginx reclaims idle
+// keep-alive connections): a scraper whose address also holds silent connections still gets its
+// answer, and no other client loses anything.
 //
 // Used by `iofleet serve`'s HTTP server and by the /metrics servers (core/metrics/metrics_http_server.h).
 // Thread-safe; no call blocks on anything but a short internal lock.
@@ -35,12 +36,15 @@ class ConnectionSlots {
   // `total` connections at most, `per_client` from one client address at most (both >= 1).
   ConnectionSlots(size_t total, size_t per_client) : total_(total), per_client_(per_client) {}
 
-  // What a connection is doing. Only kWaiting connections are evicted: they wait on their client
-  // (a TLS handshake, a request, the next request of a keep-alive connection, a lingering close).
-  // A connection the server is answering finishes its answer, bounded by the write timeout.
-  enum class State { kWaiting, kBusy };
+  // What a connection is doing. kIdle and kWaiting connections wait on their client and may be
+  // evicted: kIdle has sent nothing of its next request (a new connection, a keep-alive one
+  // between requests), kWaiting has begun (a TLS handshake, a request partly arrived, a
+  // lingering close). A newcomer takes its own address's slot only from a kIdle one, so a burst
+  // from one address (many users behind one proxy) never cuts off a request under way. A
+  // connection the server is answering (kBusy) finishes its answer, bounded by the write timeout.
+  enum class State { kIdle, kWaiting, kBusy };
 
-  // A slot for `connection` from `client`, in state kWaiting; 0 when refused (the client holds
+  // A slot for `connection` from `client`, in state kIdle; 0 when refused (the client holds
   // per_client already, or the server is full, and nobody may be pushed out). A connection
   // evicted to make room is told so (Evict) before this returns, outside the lock.
   uint64_t Admit(const std::string& client, std::weak_ptr<Evictable> connection);
@@ -55,14 +59,14 @@ class ConnectionSlots {
  private:
   struct Holder {
     std::string client;
-    State state = State::kWaiting;
+    State state = State::kIdle;
     std::weak_ptr<Evictable> connection;
   };
   // Under mu_: the slot whose holder makes room for a newcomer from a client holding `newcomer`
   // slots, or 0.
   uint64_t VictimFor(size_t newcomer) const;
-  // Under mu_: the oldest waiting slot `client` holds, or 0.
-  uint64_t OldestWaitingOf(const std::string& client) const;
+  // Under mu_: the oldest idle slot `client` holds, or 0.
+  uint64_t OldestIdleOf(const std::string& client) const;
   void Remove(std::map<uint64_t, Holder>::iterator it);
 
   const size_t total_;

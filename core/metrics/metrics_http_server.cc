@@ -8,6 +8,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -57,12 +58,25 @@ class Session final : public Evictable, public std::enable_shared_from_this<Sess
  private:
   void SetState(ConnectionSlots::State state) { state_->slots.SetState(slot_, state); }
 
+  // Idle until the first bytes of the request arrive (a pipelined one is there already), then
+  // waiting for the rest: the deadline covers both.
   void Read() {
-    SetState(ConnectionSlots::State::kWaiting);
     parser_.emplace();
     parser_->header_limit(kMaxHeader);
     parser_->body_limit(kMaxBody);
     stream_.expires_after(state_->options.request_timeout);
+    if (buffer_.size() > 0) return ReadRest();
+    SetState(ConnectionSlots::State::kIdle);
+    stream_.async_read_some(buffer_.prepare(std::min<size_t>(4096, buffer_.max_size() - buffer_.size())),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return self->stream_.close();  // closed, reset or timed out while idle
+                              self->buffer_.commit(n);
+                              self->ReadRest();
+                            });
+  }
+
+  void ReadRest() {
+    SetState(ConnectionSlots::State::kWaiting);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 

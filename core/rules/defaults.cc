@@ -125,28 +125,81 @@ std::string StepName(const v1::Workload& workload, int index) {
   return StepKind(step) + "-" + std::to_string(index);
 }
 
-std::string Inapplicable(const v1::IoSpec& io, const std::string& field) {
-  const bool mixed = io.op() == v1::OP_READWRITE || io.op() == v1::OP_RANDRW;
-  if (field == "read_pct" && !mixed) return "read_pct applies to readwrite and randrw";
-  if (field == "shared_mode" && io.file_layout() != v1::FILE_LAYOUT_SHARED &&
-      io.file_layout() != v1::FILE_LAYOUT_SHARED_GLOBAL) {
-    return "shared_mode applies to file_layout: shared and shared_global";
-  }
-  if (field == "uring" && io.engine() != v1::ENGINE_IO_URING) return "uring options apply to engine: io_uring";
-  if (field == "ramp" && io.runtime() == 0) return "ramp applies to time-based steps (runtime above 0)";
-  if (field == "deadline" && io.runtime() > 0) return "deadline applies to size-based steps (runtime 0)";
-  if (field == "stonewall" && io.runtime() > 0) return "stonewall applies to size-based steps (runtime 0)";
-  if (field == "block_size" && io.block_size_split_size() > 0) return "block_size_split replaces block_size";
-  if (field == "fsync" && !Writes(io.op())) return "fsync applies to steps that write";
-  if (field == "submit_batch" && io.engine() == v1::ENGINE_IO_URING) {
-    return "io_uring hands staged requests to the kernel in the same system call as each wait";
-  }
-  if ((field == "submit_batch" || field == "complete_batch") &&
-      (io.engine() == v1::ENGINE_PSYNC || io.submit_batch() > io.queue_depth() || io.complete_batch() > io.queue_depth())) {
-    return field + " applies to asynchronous engines, up to queue_depth";
-  }
-  if (field == "queue_depth" && io.engine() == v1::ENGINE_PSYNC && io.queue_depth() > 1) {
-    return "psync is synchronous: queue_depth above 1 needs libaio, io_uring or null";
+namespace {
+
+bool Mixed(const v1::IoSpec& io) { return io.op() == v1::OP_READWRITE || io.op() == v1::OP_RANDRW; }
+bool Shared(const v1::IoSpec& io) {
+  return io.file_layout() == v1::FILE_LAYOUT_SHARED || io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
+}
+bool Batches(const v1::IoSpec& io) {
+  return io.engine() != v1::ENGINE_PSYNC && io.submit_batch() <= io.queue_depth() && io.complete_batch() <= io.queue_depth();
+}
+
+// When each field of IoSpec has no effect, and why: the one table validation, the planning pass
+// (NeutralizeInapplicable), the agent's re-check (planned_check.cc) and the fio import read.
+// Keyed by field number, so a rule for a field that does not exist does not compile. A field
+// may have several rules; the first that holds gives the reason.
+struct ApplicabilityRule {
+  int field;
+  const char* (*why_not)(const v1::IoSpec& io);  // nullptr when the field applies
+};
+constexpr ApplicabilityRule kApplicability[] = {
+    {v1::IoSpec::kReadPctFieldNumber,
+     [](const v1::IoSpec& io) -> const char* { return Mixed(io) ? nullptr : "read_pct applies to readwrite and randrw"; }},
+    {v1::IoSpec::kSharedModeFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return Shared(io) ? nullptr : "shared_mode applies to file_layout: shared and shared_global";
+     }},
+    {v1::IoSpec::kUringFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.engine() == v1::ENGINE_IO_URING ? nullptr : "uring options apply to engine: io_uring";
+     }},
+    {v1::IoSpec::kRampFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.runtime() > 0 ? nullptr : "ramp applies to time-based steps (runtime above 0)";
+     }},
+    {v1::IoSpec::kDeadlineFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.runtime() == 0 ? nullptr : "deadline applies to size-based steps (runtime 0)";
+     }},
+    {v1::IoSpec::kStonewallFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.runtime() == 0 ? nullptr : "stonewall applies to size-based steps (runtime 0)";
+     }},
+    {v1::IoSpec::kBlockSizeFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.block_size_split_size() == 0 ? nullptr : "block_size_split replaces block_size";
+     }},
+    {v1::IoSpec::kFsyncFieldNumber,
+     [](const v1::IoSpec& io) -> const char* { return Writes(io.op()) ? nullptr : "fsync applies to steps that write"; }},
+    {v1::IoSpec::kSubmitBatchFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.engine() != v1::ENGINE_IO_URING
+                  ? nullptr
+                  : "io_uring hands staged requests to the kernel in the same system call as each wait";
+     }},
+    {v1::IoSpec::kSubmitBatchFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return Batches(io) ? nullptr : "submit_batch applies to asynchronous engines, up to queue_depth";
+     }},
+    {v1::IoSpec::kCompleteBatchFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return Batches(io) ? nullptr : "complete_batch applies to asynchronous engines, up to queue_depth";
+     }},
+    {v1::IoSpec::kQueueDepthFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.engine() != v1::ENGINE_PSYNC || io.queue_depth() <= 1
+                  ? nullptr
+                  : "psync is synchronous: queue_depth above 1 needs libaio, io_uring or null";
+     }},
+};
+
+}  // namespace
+
+std::string Inapplicable(const v1::IoSpec& io, int field) {
+  for (const ApplicabilityRule& rule : kApplicability) {
+    if (rule.field != field) continue;
+    if (const char* why = rule.why_not(io)) return why;
   }
   return "";
 }
@@ -157,7 +210,7 @@ void PruneInapplicable(v1::IoSpec& io) {
   v1::IoSpec copy = io;
   for (int i = 0; i < desc->field_count(); ++i) {
     const auto* field = desc->field(i);
-    if (!Inapplicable(copy, field->name()).empty()) refl->ClearField(&io, field);
+    if (!Inapplicable(copy, field->number()).empty()) refl->ClearField(&io, field);
   }
 }
 
@@ -172,7 +225,7 @@ void NeutralizeInapplicable(v1::IoSpec& io) {
   v1::IoSpec copy = io;
   for (int i = 0; i < desc->field_count(); ++i) {
     const auto* field = desc->field(i);
-    if (Inapplicable(copy, field->name()).empty()) continue;
+    if (Inapplicable(copy, field->number()).empty()) continue;
     refl->ClearField(&io, field);
     if (field->is_repeated() || field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
       if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE && !field->is_repeated()) {

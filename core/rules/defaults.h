@@ -33,9 +33,10 @@ Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs);
 std::string StepName(const v1::Workload& workload, int index);
 std::string StepKind(const v1::Step& step);
 
-// Why a field of a resolved spec has no effect on it ("" when it has one). `field` is a field
-// name of IoSpec; the validator turns a non-empty answer into an error where the user set it.
-std::string Inapplicable(const v1::IoSpec& io, const std::string& field);
+// Why a field of a resolved spec has no effect on it ("" when it has one). `field` is IoSpec's
+// field number (v1::IoSpec::kQueueDepthFieldNumber, or a descriptor's number()); the validator
+// turns a non-empty answer into an error where the user set it.
+std::string Inapplicable(const v1::IoSpec& io, int field);
 // Clears every field that has no effect on `io`.
 void PruneInapplicable(v1::IoSpec& io);
 // What an agent runs: every field that has no effect on `io` (inherited from defaults where it

@@ -3,6 +3,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "core/base/units.h"
 #include "iofleet/v1/workload.pb.h"
@@ -12,14 +13,6 @@ namespace {
 
 namespace pb = google::protobuf;
 
-std::string Show(const pb::FieldDescriptor* field, uint64_t v) {
-  switch (field->options().GetExtension(v1::unit)) {
-    case v1::UNIT_SIZE: return FormatSize(v);
-    case v1::UNIT_DURATION: return FormatDuration(v);
-    default: return std::to_string(v);
-  }
-}
-
 void CheckInteger(const pb::FieldDescriptor* field, int64_t signed_value, uint64_t value, bool is_signed,
                   const std::string& path, std::vector<Violation>& out) {
   const pb::FieldOptions& options = field->options();
@@ -27,12 +20,7 @@ void CheckInteger(const pb::FieldDescriptor* field, int64_t signed_value, uint64
     if (options.HasExtension(v1::min)) out.push_back({path, std::to_string(signed_value) + " must not be negative"});
     return;
   }
-  if (options.HasExtension(v1::min) && value < options.GetExtension(v1::min)) {
-    out.push_back({path, Show(field, value) + " is below the minimum " + Show(field, options.GetExtension(v1::min))});
-  }
-  if (options.HasExtension(v1::max) && value > options.GetExtension(v1::max)) {
-    out.push_back({path, Show(field, value) + " is above the maximum " + Show(field, options.GetExtension(v1::max))});
-  }
+  if (auto bound = OutOfBounds(field, value)) out.push_back({path, ShowValue(field, value) + " " + BoundText(field, *bound)});
 }
 
 void CheckEnum(const pb::FieldDescriptor* field, int number, const std::string& path, std::vector<Violation>& out) {
@@ -94,6 +82,29 @@ void CheckValue(const pb::Message& message, const pb::FieldDescriptor* field, in
 }
 
 }  // namespace
+
+std::string ShowValue(const pb::FieldDescriptor* field, uint64_t value) {
+  switch (field->options().GetExtension(v1::unit)) {
+    case v1::UNIT_SIZE: return FormatSize(value);
+    case v1::UNIT_DURATION: return FormatDuration(value);
+    default: return std::to_string(value);
+  }
+}
+
+std::optional<Bound> OutOfBounds(const pb::FieldDescriptor* field, uint64_t value) {
+  const pb::FieldOptions& options = field->options();
+  if (options.HasExtension(v1::min) && value < options.GetExtension(v1::min)) return Bound{true, options.GetExtension(v1::min)};
+  const bool narrow = field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT32 || field->cpp_type() == pb::FieldDescriptor::CPPTYPE_INT32;
+  const uint64_t max = options.HasExtension(v1::max) ? options.GetExtension(v1::max)
+                       : narrow                      ? std::numeric_limits<uint32_t>::max()
+                                                     : std::numeric_limits<uint64_t>::max();
+  if (value > max) return Bound{false, max};
+  return std::nullopt;
+}
+
+std::string BoundText(const pb::FieldDescriptor* field, const Bound& bound) {
+  return std::string(bound.below ? "is below the minimum " : "is above the maximum ") + ShowValue(field, bound.limit);
+}
 
 void CheckFieldBounds(const pb::Message& message, const std::string& path, ZeroMeans zero, std::vector<Violation>& out,
                       const std::vector<std::string>& leave_out) {

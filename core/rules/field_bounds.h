@@ -6,6 +6,8 @@
 
 #include <google/protobuf/message.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,19 @@ enum class ZeroMeans { kUnset, kValue };
 // 255 arrives as 255), and a field that is set must not hold its UNSPECIFIED (0) value.
 // `leave_out` names fields of `message` itself that the caller checks on its own (e.g. the
 // steps of a request, checked one by one).
+// The one bound check of every front end (the YAML loader, the fio import, the checks below):
+// the bound an integer `value` for `field` falls outside of, its (min) or (max) option, else the
+// range of the field's type; nothing when it is within.
+struct Bound {
+  bool below;      // below the minimum, else above the maximum
+  uint64_t limit;
+};
+std::optional<Bound> OutOfBounds(const google::protobuf::FieldDescriptor* field, uint64_t value);
+// "is below the minimum 512B": the limit in the field's unit (a size, a duration, a number).
+std::string BoundText(const google::protobuf::FieldDescriptor* field, const Bound& bound);
+// `value` in the field's unit.
+std::string ShowValue(const google::protobuf::FieldDescriptor* field, uint64_t value);
+
 void CheckFieldBounds(const google::protobuf::Message& message, const std::string& path, ZeroMeans zero,
                       std::vector<Violation>& out, const std::vector<std::string>& leave_out = {});
 

@@ -47,7 +47,7 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
   }
   RequireResolved(io, p, out);
   ValidateIoLevel(io, p, out);
-  const auto place = [&](const std::string& field) { return p + "." + field; };
+  const auto place = [&](int field) { return p + "." + v1::IoSpec::descriptor()->FindFieldByNumber(field)->name(); };
   if (sits_out) {
     if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) out.push_back({p + ".op", "needs an op"});
     return;
@@ -56,7 +56,7 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
   // With the run's job count known, the one-block-per-job rule covers the global file too.
   if (!ValidateResolvedIo(io, place, out, global ? step.global_jobs() : 0)) return;
   // The one rule of Inapplicable that is unsafe on the agent (the others name fields it ignores).
-  std::string psync = Inapplicable(io, "queue_depth");
+  std::string psync = Inapplicable(io, v1::IoSpec::kQueueDepthFieldNumber);
   if (!psync.empty()) out.push_back({p + ".queue_depth", "queue_depth " + std::to_string(io.queue_depth()) + ": " + psync});
   if (global && io.jobs() > 0) {
     auto last = CheckedAdd(step.global_first_job(), io.jobs(), "global_first_job + jobs");

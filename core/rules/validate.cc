@@ -28,17 +28,17 @@ bool MatchesCharset(const std::string& s, bool allow_upper, bool allow_underscor
   return !s.empty();
 }
 
-bool HasIoField(const v1::IoSpec& io, const std::string& field) {
-  const auto* desc = v1::IoSpec::descriptor()->FindFieldByName(field);
+bool HasIoField(const v1::IoSpec& io, const google::protobuf::FieldDescriptor* desc) {
   const auto* refl = v1::IoSpec::GetReflection();
   return desc->is_repeated() ? refl->FieldSize(io, desc) > 0 : refl->HasField(io, desc);
 }
 
 // The path of the place a resolved field came from, so an error points at what to edit.
-std::string Origin(const v1::Workload& w, const v1::Step& step, const std::string& path, const std::string& field) {
+std::string Origin(const v1::Workload& w, const v1::Step& step, const std::string& path, int number) {
+  const auto* field = v1::IoSpec::descriptor()->FindFieldByNumber(number);
   std::string step_path = path + ".io";
-  if (HasIoField(step.io(), field)) return step_path + "." + field;
-  if (HasIoField(w.defaults(), field)) return "defaults." + field;
+  if (HasIoField(step.io(), field)) return step_path + "." + field->name();
+  if (HasIoField(w.defaults(), field)) return "defaults." + field->name();
   return step_path;
 }
 
@@ -46,11 +46,12 @@ void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::stri
   v1::IoSpec io = ResolveStepIo(w, step);
   std::string step_path = path + ".io";
   ValidateIoLevel(step.io(), step_path, out);
-  if (!ValidateResolvedIo(io, [&](const std::string& field) { return Origin(w, step, path, field); }, out)) return;
+  if (!ValidateResolvedIo(io, [&](int field) { return Origin(w, step, path, field); }, out)) return;
   for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
-    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
-    if (!HasIoField(step.io(), name)) continue;
-    std::string reason = Inapplicable(io, name);
+    const auto* field = v1::IoSpec::descriptor()->field(f);
+    const std::string& name = field->name();
+    if (!HasIoField(step.io(), field)) continue;
+    std::string reason = Inapplicable(io, field->number());
     if (!reason.empty()) out.push_back({step_path + "." + name, "has no effect here: " + reason});
   }
 }
@@ -84,7 +85,7 @@ void ValidateIoLevel(const v1::IoSpec& io, const std::string& path, std::vector<
 
 bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vector<Violation>& out, uint64_t global_jobs) {
   if (!io.has_op() || io.op() == v1::OP_UNSPECIFIED) {
-    out.push_back({place("op"), "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
+    out.push_back({place(v1::IoSpec::kOpFieldNumber), "needs an op (read, write, randread, randwrite, readwrite, randrw)"});
     return false;
   }
   std::vector<uint64_t> sizes;
@@ -93,7 +94,7 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   } else {
     sizes.push_back(io.block_size());
   }
-  std::string size_field = io.block_size_split_size() > 0 ? "block_size_split" : "block_size";
+  const int size_field = io.block_size_split_size() > 0 ? v1::IoSpec::kBlockSizeSplitFieldNumber : v1::IoSpec::kBlockSizeFieldNumber;
   for (uint64_t size : sizes) {
     if (io.direct() && size % 512 != 0) {
       out.push_back({place(size_field), FormatSize(size) + " must be a multiple of 512 bytes with direct: true"});
@@ -112,58 +113,58 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
     // block, and in a range without one it never finds an offset (an agent spun forever so).
     auto need = CheckedMul(slot, sharing, "one block per job");
     if (!need.ok()) {
-      out.push_back({place("file_size"), need.status().message()});
+      out.push_back({place(v1::IoSpec::kFileSizeFieldNumber), need.status().message()});
     } else if (io.file_size() < *need) {
-      out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) + " is smaller than " +
+      out.push_back({place(v1::IoSpec::kFileSizeFieldNumber), "file_size " + FormatSize(io.file_size()) + " is smaller than " +
                                              (sharing > 1 ? std::to_string(sharing) + " jobs x " : std::string()) +
                                              "the block size " + FormatSize(slot)});
     }
     if (io.file_size() > kMaxFileBytes) {
-      out.push_back({place("file_size"), "file_size " + FormatSize(io.file_size()) +
+      out.push_back({place(v1::IoSpec::kFileSizeFieldNumber), "file_size " + FormatSize(io.file_size()) +
                                              " is beyond the largest file offset (8 EiB - 1)"});
     }
     if (!shared) {
       auto bytes = CheckedMul(jobs, io.file_size(), "jobs x file_size");
-      if (!bytes.ok()) out.push_back({place("file_size"), bytes.status().message()});
+      if (!bytes.ok()) out.push_back({place(v1::IoSpec::kFileSizeFieldNumber), bytes.status().message()});
     }
   } else {
     auto need = CheckedMul(slot, io.has_total_jobs() ? io.total_jobs() : std::max<uint64_t>(jobs, 1), "one block per job");
     if (!need.ok()) {
-      out.push_back({place("total_size"), need.status().message()});
+      out.push_back({place(v1::IoSpec::kTotalSizeFieldNumber), need.status().message()});
     } else if (io.total_size() < *need) {
-      out.push_back({place("total_size"), "total_size " + FormatSize(io.total_size()) + " is smaller than one block per job"});
+      out.push_back({place(v1::IoSpec::kTotalSizeFieldNumber), "total_size " + FormatSize(io.total_size()) + " is smaller than one block per job"});
     }
   }
   auto buffers = CheckedMul(io.queue_depth(), slot, "queue_depth x block size (each job's buffers)");
-  if (!buffers.ok()) out.push_back({place("queue_depth"), buffers.status().message()});
+  if (!buffers.ok()) out.push_back({place(v1::IoSpec::kQueueDepthFieldNumber), buffers.status().message()});
   // The agent adds these to a clock reading: past 2^63 ns (292 years) the sum would wrap.
   auto window = CheckedAdd(io.ramp(), io.runtime(), "ramp + runtime");
   if (!window.ok() || *window > kMaxDurationNs) {
-    out.push_back({place("runtime"), "ramp + runtime is longer than 292 years (2^63 ns)"});
+    out.push_back({place(v1::IoSpec::kRuntimeFieldNumber), "ramp + runtime is longer than 292 years (2^63 ns)"});
   }
-  if (io.deadline() > kMaxDurationNs) out.push_back({place("deadline"), "deadline is longer than 292 years (2^63 ns)"});
+  if (io.deadline() > kMaxDurationNs) out.push_back({place(v1::IoSpec::kDeadlineFieldNumber), "deadline is longer than 292 years (2^63 ns)"});
   if (io.read_from() == v1::READ_FROM_NEXT_AGENT) {
     if (rules::Writes(io.op())) {
-      out.push_back({place("read_from"), "read_from: next_agent reads another agent's files: the op must be read or randread"});
+      out.push_back({place(v1::IoSpec::kReadFromFieldNumber), "read_from: next_agent reads another agent's files: the op must be read or randread"});
     }
     if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      out.push_back({place("read_from"), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
+      out.push_back({place(v1::IoSpec::kReadFromFieldNumber), "read_from: next_agent reads the next agent's job files: needs file_layout: per_job"});
     }
   }
   if (io.has_file_prefix()) {
     const std::string& prefix = io.file_prefix();
     bool good = !prefix.empty() && prefix.size() <= 64;
     for (char c : prefix) good = good && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
-    if (!good) out.push_back({place("file_prefix"), "file_prefix \"" + prefix + "\" is not a file name prefix ([A-Za-z0-9_-]+, at most 64)"});
+    if (!good) out.push_back({place(v1::IoSpec::kFilePrefixFieldNumber), "file_prefix \"" + prefix + "\" is not a file name prefix ([A-Za-z0-9_-]+, at most 64)"});
   }
   if (io.verify() && io.engine() == v1::ENGINE_NULL) {
-    out.push_back({place("verify"), "verify needs real I/O; the null engine does none"});
+    out.push_back({place(v1::IoSpec::kVerifyFieldNumber), "verify needs real I/O; the null engine does none"});
   }
   if (io.verify() && io.block_size_split_size() > 0) {
-    out.push_back({place("verify"), "verify needs a fixed block_size, not block_size_split"});
+    out.push_back({place(v1::IoSpec::kVerifyFieldNumber), "verify needs a fixed block_size, not block_size_split"});
   }
   if (io.verify() && io.data().dedupe_pct() > 0) {
-    out.push_back({place("verify"), "verify headers make every block unique; dedupe_pct needs verify: false"});
+    out.push_back({place(v1::IoSpec::kVerifyFieldNumber), "verify headers make every block unique; dedupe_pct needs verify: false"});
   }
   return true;
 }
@@ -272,12 +273,13 @@ std::vector<Violation> Validate(const v1::Workload& w) {
   }
   // A default that no step can use is a mistake, not a harmless extra.
   for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
-    const std::string name = v1::IoSpec::descriptor()->field(f)->name();
-    if (!HasIoField(w.defaults(), name) || io_steps.empty()) continue;
+    const auto* field = v1::IoSpec::descriptor()->field(f);
+    const std::string& name = field->name();
+    if (!HasIoField(w.defaults(), field) || io_steps.empty()) continue;
     std::string reason;
     bool used = false;
     for (const auto& io : io_steps) {
-      std::string r = Inapplicable(io, name);
+      std::string r = Inapplicable(io, field->number());
       if (r.empty()) used = true;
       else reason = r;
     }

@@ -24,7 +24,8 @@ void ValidateIoLevel(const v1::IoSpec& io, const std::string& path, std::vector<
 
 // Where a field of a resolved io spec should be reported: "steps[1].io.block_size" where the
 // step set it, "defaults.block_size" where the defaults did; for a planned step, its own path.
-using FieldPlace = std::function<std::string(const std::string& field)>;
+// `field` is IoSpec's field number (v1::IoSpec::kBlockSizeFieldNumber).
+using FieldPlace = std::function<std::string(int field)>;
 
 // The rules on one resolved io spec that need several of its fields together: an op, block
 // sizes and direct, a block for every job in the file or total, sizes and durations that fit in

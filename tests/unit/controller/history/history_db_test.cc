@@ -106,6 +106,39 @@ TEST(HistoryDb, FiltersByWorkloadLabelsAgentsAndExclusion) {
   EXPECT_EQ((*db)->Runs(before)->size(), 2u);
 }
 
+// `last` reads from the newest run back and stops at its matches (serve's history endpoint
+// took longer with every run stored: it read every run of the workload, then kept the last N).
+// Runs of other labels in between do not count, and the answer is in start order.
+TEST(HistoryDb, TheLastRunsAreTheNewestMatchesInStartOrder) {
+  testing::TempDir dir;
+  auto db = HistoryDb::Open((dir.path() / "history.db").string());
+  ASSERT_TRUE(db.ok());
+  for (int i = 0; i < 12; ++i) {
+    StoredRun r = MakeRun("r" + std::to_string(100 + i), 1000 + static_cast<uint64_t>(i));
+    if (i % 3 == 2) r.labels = {{"fs", "xfs"}};  // another suite's runs, interleaved
+    ASSERT_TRUE((*db)->Insert(r).ok());
+  }
+  RunFilter filter;
+  filter.workload = "nightly";
+  filter.labels = {{"fs", "ext4"}};
+  filter.exact_labels = true;
+  filter.last = 3;
+  auto runs = (*db)->Runs(filter);
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[0].run_id, "r107");  // r108 and r111 are the other suite's
+  EXPECT_EQ((*runs)[1].run_id, "r109");
+  EXPECT_EQ((*runs)[2].run_id, "r110");
+  filter.last = 100;  // more than there are: all eight, oldest first
+  runs = (*db)->Runs(filter);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 8u);
+  EXPECT_EQ(runs->front().run_id, "r100");
+  EXPECT_EQ(runs->back().run_id, "r110");
+  filter.last = 0;  // no bound
+  EXPECT_EQ((*db)->Runs(filter)->size(), 8u);
+}
+
 TEST(HistoryDb, RefusesANewerSchema) {
   testing::TempDir dir;
   const std::string path = (dir.path() / "history.db").string();

@@ -44,18 +44,24 @@ TEST(ConnectionSlots, AClientIsHeldToItsOwnLimit) {
 // CI failed MetricsTest.SilentConnectionsDelayNoScrape: a scraper whose own address held silent
 // connections, on a server full of other clients' holding as many, was refused (a reset). A
 // client at its limit, or on a full server where nobody holds more, gives up its own oldest
-// waiting connection to its newcomer: its share is unchanged and nobody else loses a connection.
-TEST(ConnectionSlots, ANewcomerReplacesItsOwnClientsOldestWaitingConnection) {
-  ConnectionSlots slots(10, 3);
+// idle connection (nothing of a request sent) to its newcomer: its share is unchanged and nobody
+// else loses a connection. One whose request is under way, or being answered, is not given up.
+TEST(ConnectionSlots, ANewcomerReplacesItsOwnClientsOldestIdleConnection) {
+  ConnectionSlots slots(10, 4);
   std::vector<Held> a;
-  for (int i = 0; i < 3; ++i) a.push_back(Open(slots, "a"));
+  for (int i = 0; i < 4; ++i) a.push_back(Open(slots, "a"));
   slots.SetState(a[0].slot, ConnectionSlots::State::kBusy);
-  Held fourth = Open(slots, "a");  // at its limit
-  ASSERT_NE(fourth.slot, 0u);
+  slots.SetState(a[1].slot, ConnectionSlots::State::kWaiting);  // its request partly arrived
+  Held fifth = Open(slots, "a");  // at its limit
+  ASSERT_NE(fifth.slot, 0u);
   EXPECT_EQ(a[0].connection->evicted.load(), 0);  // being answered
-  EXPECT_EQ(a[1].connection->evicted.load(), 1);
-  EXPECT_EQ(a[2].connection->evicted.load(), 0);
-  EXPECT_EQ(slots.open_from("a"), 3u);
+  EXPECT_EQ(a[1].connection->evicted.load(), 0);  // a request under way
+  EXPECT_EQ(a[2].connection->evicted.load(), 1);
+  EXPECT_EQ(a[3].connection->evicted.load(), 0);
+  EXPECT_EQ(slots.open_from("a"), 4u);
+  slots.SetState(a[3].slot, ConnectionSlots::State::kWaiting);
+  slots.SetState(fifth.slot, ConnectionSlots::State::kWaiting);
+  EXPECT_EQ(Open(slots, "a").slot, 0u);  // none of its own idle: refused
 
   ConnectionSlots full(4, 4);
   std::vector<Held> held;
@@ -86,7 +92,7 @@ TEST(ConnectionSlots, ANewcomerPushesOutTheOldestWaitingConnectionOfTheHeaviestC
   EXPECT_EQ(slots.evictions(), 1u);
   slots.Release(a[0].slot);  // its close comes later: a no-op
   EXPECT_EQ(slots.open_from("a"), 3u);
-  // The heaviest pushes out nobody else's: its newcomer takes its own oldest waiting slot.
+  // The heaviest pushes out nobody else's: its newcomer takes its own oldest idle slot.
   Held again = Open(slots, "a");
   ASSERT_NE(again.slot, 0u);
   EXPECT_EQ(a[1].connection->evicted.load(), 1);
