@@ -353,7 +353,12 @@ AgentState Supervisor::state() const {
 // workspace and probing): a scrape must not wait for it, or Prometheus times out and marks the
 // agent down. So try it; when taken, answer with the last copy (one scrape behind at worst).
 MetricsRefs Supervisor::ForMetrics() const {
-  std::unique_lock lock(mu_, std::try_to_lock);
+  // A short holder of the lock (the lease watcher, a Renew) lets go within microseconds: the
+  // scrape tries again for a few milliseconds rather than answer with the last scrape's copy,
+  // which before any scrape is empty (it said idle right after a Prepare, under ASan in CI). A
+  // long holder (files removed, a workspace made) still gets the copy at once, near enough.
+  std::unique_lock lock(mu_, std::defer_lock);
+  for (int attempt = 0; attempt < 20 && !lock.try_lock(); ++attempt) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (!lock.owns_lock()) {
     std::lock_guard cache_lock(metrics_cache_mu_);
     MetricsRefs cached = metrics_cache_;
