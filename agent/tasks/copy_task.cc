@@ -20,8 +20,6 @@ namespace {
 
 constexpr size_t kCopyFileRangeChunk = size_t{1} << 30;
 
-constexpr size_t kAlign = 4096;
-
 struct SourceEntry {
   std::string relative;  // below `from` ("" for `from` itself)
   bool directory;
@@ -149,7 +147,7 @@ class CopyTask : public StepTask {
 
   Status RunJob(TaskCounters& c, int to_fd, const std::atomic<bool>& stop) {
     const size_t block = plan_.copy.block_size();
-    AlignedBuffer owned = AllocateAligned(kAlign, block);  // freed on every way out
+    AlignedBuffer owned = AllocateAligned(kDirectIoAlign, block);  // freed on every way out
     std::byte* buffer = owned.get();
     if (!buffer) return Failed(plan_.to_workspace->PathOf(plan_.to), "buffer", ENOMEM);
     Status status;

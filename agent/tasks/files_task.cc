@@ -24,7 +24,6 @@
 namespace iofleet::agent {
 namespace {
 
-constexpr size_t kAlign = 4096;
 
 struct JobFailure {
   int err = 0;
@@ -243,12 +242,12 @@ class FilesTask : public StepTask {
 
     // Files: each job keeps its current directory open while it walks its slice.
     const uint64_t block = plan_.files.block_size();
-    const size_t buffer_size = (block + kAlign - 1) / kAlign * kAlign;
+    const size_t buffer_size = (block + kDirectIoAlign - 1) / kDirectIoAlign * kDirectIoAlign;
     AlignedBuffer owned;  // freed on every way out
     std::byte* buffer = nullptr;
     DataGenerator data;
     if (plan_.op == v1::FILES_OP_CREATE || plan_.op == v1::FILES_OP_READ) {
-      owned = AllocateAligned(kAlign, buffer_size);
+      owned = AllocateAligned(kDirectIoAlign, buffer_size);
       buffer = owned.get();
       if (!buffer) return fail(ENOMEM, plan_.workspace->PathOf(tree));
       if (plan_.op == v1::FILES_OP_CREATE) {

@@ -7,13 +7,12 @@
 #include <set>
 
 #include "controller/report/cycle_summary.h"
+#include "controller/report/report_units.h"
 
 namespace iofleet::controller {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
-constexpr double kMB = 1e6;
 
 using Step = ReportDocument;
 

@@ -10,12 +10,12 @@
 
 #include "controller/report/headline_table.h"
 #include "controller/report/slowest_agent.h"
+#include "controller/report/report_units.h"
 
 namespace iofleet::controller {
 namespace {
 
 using J = nlohmann::ordered_json;
-constexpr double kMiB = 1024.0 * 1024.0;
 const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 const char* const kSlowest = "#d62728";
 

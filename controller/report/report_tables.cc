@@ -5,12 +5,11 @@
 #include "controller/report/headline_table.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/slowest_agent.h"
+#include "controller/report/report_units.h"
 
 namespace iofleet::controller {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kMB = 1e6;
 
 std::string Bytes(uint64_t n) {
   if (n >= (1ull << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1ull << 30));

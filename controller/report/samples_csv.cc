@@ -13,16 +13,10 @@
 
 #include "controller/live/live_figures.h"
 #include "core/base/histogram.h"
+#include "controller/report/report_units.h"
 
 namespace iofleet::controller {
 namespace {
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 }  // namespace
 

@@ -7,19 +7,10 @@
 #include "controller/report/headline_table.h"
 #include "controller/report/report_tables.h"
 #include "controller/report/report_writers.h"
+#include "controller/report/report_units.h"
 
 namespace iofleet::controller {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kMB = 1e6;
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 // The swept paths of the whole run, in the order they first appear: summary.csv's last columns.
 std::vector<std::string> SweptPaths(const ReportDocument& doc) {

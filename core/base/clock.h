@@ -6,10 +6,12 @@
 
 namespace iofleet {
 
+inline constexpr uint64_t kNsPerSecond = 1'000'000'000;
+
 inline uint64_t MonotonicNs() noexcept {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSecond + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace iofleet

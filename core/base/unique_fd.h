@@ -42,6 +42,9 @@ struct FreeDeleter {
 // Memory from std::aligned_alloc.
 using AlignedBuffer = std::unique_ptr<std::byte, FreeDeleter>;
 
+// O_DIRECT buffers: 4 KiB covers every logical block size the agent meets.
+inline constexpr size_t kDirectIoAlign = 4096;
+
 inline AlignedBuffer AllocateAligned(size_t alignment, size_t bytes) {
   return AlignedBuffer(static_cast<std::byte*>(std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment)));
 }

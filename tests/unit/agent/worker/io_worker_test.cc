@@ -65,18 +65,18 @@ class FakeEngine final : public IoEngine {
   uint32_t count_ = 0;
 };
 
-constexpr uint32_t kBlock = 4096;
+constexpr uint32_t kWorkerBlock = 4096;
 constexpr uint64_t kSlots = 64;
 
 struct Harness {
   explicit Harness(uint32_t depth, bool random = false) {
     plan.queue_depth = depth;
     plan.sequence.slots = kSlots;
-    plan.sequence.slot_size = kBlock;
+    plan.sequence.slot_size = kWorkerBlock;
     plan.sequence.random = random;
     plan.sequence.read_pct = 0;
-    storage.resize(size_t{depth} * kBlock);
-    for (uint32_t s = 0; s < depth; ++s) buffers.push_back(storage.data() + size_t{s} * kBlock);
+    storage.resize(size_t{depth} * kWorkerBlock);
+    for (uint32_t s = 0; s < depth; ++s) buffers.push_back(storage.data() + size_t{s} * kWorkerBlock);
     requests.resize(depth);
     completions.resize(depth);
     EngineSetup setup;
@@ -111,12 +111,12 @@ TEST(IoWorker, SizeBasedCoversEveryBlockOnce) {
     h.Run();
     EXPECT_EQ(h.stats.error, 0);
     EXPECT_EQ(h.stats.write.ops.load(), kSlots);
-    EXPECT_EQ(h.stats.write.bytes.load(), kSlots * kBlock);
+    EXPECT_EQ(h.stats.write.bytes.load(), kSlots * kWorkerBlock);
     EXPECT_EQ(h.stats.write.latency.count(), kSlots);
     EXPECT_EQ(h.stats.passes, 1u);
     std::vector<uint64_t> sorted = h.engine.offsets;
     std::sort(sorted.begin(), sorted.end());
-    for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i * kBlock);
+    for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i * kWorkerBlock);
     EXPECT_EQ(std::is_sorted(h.engine.offsets.begin(), h.engine.offsets.end()), !random);
   }
 }
@@ -127,22 +127,22 @@ TEST(IoWorker, ShortTransfersAreCompletedNotCounted) {
   h.Run();
   EXPECT_EQ(h.stats.error, 0);
   EXPECT_EQ(h.stats.write.ops.load(), kSlots);           // each block counted once
-  EXPECT_EQ(h.stats.write.bytes.load(), kSlots * kBlock);  // with its full length
+  EXPECT_EQ(h.stats.write.bytes.load(), kSlots * kWorkerBlock);  // with its full length
   EXPECT_EQ(h.engine.enqueued, 2 * kSlots);              // the rest of every block was resubmitted
 }
 
 TEST(IoWorker, FirstErrorStopsTheJobAndNamesTheOffset) {
   Harness h(4);
-  h.engine.fail_offset = 10 * kBlock;
+  h.engine.fail_offset = 10 * kWorkerBlock;
   h.Run();
   EXPECT_EQ(h.stats.error, EIO);
-  EXPECT_EQ(h.stats.error_offset, 10u * kBlock);
+  EXPECT_EQ(h.stats.error_offset, 10u * kWorkerBlock);
   EXPECT_LT(h.stats.write.ops.load(), kSlots);
 }
 
 TEST(IoWorker, ContinueOnErrorCountsByKind) {
   Harness h(4);
-  h.engine.fail_offset = 10 * kBlock;
+  h.engine.fail_offset = 10 * kWorkerBlock;
   h.plan.continue_on_error = true;
   h.Run();
   EXPECT_EQ(h.stats.error, 0);
@@ -169,7 +169,7 @@ TEST(IoWorker, SubmittedMinusReapedIsWhatIsInFlight) {
 
 TEST(IoWorker, NothingIsLeftInFlightAfterAnError) {
   Harness h(4);
-  h.engine.fail_offset = 10 * kBlock;
+  h.engine.fail_offset = 10 * kWorkerBlock;
   h.Run();
   EXPECT_EQ(h.stats.error, EIO);
   EXPECT_EQ(h.stats.write.submitted.load(), h.stats.write.reaped.load());
@@ -179,7 +179,7 @@ TEST(IoWorker, MixedOpsFollowReadPct) {
   Harness h(8, true);
   h.plan.sequence.slots = 20000;
   h.plan.sequence.read_pct = 70;
-  h.storage.resize(8 * kBlock);
+  h.storage.resize(8 * kWorkerBlock);
   h.Run();
   uint64_t reads = h.stats.read.ops.load(), writes = h.stats.write.ops.load();
   EXPECT_EQ(reads + writes, 20000u);
@@ -205,7 +205,7 @@ TEST(IoWorker, RampIoIsCountedApartFromTheWindow) {
   h.RunOnNullEngine();
   const OpCounters& w = h.stats.write;
   EXPECT_GT(w.ramp_ops.load(), 0u);
-  EXPECT_EQ(w.ramp_bytes.load(), w.ramp_ops.load() * kBlock);
+  EXPECT_EQ(w.ramp_bytes.load(), w.ramp_ops.load() * kWorkerBlock);
   EXPECT_GT(w.ops.load(), 0u);
   EXPECT_EQ(w.latency.count(), w.ops.load()) << "the window's figures hold the window's I/O only";
   EXPECT_EQ(w.reaped.load(), w.submitted.load());
@@ -367,10 +367,10 @@ TEST(IoWorker, SynchronousEnginesCompleteInOrder) {
     ASSERT_TRUE(engine.Open(setup).ok());
     int fd = open("/dev/zero", O_RDWR);
     ASSERT_GE(fd, 0);
-    std::vector<std::byte> buffer(4 * kBlock);
+    std::vector<std::byte> buffer(4 * kWorkerBlock);
     std::vector<IoRequest> requests(4);
     for (uint32_t s = 0; s < 4; ++s) {
-      requests[s] = IoRequest{s, IoDir::kRead, fd, s * kBlock, kBlock, 0, buffer.data() + s * kBlock, 0};
+      requests[s] = IoRequest{s, IoDir::kRead, fd, s * kWorkerBlock, kWorkerBlock, 0, buffer.data() + s * kWorkerBlock, 0};
       ASSERT_EQ(engine.Enqueue(requests[s]), 0);
     }
     std::vector<Completion> out(4);

@@ -4,14 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "core/base/clock.h"
+
 namespace iofleet::controller {
 namespace {
 
-constexpr uint64_t kSecond = 1'000'000'000;
-
 TEST(RateBetween, IsTheLastIntervalsRateNotTheAverageSinceTheStart) {
   // 100 MiB in the first second, 200 MiB in the next: the live rate is 200 MiB/s, not 150.
-  IntervalRate r = RateBetween({1 * kSecond, 100, 100ull << 20}, {2 * kSecond, 300, 300ull << 20}, 0);
+  IntervalRate r = RateBetween({1 * kNsPerSecond, 100, 100ull << 20}, {2 * kNsPerSecond, 300, 300ull << 20}, 0);
   ASSERT_TRUE(r.known);
   EXPECT_DOUBLE_EQ(r.bytes_per_sec, 200.0 * (1 << 20));
   EXPECT_DOUBLE_EQ(r.ops_per_sec, 200.0);
@@ -19,39 +19,39 @@ TEST(RateBetween, IsTheLastIntervalsRateNotTheAverageSinceTheStart) {
 
 TEST(RateBetween, TheFirstIntervalAfterTheRampCountsFromTheRampsEnd) {
   // Ramp 1.5 s; samples at 1 s (nothing counted yet) and 2 s: 0.5 s of window, 50 ops in it.
-  IntervalRate r = RateBetween({1 * kSecond, 0, 0}, {2 * kSecond, 50, 50 << 20}, 1'500'000'000);
+  IntervalRate r = RateBetween({1 * kNsPerSecond, 0, 0}, {2 * kNsPerSecond, 50, 50 << 20}, 1'500'000'000);
   ASSERT_TRUE(r.known);
   EXPECT_DOUBLE_EQ(r.ops_per_sec, 100.0);
   // Still inside the ramp: no rate at all, rather than a 0 that reads as a stall.
-  EXPECT_FALSE(RateBetween({0, 0, 0}, {1 * kSecond, 0, 0}, 2 * kSecond).known);
+  EXPECT_FALSE(RateBetween({0, 0, 0}, {1 * kNsPerSecond, 0, 0}, 2 * kNsPerSecond).known);
   // The ramp ended 4 ms before the sample: too little window for a rate (it read 0 MiB/s).
-  EXPECT_FALSE(RateBetween({0, 0, 0}, {1'004'000'000, 0, 0}, kSecond).known);
+  EXPECT_FALSE(RateBetween({0, 0, 0}, {1'004'000'000, 0, 0}, kNsPerSecond).known);
 }
 
 TEST(RateBetween, NoTimeOrCountersGoingBackIsNoRate) {
-  EXPECT_FALSE(RateBetween({kSecond, 5, 5}, {kSecond, 6, 6}, 0).known);
-  EXPECT_FALSE(RateBetween({kSecond, 5, 5}, {2 * kSecond, 4, 6}, 0).known);
+  EXPECT_FALSE(RateBetween({kNsPerSecond, 5, 5}, {kNsPerSecond, 6, 6}, 0).known);
+  EXPECT_FALSE(RateBetween({kNsPerSecond, 5, 5}, {2 * kNsPerSecond, 4, 6}, 0).known);
 }
 
 TEST(ClockOf, ARuntimeBoundStepTakesRampPlusRuntime) {
-  StepClock c = ClockOf(4 * kSecond, 2 * kSecond, 8 * kSecond, 0, 0, 0);
+  StepClock c = ClockOf(4 * kNsPerSecond, 2 * kNsPerSecond, 8 * kNsPerSecond, 0, 0, 0);
   EXPECT_FALSE(c.ramp);
   EXPECT_DOUBLE_EQ(*c.expected_s, 10.0);
   EXPECT_DOUBLE_EQ(*c.eta_s, 6.0);
   EXPECT_DOUBLE_EQ(*c.fraction, 0.4);
-  EXPECT_TRUE(ClockOf(1 * kSecond, 2 * kSecond, 8 * kSecond, 0, 0, 0).ramp);
-  EXPECT_DOUBLE_EQ(*ClockOf(12 * kSecond, 2 * kSecond, 8 * kSecond, 0, 0, 0).eta_s, 0.0);  // draining
+  EXPECT_TRUE(ClockOf(1 * kNsPerSecond, 2 * kNsPerSecond, 8 * kNsPerSecond, 0, 0, 0).ramp);
+  EXPECT_DOUBLE_EQ(*ClockOf(12 * kNsPerSecond, 2 * kNsPerSecond, 8 * kNsPerSecond, 0, 0, 0).eta_s, 0.0);  // draining
 }
 
 TEST(ClockOf, ASizeBoundStepsEtaIsWhatIsLeftAtTheCurrentRate) {
-  StepClock c = ClockOf(3 * kSecond, 0, 0, 250, 1000, 50);
+  StepClock c = ClockOf(3 * kNsPerSecond, 0, 0, 250, 1000, 50);
   EXPECT_DOUBLE_EQ(*c.fraction, 0.25);
   EXPECT_DOUBLE_EQ(*c.eta_s, 15.0);
   EXPECT_DOUBLE_EQ(*c.expected_s, 18.0);
-  StepClock stalled = ClockOf(3 * kSecond, 0, 0, 250, 1000, 0);
+  StepClock stalled = ClockOf(3 * kNsPerSecond, 0, 0, 250, 1000, 0);
   EXPECT_FALSE(stalled.eta_s);  // no rate: no guess
   EXPECT_DOUBLE_EQ(*stalled.fraction, 0.25);
-  EXPECT_FALSE(ClockOf(3 * kSecond, 0, 0, 250, 0, 50).fraction);  // total unknown (files, copy)
+  EXPECT_FALSE(ClockOf(3 * kNsPerSecond, 0, 0, 250, 0, 50).fraction);  // total unknown (files, copy)
 }
 
 TEST(AddDelta, MergesDeltasExactlyAndP99ComesFromTheMerge) {

@@ -8,12 +8,11 @@
 #include <chrono>
 #include <vector>
 
+#include "core/base/clock.h"
 #include "tests/support/http_client.h"
 
 namespace iofleet::controller {
 namespace {
-
-constexpr uint64_t kSecond = 1'000'000'000;
 
 std::string Exposition(const LiveRun& live) {
   LiveCollector collector(live);
@@ -21,14 +20,14 @@ std::string Exposition(const LiveRun& live) {
 }
 
 TEST(LiveMetrics, GoldenExposition) {
-  LiveRun live("20261130-000000-abcdef", "demo", kSecond);
-  live.BeginStep({"write", "io", "libaio", 0, 1, 2, 0, 10 * kSecond}, {{"node1"}, {"node2", true}});
+  LiveRun live("20261130-000000-abcdef", "demo", kNsPerSecond);
+  live.BeginStep({"write", "io", "libaio", 0, 1, 2, 0, 10 * kNsPerSecond}, {{"node1"}, {"node2", true}});
   v1::Progress p;
-  p.set_elapsed_ns(2 * kSecond);
+  p.set_elapsed_ns(2 * kNsPerSecond);
   p.set_ops(10);
   p.set_bytes(40960);
   p.set_errors(3);
-  p.set_started_at_unix_ns(5 * kSecond);
+  p.set_started_at_unix_ns(5 * kNsPerSecond);
   p.mutable_read();
   p.mutable_write()->set_ops(10);
   p.mutable_write()->set_bytes(40960);
@@ -84,11 +83,11 @@ TEST(LiveMetrics, GoldenExposition) {
 }
 
 TEST(LiveMetrics, FilesPhasesAndCopiesCountPerAgent) {
-  LiveRun live("run", "demo", kSecond);
+  LiveRun live("run", "demo", kNsPerSecond);
   auto feed = [&](LiveStepInfo info, uint64_t ops, uint64_t bytes) {
     live.BeginStep(info, {{"node1"}});
     v1::Progress p;
-    p.set_elapsed_ns(kSecond);
+    p.set_elapsed_ns(kNsPerSecond);
     p.set_ops(ops);
     p.set_bytes(bytes);
     ASSERT_TRUE(live.OnProgress(0, p));
@@ -112,11 +111,11 @@ TEST(LiveMetrics, FilesPhasesAndCopiesCountPerAgent) {
 // A files phase runs as "tree.create"; the agents label it step "tree", phase "create", and so
 // does every controller series.
 TEST(LiveMetrics, AFilesPhasesStepLabelIsTheStepsName) {
-  LiveRun live("run", "demo", kSecond);
+  LiveRun live("run", "demo", kNsPerSecond);
   live.BeginStep({"tree.create", "files", "", 0, 0, 0, 0, 0}, {{"node1"}});
   v1::Progress p;
-  p.set_elapsed_ns(kSecond);
-  p.set_started_at_unix_ns(kSecond);
+  p.set_elapsed_ns(kNsPerSecond);
+  p.set_started_at_unix_ns(kNsPerSecond);
   ASSERT_TRUE(live.OnProgress(0, p));
   const std::string text = Exposition(live);
   EXPECT_EQ(text.find("tree.create"), std::string::npos) << text;
@@ -128,7 +127,7 @@ TEST(LiveMetrics, AFilesPhasesStepLabelIsTheStepsName) {
 }
 
 TEST(LiveMetrics, RejectedCountsSurviveTheNextStep) {
-  LiveRun live("run", "demo", kSecond);
+  LiveRun live("run", "demo", kNsPerSecond);
   live.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}});
   v1::Progress bad;
   bad.mutable_read()->mutable_latency_ns_delta()->add_bucket(1);
@@ -140,7 +139,7 @@ TEST(LiveMetrics, RejectedCountsSurviveTheNextStep) {
 }
 
 TEST(MetricsServer, ABadAddressOrAPortInUseIsAnErrorNamingIt) {
-  LiveRun live("run", "demo", kSecond);
+  LiveRun live("run", "demo", kNsPerSecond);
   for (const char* bad : {"9100", "localhost:", "127.0.0.1:http", "127.0.0.1:99999", ":9100"}) {
     auto server = MetricsServer::Start(bad, live);
     ASSERT_FALSE(server.ok()) << bad;
@@ -158,7 +157,7 @@ TEST(MetricsServer, ABadAddressOrAPortInUseIsAnErrorNamingIt) {
 // Civetweb's one thread sat on a silent connection until its 30 s request timeout, and
 // every scrape behind it waited as long. Silent clients hold connections, never the thread.
 TEST(MetricsServer, SilentConnectionsDoNotDelayAScrape) {
-  LiveRun live("run", "demo", kSecond);
+  LiveRun live("run", "demo", kNsPerSecond);
   live.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}});
   auto server = MetricsServer::Start("127.0.0.1:0", live);
   ASSERT_TRUE(server.ok()) << server.status().message();

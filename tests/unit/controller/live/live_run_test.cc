@@ -8,16 +8,17 @@
 #include <atomic>
 #include <thread>
 
+#include "core/base/clock.h"
+
 namespace iofleet::controller {
 namespace {
 
-constexpr uint64_t kSecond = 1'000'000'000;
 int64_t g_now = 0;
 int64_t FakeNow() { return g_now; }
 
-v1::Progress Sample(uint64_t seconds, uint64_t write_ops, uint64_t latency_ns, uint64_t started_at = 1000 * kSecond) {
+v1::Progress Sample(uint64_t seconds, uint64_t write_ops, uint64_t latency_ns, uint64_t started_at = 1000 * kNsPerSecond) {
   v1::Progress p;
-  p.set_elapsed_ns(seconds * kSecond);
+  p.set_elapsed_ns(seconds * kNsPerSecond);
   p.set_ops(write_ops);
   p.set_bytes(write_ops * 4096);
   p.set_started_at_unix_ns(started_at);
@@ -39,11 +40,11 @@ class LiveRunTest : public ::testing::Test {
   void SetUp() override {
     g_now = 0;
     live_.SetClockForTest(&FakeNow);
-    LiveStepInfo info{"write", "io", "libaio", 0, 0, 0, 0, 10 * kSecond};
+    LiveStepInfo info{"write", "io", "libaio", 0, 0, 0, 0, 10 * kNsPerSecond};
     // node2's clock runs 5 ms ahead of the controller's.
     live_.BeginStep(info, {{"node1"}, {"node2", false, 5'000'000}});
   }
-  LiveRun live_{"run-1", "demo", kSecond};
+  LiveRun live_{"run-1", "demo", kNsPerSecond};
 };
 
 TEST_F(LiveRunTest, RatesAreTheLastIntervalsAndAddUpOverAgents) {
@@ -52,7 +53,7 @@ TEST_F(LiveRunTest, RatesAreTheLastIntervalsAndAddUpOverAgents) {
   AddLatency(a2, 1000, 200);
   ASSERT_TRUE(live_.OnProgress(0, a1));
   ASSERT_TRUE(live_.OnProgress(0, a2));
-  v1::Progress b = Sample(1, 50, 0, 1000 * kSecond + 7'000'000);
+  v1::Progress b = Sample(1, 50, 0, 1000 * kNsPerSecond + 7'000'000);
   AddLatency(b, 1'000'000, 50);
   ASSERT_TRUE(live_.OnProgress(1, b));
   LiveSnapshot s = live_.Snapshot();
@@ -73,9 +74,9 @@ TEST_F(LiveRunTest, RatesAreTheLastIntervalsAndAddUpOverAgents) {
 TEST_F(LiveRunTest, AnAgentNotHeardFromForTwoIntervalsIsSilentAndALostOneIsCounted) {
   ASSERT_TRUE(live_.OnProgress(0, Sample(1, 10, 0)));
   ASSERT_TRUE(live_.OnProgress(1, Sample(1, 10, 0)));
-  g_now = static_cast<int64_t>(kSecond);
+  g_now = static_cast<int64_t>(kNsPerSecond);
   ASSERT_TRUE(live_.OnProgress(0, Sample(2, 20, 0)));
-  g_now = static_cast<int64_t>(3 * kSecond);  // node2 last heard 3 s ago
+  g_now = static_cast<int64_t>(3 * kNsPerSecond);  // node2 last heard 3 s ago
   ASSERT_TRUE(live_.OnProgress(0, Sample(4, 40, 0)));
   LiveSnapshot s = live_.Snapshot();
   EXPECT_FALSE(s.agents[0].silent);
@@ -111,7 +112,7 @@ TEST_F(LiveRunTest, SeriesCountOverEveryInstanceOfAStep) {
   live_.EndStep(uint64_t{1'000'000});
   EXPECT_NEAR(*live_.Snapshot().start_skew_s, 0.001, 1e-12);  // the exact one, once known
   // The next cycle of the same step: its counters start at 0 on the agent, not here.
-  live_.BeginStep({"write", "io", "libaio", 0, 0, 1, 0, 10 * kSecond}, {{"node1"}, {"node2"}});
+  live_.BeginStep({"write", "io", "libaio", 0, 0, 1, 0, 10 * kNsPerSecond}, {{"node1"}, {"node2"}});
   v1::Progress q = Sample(1, 5, 0);
   AddLatency(q, 3000, 5);
   ASSERT_TRUE(live_.OnProgress(0, q));
@@ -129,7 +130,7 @@ TEST_F(LiveRunTest, SeriesCountOverEveryInstanceOfAStep) {
 }
 
 TEST_F(LiveRunTest, ARampShowsAsRampWithoutARate) {
-  live_.BeginStep({"read", "io", "psync", 1, 0, 0, 3 * kSecond, 10 * kSecond}, {{"node1"}});
+  live_.BeginStep({"read", "io", "psync", 1, 0, 0, 3 * kNsPerSecond, 10 * kNsPerSecond}, {{"node1"}});
   ASSERT_TRUE(live_.OnProgress(0, Sample(1, 0, 0)));
   LiveSnapshot s = live_.Snapshot();
   EXPECT_TRUE(s.clock.ramp);
@@ -140,7 +141,7 @@ TEST_F(LiveRunTest, ARampShowsAsRampWithoutARate) {
 // Prometheus sees an increase only from an existing series: each agent's error series of an io
 // step is there, at 0, from the step's start (a lost agent's is not).
 TEST_F(LiveRunTest, AnIoStepsErrorSeriesStartAtZero) {
-  LiveRun live("run-2", "demo", kSecond);
+  LiveRun live("run-2", "demo", kNsPerSecond);
   live.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}, {"node2", true}});
   auto errors = live.ErrorSeries();
   ASSERT_EQ(errors.size(), 1u);
@@ -213,7 +214,7 @@ TEST_F(LiveRunTest, AResultCountingLessThanTheProgressTakesNothingAway) {
 TEST_F(LiveRunTest, AFilesOrCopyResultFoldsItsTotals) {
   live_.BeginStep({"tree.create", "files", "", 0, 0, 0, 0, 0}, {{"node1"}});
   v1::Progress p;
-  p.set_elapsed_ns(kSecond);
+  p.set_elapsed_ns(kNsPerSecond);
   p.set_ops(10);
   ASSERT_TRUE(live_.OnProgress(0, p));
   v1::StepResult r;
@@ -257,7 +258,7 @@ TEST_F(LiveRunTest, ALatencySumThatWouldOverflowIsRefused) {
 // Stream threads feed the model while the view and a scrape read it: every accepted sample
 // counts once, and the readers see consistent figures.
 TEST(LiveRunConcurrency, StreamsFeedWhileViewAndScrapeRead) {
-  LiveRun live_("run-1", "demo", kSecond);
+  LiveRun live_("run-1", "demo", kNsPerSecond);
   live_.BeginStep({"write", "io", "libaio", 0, 0, 0, 0, 0}, {{"node1"}, {"node2"}});
   std::atomic<bool> done{false};
   std::thread reader([&] {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/violations.h"
+
 namespace iofleet::rules {
 namespace {
 
@@ -11,19 +13,6 @@ std::vector<Violation> Check(const v1::Step& step) {
   std::vector<Violation> out;
   ValidateNonIoStep(step, "steps[2]", "default", out);
   return out;
-}
-
-bool HasViolation(const std::vector<Violation>& vs, const std::string& path, const std::string& text) {
-  for (const auto& v : vs) {
-    if (v.path == path && v.message.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
-
-std::string Describe(const std::vector<Violation>& vs) {
-  std::string s;
-  for (const auto& v : vs) s += v.path + ": " + v.message + "\n";
-  return s;
 }
 
 v1::Step FilesStep(uint32_t dirs) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/rules/defaults.h"
+#include "tests/support/violations.h"
 
 namespace iofleet::rules {
 namespace {
@@ -12,13 +13,6 @@ v1::Workload Minimal() {
   w.set_name("t");
   w.add_steps()->mutable_io()->set_op(v1::OP_WRITE);
   return w;
-}
-
-bool HasViolation(const std::vector<Violation>& vs, const std::string& path, const std::string& text) {
-  for (const auto& v : vs) {
-    if (v.path == path && v.message.find(text) != std::string::npos) return true;
-  }
-  return false;
 }
 
 TEST(Validate, MinimalWorkloadIsValid) { EXPECT_TRUE(Validate(Minimal()).empty()); }
