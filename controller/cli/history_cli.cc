@@ -13,6 +13,7 @@
 #include "controller/history/run_figures.h"
 #include "controller/report/report_tables.h"
 #include "core/base/exit_code.h"
+#include "core/wire/proto_json.h"
 
 namespace iofleet::controller {
 
@@ -136,7 +137,7 @@ int Compare(HistoryDb& db, const std::string& a_id, const std::string& b_id) {
   }
   // Significance from the history: B against A as its reference run, with the spread of the
   // runs up to A that share its workload, agents and labels.
-  std::map<FigureKey, nlohmann::ordered_json> judged;
+  std::map<FigureKey, v1::ReportFigureVerdict> judged;
   std::string note;
   if (a->started_at_unix_ns < b->started_at_unix_ns && a->workload == b->workload && a->labels == b->labels &&
       a->agents.size() == b->agents.size()) {
@@ -145,8 +146,8 @@ int Compare(HistoryDb& db, const std::string& a_id, const std::string& b_id) {
     options.reference.run_id = a->run_id;
     auto v = JudgeRun(db, *b, options);
     if (v.ok()) {
-      for (const auto& step : v->json["steps"]) {
-        for (const auto& f : step["figures"]) judged[{step["step"], step["point"], f["figure"]}] = f;
+      for (const v1::ReportStepVerdicts& step : v->verdicts.steps()) {
+        for (const v1::ReportFigureVerdict& f : step.figures()) judged[{step.step(), static_cast<int>(step.point()), f.figure()}] = f;
       }
     } else {
       note = v.status().message();
@@ -167,8 +168,8 @@ int Compare(HistoryDb& db, const std::string& a_id, const std::string& b_id) {
     const std::string change = va != 0 ? fmt::format("{:+.1f}%", (vb - va) / std::fabs(va) * 100) : "-";
     std::string p = "-", verdict = "-";
     if (auto j = judged.find(key); j != judged.end()) {
-      if (j->second.contains("p_value")) p = fmt::format("{:.3f}", j->second["p_value"].get<double>());
-      verdict = j->second["verdict"];
+      if (j->second.has_p_value()) p = fmt::format("{:.3f}", j->second.p_value());
+      verdict = wire::EnumText(j->second.verdict());
     }
     std::string step = key.step + (key.point ? fmt::format("@{}", key.point) : "");
     std::cout << fmt::format("{:<16} {:<22} {:>14} {:>14} {:>8} {:>8}  {}\n", step, key.figure, FormatFigure(va, UnitOf(key.figure)),

@@ -50,22 +50,25 @@ int ReportCommand(const ReportCommandOptions& options) {
     return kExitRejected;
   }
   std::string text;
-  try {  // a document of the right schema but the wrong shape (a number where a list belongs)
-    if (f == "json") text = doc->dump(2) + "\n";
-    if (f == "csv") text = SummaryCsv(*doc);
-    if (f == "md") text = ReportMarkdown(*doc);
-    if (f == "html") {
-      HtmlAssets assets = LoadHtmlAssets(stored ? std::filesystem::path() : StoredRunDirectory(options.run));
-      if (stored) {
-        assets.samples_csv = stored->samples_csv;
-        assets.effective_workload = stored->effective_workload;
-      }
-      if (!assets.chart_js) std::cerr << "iofleet: report.html without charts: " << assets.chart_js_path << " cannot be read (install libjs-chart.js)\n";
-      text = ReportHtml(*doc, assets);
+  if (f == "json") {
+    // The document as stored, byte for byte (it was read above, so it is a report).
+    auto stored_text = stored ? Result<std::string>(stored->report_json) : LoadStoredReportText(options.run);
+    if (!stored_text.ok()) {
+      std::cerr << "iofleet: " << stored_text.status().message() << "\n";
+      return kExitFailed;
     }
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << "iofleet: " << options.run << ": not an iofleet report: " << e.what() << "\n";
-    return kExitRejected;
+    text = *stored_text;
+  }
+  if (f == "csv") text = SummaryCsv(*doc);
+  if (f == "md") text = ReportMarkdown(*doc);
+  if (f == "html") {
+    HtmlAssets assets = LoadHtmlAssets(stored ? std::filesystem::path() : StoredRunDirectory(options.run));
+    if (stored) {
+      assets.samples_csv = stored->samples_csv;
+      assets.effective_workload = stored->effective_workload;
+    }
+    if (!assets.chart_js) std::cerr << "iofleet: report.html without charts: " << assets.chart_js_path << " cannot be read (install libjs-chart.js)\n";
+    text = ReportHtml(*doc, assets);
   }
   if (options.out.empty()) {
     std::cout << text << std::flush;

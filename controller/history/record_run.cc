@@ -6,6 +6,7 @@
 
 #include "controller/history/history_db.h"
 #include "controller/history/run_figures.h"
+#include "core/wire/proto_json.h"
 
 namespace iofleet::controller {
 
@@ -23,22 +24,22 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
   auto db = HistoryDb::Open(options.db_path);
   if (!db.ok()) return db.status();
 
+  v1::Report typed;
+  IOFLEET_RETURN_IF_ERROR(wire::FromJson(report, typed, "the run's report.json"));
   StoredRun run;
-  run.run_id = report.value("run_id", "");
-  run.workload = report.value("workload", "");
+  run.run_id = typed.run_id();
+  run.workload = typed.workload();
   run.workload_hash = Sha256Hex(effective_workload);
   run.iofleet_version = IOFLEET_VERSION;
-  run.started_at_unix_ns = report.value("started_at_unix_ns", uint64_t{0});
-  run.duration_ns = report.value("duration_ns", uint64_t{0});
-  run.status = report.value("status", "");
+  run.started_at_unix_ns = typed.started_at_unix_ns();
+  run.duration_ns = typed.duration_ns();
+  run.status = wire::EnumText(typed.status());
   run.labels = options.labels;
   run.notes = options.notes;
-  for (const auto& a : report.value("agents", nlohmann::ordered_json::array())) {
-    std::string hostname;
-    if (auto host = a.find("host"); host != a.end()) hostname = host->value("hostname", "");
-    run.agents.push_back({a.value("name", ""), a.value("address", ""), a.value("version", ""), hostname});
+  for (const v1::ReportAgent& a : typed.agents()) {
+    run.agents.push_back({a.name(), a.address(), a.version(), a.host().hostname()});
   }
-  run.figures = HeadlineFigures(nlohmann::json::parse(report.dump()));
+  run.figures = HeadlineFigures(typed);
   // SQLite's TEXT limit is 1e9 bytes: a longer samples.csv stays in the run directory only.
   constexpr size_t kMaxStoredSamples = 256u << 20;
   run.samples_csv = samples_csv.size() <= kMaxStoredSamples ? samples_csv : std::string();
@@ -50,7 +51,7 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
     auto judged = JudgeRun(**db, run, *options.verdicts);
     if (judged.ok()) {
       verdicts = std::move(*judged);
-      report["verdicts"] = verdicts->json;
+      report["verdicts"] = wire::ToJson(verdicts->verdicts);
       run.verdict = verdicts->overall;
     } else {
       judged_status = judged.status();  // the run is still recorded, without a verdict

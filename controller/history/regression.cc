@@ -6,6 +6,18 @@
 #include "controller/history/workload_diff.h"
 
 namespace iofleet::controller {
+namespace {
+
+// A verdict as controller/history/verdict.h words it, as report.json's enum.
+v1::Verdict VerdictOf(const std::string& text) {
+  if (text == "regression") return v1::VERDICT_REGRESSION;
+  if (text == "improvement") return v1::VERDICT_IMPROVEMENT;
+  if (text == "unchanged") return v1::VERDICT_UNCHANGED;
+  if (text == "not comparable") return v1::VERDICT_NOT_COMPARABLE;
+  return v1::VERDICT_NOT_ENOUGH_HISTORY;
+}
+
+}  // namespace
 
 std::map<FigureKey, double> RunMeans(const std::vector<StoredFigure>& figures) {
   std::map<FigureKey, std::pair<double, int>> sums;
@@ -65,7 +77,7 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
   std::vector<std::map<FigureKey, double>> baseline_means;
   bool workload_changed = false;
   const StoredRun* changed_run = nullptr;
-  nlohmann::ordered_json baseline_ids = nlohmann::ordered_json::array();
+  std::vector<std::string> baseline_ids;
   for (const StoredRun& r : runs) {
     auto figures = db.Figures(r.run_id);
     if (!figures.ok()) return figures.status();
@@ -79,11 +91,11 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
   // The fields that differ from the newest baseline of another effective workload: the reason a
   // verdict is "not comparable", or what a forced comparison compared across.
   const StoredRun* differing = not_comparable ? &*unlike : changed_run;
-  nlohmann::ordered_json differences = nlohmann::ordered_json::array();
+  std::vector<std::string> differences;
   if (differing) {
     auto stored = db.Load(differing->run_id);
     if (!stored.ok()) return stored.status();
-    for (const std::string& d : WorkloadDifferences(stored->effective_workload, now.effective_workload)) differences.push_back(d);
+    differences = WorkloadDifferences(stored->effective_workload, now.effective_workload);
   }
 
   // The new run's step instances in the order it ran them, each with its figures.
@@ -96,17 +108,17 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
   }
 
   RunVerdicts out;
-  out.json["reference"] = ref.ToString();
-  out.json["alpha"] = options.alpha;
-  out.json["max_regression_pct"] = options.max_regression_pct;
-  out.json["workload_changed"] = workload_changed;
-  out.json["baseline_runs"] = baseline_ids;
+  v1::ReportVerdicts& v = out.verdicts;
+  v.set_reference(ref.ToString());
+  v.set_alpha(options.alpha);
+  v.set_max_regression_pct(options.max_regression_pct);
+  v.set_workload_changed(workload_changed);
+  for (const std::string& id : baseline_ids) v.add_baseline_runs(id);
   if (not_comparable || workload_changed) {
-    out.json["workload_differs_from"] = differing->run_id;
-    out.json["workload_differences"] = differences;
+    v.set_workload_differs_from(differing->run_id);
+    for (const std::string& d : differences) v.mutable_workload_differences()->add_values(d);
   }
-  if (options.force_comparable) out.json["forced"] = true;
-  out.json["steps"] = nlohmann::ordered_json::array();
+  if (options.force_comparable) v.set_forced(true);
   bool any_judged = false, any_improvement = false;
   for (const auto& [step, point] : instances) {
     std::vector<FigureHistory> figures;
@@ -118,38 +130,35 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
       }
       figures.push_back(std::move(h));
     }
-    nlohmann::ordered_json entry;
-    entry["step"] = step;
-    entry["point"] = point;
-    entry["figures"] = nlohmann::ordered_json::array();
+    v1::ReportStepVerdicts& entry = *v.add_steps();
+    entry.set_step(step);
+    entry.set_point(static_cast<uint32_t>(point));
     std::vector<FigureVerdict> judged = JudgeStep(figures, options);
     if (not_comparable) {
-      for (FigureVerdict& v : judged) v = FigureVerdict{v.figure, v.better, v.now, 0, std::nullopt, std::nullopt, std::nullopt, "not comparable"};
+      for (FigureVerdict& j : judged) j = FigureVerdict{j.figure, j.better, j.now, 0, std::nullopt, std::nullopt, std::nullopt, "not comparable"};
     }
-    for (const FigureVerdict& v : judged) {
-      nlohmann::ordered_json f;
-      f["figure"] = v.figure;
-      f["unit"] = UnitOf(v.figure);
-      f["better"] = v.better == Better::kHigher ? "higher" : "lower";
-      if (v.baseline) f["baseline"] = *v.baseline;
-      f["now"] = v.now;
-      if (v.change_pct) f["change_pct"] = *v.change_pct;
-      if (v.p_value) f["p_value"] = *v.p_value;
-      f["baseline_runs"] = v.baseline_runs;
-      f["verdict"] = v.verdict;
-      entry["figures"].push_back(f);
-      if (v.verdict == "regression") ++out.regressions;
-      any_improvement = any_improvement || v.verdict == "improvement";
-      any_judged = any_judged || (v.verdict != "not enough history" && v.verdict != "not comparable");
+    for (const FigureVerdict& j : judged) {
+      v1::ReportFigureVerdict& f = *entry.add_figures();
+      f.set_figure(j.figure);
+      f.set_unit(UnitOf(j.figure));
+      f.set_better(j.better == Better::kHigher ? v1::BETTER_HIGHER : v1::BETTER_LOWER);
+      if (j.baseline) f.set_baseline(*j.baseline);
+      f.set_now(j.now);
+      if (j.change_pct) f.set_change_pct(*j.change_pct);
+      if (j.p_value) f.set_p_value(*j.p_value);
+      f.set_baseline_runs(j.baseline_runs);
+      f.set_verdict(VerdictOf(j.verdict));
+      if (j.verdict == "regression") ++out.regressions;
+      any_improvement = any_improvement || j.verdict == "improvement";
+      any_judged = any_judged || (j.verdict != "not enough history" && j.verdict != "not comparable");
     }
-    out.json["steps"].push_back(entry);
   }
   out.overall = not_comparable     ? "not comparable"
                 : out.regressions  ? "regression"
                 : any_improvement  ? "improvement"
                 : any_judged       ? "unchanged"
                                    : "not enough history";
-  out.json["verdict"] = out.overall;
+  v.set_verdict(VerdictOf(out.overall));
   return out;
 }
 

@@ -5,15 +5,14 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "controller/history/history_db.h"
 #include "controller/history/verdict.h"
+#include "iofleet/v1/report.pb.h"
 
 namespace iofleet::controller {
 
 struct RunVerdicts {
-  nlohmann::ordered_json json;  // report.json's `verdicts`
+  v1::ReportVerdicts verdicts;  // report.json's `verdicts`
   // regression | improvement | unchanged | not enough history: the worst over every figure.
   std::string overall;
   int regressions = 0;

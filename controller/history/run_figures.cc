@@ -3,30 +3,20 @@
 namespace iofleet::controller {
 namespace {
 
-double Number(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : -1;
-}
+using Figures = std::vector<std::pair<std::string, double>>;
 
 // The figures of one row (an aggregate or an agent's) of a step, by kind.
-void RowFigures(const std::string& kind, const nlohmann::json& row, std::vector<std::pair<std::string, double>>& out) {
-  auto add = [&](const std::string& name, double v) {
-    if (v >= 0) out.emplace_back(name, v);
-  };
+void RowFigures(const std::string& kind, const v1::ReportFigures& row, const v1::ReportCopyFigures* copy, Figures& out) {
   if (kind == "io") {
-    add("bandwidth", Number(row, "bytes_per_sec"));
-    add("iops", Number(row, "iops"));
-    auto lat = row.find("latency_ns");
-    if (lat != row.end() && lat->is_object() && Number(row, "ops") > 0) {
-      const double p99 = Number(*lat, "p99");
-      if (p99 >= 0) add("p99_latency", p99 / 1e9);
-    }
+    out.emplace_back("bandwidth", row.bytes_per_sec());
+    out.emplace_back("iops", row.iops());
+    if (row.has_latency_ns() && row.ops() > 0) out.emplace_back("p99_latency", static_cast<double>(row.latency_ns().p99()) / 1e9);
   } else if (kind == "copy") {
-    add("copy_seconds", Number(row, "seconds"));
-    add("bandwidth", Number(row, "bytes_per_sec"));
-    add("files_per_sec", Number(row, "files_per_sec"));
+    out.emplace_back("copy_seconds", row.seconds());
+    out.emplace_back("bandwidth", row.bytes_per_sec());
+    if (copy) out.emplace_back("files_per_sec", copy->files_per_sec());
   } else if (kind == "hook") {
-    add("seconds", Number(row, "seconds"));
+    out.emplace_back("seconds", row.seconds());
   }
 }
 
@@ -43,19 +33,16 @@ std::string UnitOf(const std::string& figure) {
   return "files_per_sec";
 }
 
-std::vector<StoredFigure> HeadlineFigures(const nlohmann::json& report) {
+std::vector<StoredFigure> HeadlineFigures(const v1::Report& report) {
   std::vector<StoredFigure> out;
-  auto steps = report.find("steps");
-  if (steps == report.end() || !steps->is_array()) return out;
-  for (const auto& step : *steps) {
-    if (step.value("status", "") != "succeeded") continue;
+  for (const v1::ReportStep& step : report.steps()) {
+    if (step.status() != v1::STEP_STATUS_SUCCEEDED) continue;
     StoredFigure base;
-    base.step = step.value("name", "");
-    base.point = step.value("point", 0);
-    base.cycle = step.value("cycle", 0);
-    base.group_cycle = step.value("group_cycle", -1);
-    const std::string kind = step.value("kind", "");
-    auto emit = [&](const std::string& agent, const std::vector<std::pair<std::string, double>>& figures) {
+    base.step = step.name();
+    base.point = static_cast<int>(step.point());
+    base.cycle = static_cast<int>(step.cycle());
+    base.group_cycle = step.has_group_cycle() ? step.group_cycle() : -1;
+    auto emit = [&](const std::string& agent, const Figures& figures) {
       for (const auto& [name, value] : figures) {
         StoredFigure f = base;
         f.agent = agent;
@@ -64,23 +51,22 @@ std::vector<StoredFigure> HeadlineFigures(const nlohmann::json& report) {
         out.push_back(std::move(f));
       }
     };
-    if (kind == "files") {
-      for (const auto& phase : step.value("phases", nlohmann::json::array())) {
-        const std::string name = "files_per_sec:" + phase.value("op", "");
-        if (double v = Number(phase, "files_per_sec"); v >= 0) emit("", {{name, v}});
-        for (const auto& a : phase.value("agents", nlohmann::json::array())) {
-          if (double v = Number(a, "files_per_sec"); v >= 0) emit(a.value("agent", ""), {{name, v}});
-        }
+    if (step.kind() == "files") {
+      for (const v1::ReportPhase& phase : step.phases()) {
+        const std::string name = "files_per_sec:" + phase.op();
+        emit("", {{name, phase.files_per_sec()}});
+        for (const v1::ReportPhaseAgent& a : phase.agents()) emit(a.agent(), {{name, a.files_per_sec()}});
       }
       continue;
     }
-    std::vector<std::pair<std::string, double>> figures;
-    RowFigures(kind, step.value("aggregate", nlohmann::json::object()), figures);
+    Figures figures;
+    const v1::ReportAggregate& aggregate = step.aggregate();
+    RowFigures(step.kind(), aggregate.figures(), aggregate.has_copy() ? &aggregate.copy() : nullptr, figures);
     emit("", figures);
-    for (const auto& a : step.value("agents", nlohmann::json::array())) {
+    for (const v1::ReportAgentFigures& a : step.agents()) {
       figures.clear();
-      RowFigures(kind, a, figures);
-      emit(a.value("agent", ""), figures);
+      RowFigures(step.kind(), a.figures(), a.has_copy() ? &a.copy() : nullptr, figures);
+      emit(a.agent(), figures);
     }
   }
   return out;

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "controller/history/history_db.h"
 #include "controller/history/verdict.h"
+#include "iofleet/v1/report.pb.h"
 
 namespace iofleet::controller {
 
-std::vector<StoredFigure> HeadlineFigures(const nlohmann::json& report);
+std::vector<StoredFigure> HeadlineFigures(const v1::Report& report);
 
 // Which way is better for a figure name (latencies and seconds: lower).
 Better BetterOf(const std::string& figure);

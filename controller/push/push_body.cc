@@ -47,7 +47,7 @@ void Family(std::string& out, const char* name, const char* help,
 }  // namespace
 
 std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s,
-                     const nlohmann::ordered_json* verdicts) {
+                     const v1::ReportVerdicts* verdicts) {
   std::string out;
   Family(out, "iofleet_result_bytes_per_second", "A step's bytes over its measurement window (all agents).",
          [&](std::string& o) {
@@ -90,14 +90,13 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
          });
   Family(out, "iofleet_result_verdict", "1 when a headline figure of a step regressed against its baseline runs, else 0.",
          [&](std::string& o) {
-           if (!verdicts || !verdicts->contains("steps")) return;
-           for (const auto& step : (*verdicts)["steps"]) {
-             for (const auto& f : step.value("figures", nlohmann::ordered_json::array())) {
-               const std::string verdict = f.value("verdict", "");
-               if (verdict == "not enough history" || verdict == "not comparable") continue;  // no verdict: not 0
+           if (!verdicts) return;
+           for (const v1::ReportStepVerdicts& step : verdicts->steps()) {
+             for (const v1::ReportFigureVerdict& f : step.figures()) {
+               const v1::Verdict verdict = f.verdict();
+               if (verdict == v1::VERDICT_NOT_ENOUGH_HISTORY || verdict == v1::VERDICT_NOT_COMPARABLE) continue;  // no verdict: not 0
                o += fmt::format("iofleet_result_verdict{{step=\"{}\",point=\"{}\",figure=\"{}\"}} {}\n",
-                                Escaped(step.value("step", "")), step.value("point", 0), Escaped(f.value("figure", "")),
-                                verdict == "regression" ? 1 : 0);
+                                Escaped(step.step()), step.point(), Escaped(f.figure()), verdict == v1::VERDICT_REGRESSION ? 1 : 0);
              }
            }
          });

@@ -2,11 +2,10 @@
 // Prometheus's text exposition format, and the push API's grouping path (DESIGN.md section 5b).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "controller/report/report_model.h"
+#include "iofleet/v1/report.pb.h"
 #include "controller/push/run_labels.h"
 
 namespace iofleet::controller {
@@ -23,7 +22,7 @@ namespace iofleet::controller {
 //     (report.json's, from --compare-to): each judged figure; none without enough history.
 // `ended_at_unix_s` stamps a step that never started I/O (its started_at_unix_ns is 0).
 std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s,
-                     const nlohmann::ordered_json* verdicts = nullptr);
+                     const v1::ReportVerdicts* verdicts = nullptr);
 
 // "/metrics/job/iofleet/workload/NAME/KEY/VALUE...": a value that is empty or holds anything
 // but [A-Za-z0-9._~-] goes as "KEY@base64/" + base64url(VALUE), as the push API asks ("/" in a

@@ -14,11 +14,11 @@ namespace {
 
 constexpr double kGiB = 1024.0 * kMiB;
 
-using Step = ReportDocument;
+using Step = v1::ReportStep;
 
 std::optional<double> PhaseFilesPerSec(const Step& step, const std::string& op) {
-  for (const auto& phase : List(step, "phases")) {
-    if (Text(phase, "op") == op) return Number(phase, "iops");
+  for (const v1::ReportPhase& phase : step.phases()) {
+    if (phase.op() == op) return phase.figures().iops();
   }
   return std::nullopt;
 }
@@ -49,37 +49,32 @@ std::string Render(const std::vector<std::vector<std::string>>& rows, const std:
   return out;
 }
 
-const ReportDocument kNoParams = ReportDocument::object();
-const ReportDocument& Params(const Step& run) {
-  auto it = run.find("params");
-  return it != run.end() && it->is_object() ? *it : kNoParams;
-}
-int Int(const Step& run, const char* key) { return static_cast<int>(Number(run, key)); }
-// A group's step has a group cycle; others -1, as the RunReport numbers them.
-int GroupCycle(const Step& run) { return run.contains("group_cycle") ? Int(run, "group_cycle") : -1; }
+int Point(const Step& run) { return static_cast<int>(run.point()); }
+int Cycle(const Step& run) { return static_cast<int>(run.cycle()); }
 
 // The swept paths of these runs, in the order the first run lists them.
 std::vector<std::string> SweptPaths(const std::vector<const Step*>& runs) {
   std::vector<std::string> paths;
   for (const Step* run : runs) {
-    for (const auto& [path, value] : Params(*run).items()) {
-      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+    for (const v1::ReportParam& p : run->params()) {
+      if (std::find(paths.begin(), paths.end(), p.key()) == paths.end()) paths.push_back(p.key());
     }
   }
   return paths;
 }
 
 std::string SweptValue(const Step& run, const std::string& path) {
-  const ReportDocument& params = Params(run);
-  auto it = params.find(path);
-  return it != params.end() ? ParamText(*it) : "-";
+  for (const v1::ReportParam& p : run.params()) {
+    if (p.key() == path) return ParamText(p);
+  }
+  return "-";
 }
 
 std::vector<std::string> PhaseOps(const std::vector<const Step*>& runs) {
   std::vector<std::string> ops;
   for (const Step* run : runs) {
-    for (const auto& phase : List(*run, "phases")) {
-      if (std::find(ops.begin(), ops.end(), Text(phase, "op")) == ops.end()) ops.push_back(Text(phase, "op"));
+    for (const v1::ReportPhase& phase : run->phases()) {
+      if (std::find(ops.begin(), ops.end(), phase.op()) == ops.end()) ops.push_back(phase.op());
     }
   }
   return ops;
@@ -92,33 +87,34 @@ std::vector<std::string> PhaseOps(const std::vector<const Step*>& runs) {
 std::vector<HeadlineFigure> FillFigures(const std::vector<const Step*>& runs) {
   bool measured = false;
   for (const Step* run : runs) {
-    auto agg = run->find("aggregate");
-    measured = measured || (agg != run->end() && (agg->contains("fill_at_start") || agg->contains("fill_at_end")));
+    const v1::ReportFigures& agg = run->aggregate().figures();
+    measured = measured || agg.has_fill_at_start() || agg.has_fill_at_end();
   }
   if (!measured) return {};
-  auto fill = [](const char* when, const char* key, double per) {
-    return [when, key, per](const Step& s) -> std::optional<double> {
-      auto agg = s.find("aggregate");
-      if (agg == s.end()) return std::nullopt;
-      auto f = agg->find(when);
-      if (f == agg->end() || !f->is_object()) return std::nullopt;
-      return Number(*f, key) / per;
+  using Fill = v1::ReportFill;
+  // `figure` of the fill level at the step's start (or `at_end`), divided by `per`.
+  auto fill = [](bool at_end, double (*figure)(const Fill&), double per) {
+    return [at_end, figure, per](const Step& s) -> std::optional<double> {
+      const v1::ReportFigures& agg = s.aggregate().figures();
+      if (at_end ? !agg.has_fill_at_end() : !agg.has_fill_at_start()) return std::nullopt;
+      return figure(at_end ? agg.fill_at_end() : agg.fill_at_start()) / per;
     };
   };
-  return {{"Use%", 0, fill("fill_at_start", "use_pct", 1)},
-          {"used GB", 1, fill("fill_at_start", "used_bytes", 1e9)},
-          {"size GB", 1, fill("fill_at_start", "size_bytes", 1e9)},
-          {"inodes used", 0, fill("fill_at_start", "inodes_used", 1)},
-          {"inodes", 0, fill("fill_at_start", "inodes", 1)},
-          {"Use% at end", 0, fill("fill_at_end", "use_pct", 1)}};
+  auto use_pct = [](const Fill& f) { return static_cast<double>(f.use_pct()); };
+  return {{"Use%", 0, fill(false, use_pct, 1)},
+          {"used GB", 1, fill(false, [](const Fill& f) { return static_cast<double>(f.used_bytes()); }, 1e9)},
+          {"size GB", 1, fill(false, [](const Fill& f) { return static_cast<double>(f.size_bytes()); }, 1e9)},
+          {"inodes used", 0, fill(false, [](const Fill& f) { return static_cast<double>(f.inodes_used()); }, 1)},
+          {"inodes", 0, fill(false, [](const Fill& f) { return static_cast<double>(f.inodes()); }, 1)},
+          {"Use% at end", 0, fill(true, use_pct, 1)}};
 }
 
 // One step's table: its runs in the order they ran (point by point, cycle by cycle).
 std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
   const Step& first = *runs.front();
   const std::vector<std::string> paths = SweptPaths(runs);
-  std::vector<HeadlineFigure> figures = HeadlineFigures(Text(first, "kind"), PhaseOps(runs));
-  if (Text(first, "kind") == "hook") {
+  std::vector<HeadlineFigure> figures = HeadlineFigures(first.kind(), PhaseOps(runs));
+  if (first.kind() == "hook") {
     for (auto& f : FillFigures(runs)) figures.push_back(std::move(f));
   }
   if (figures.empty()) return std::nullopt;  // a files step that failed before its first phase, every time
@@ -126,9 +122,9 @@ std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
   std::set<std::pair<int, int>> point_cycles;
   bool failed = false;
   for (const Step* run : runs) {
-    ++runs_per_point[Int(*run, "point")];
-    point_cycles.insert({Int(*run, "point"), Int(*run, "cycle")});
-    failed = failed || Text(*run, "status") != "succeeded";
+    ++runs_per_point[Point(*run)];
+    point_cycles.insert({Point(*run), Cycle(*run)});
+    failed = failed || run->status() != v1::STEP_STATUS_SUCCEEDED;
   }
   // A step that runs several times within one cycle (repeated inside it) is numbered by its
   // place among the point's runs; otherwise by its cycle, as report.json numbers it.
@@ -140,7 +136,7 @@ std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
   // one point and repeat cycle (as report.json's summaries), never across repeat cycles.
   const bool grouped = GroupCycle(first) >= 0;
   std::set<int> repeat_cycles;
-  for (const Step* run : runs) repeat_cycles.insert(Int(*run, "cycle"));
+  for (const Step* run : runs) repeat_cycles.insert(Cycle(*run));
   const bool cycle_column = grouped && repeat_cycles.size() > 1;
   const bool by_cycle = grouped || cycles > 1;
   size_t group_cycles = 0;
@@ -158,24 +154,23 @@ std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
   // The columns left of the figures for a row of `run` whose cycle column reads `cycle`.
   auto labels = [&](const Step& run, const std::string& cycle) {
     std::vector<std::string> cells;
-    if (by_point) cells.push_back(std::to_string(Int(run, "point")));
-    if (cycle_column) cells.push_back(std::to_string(Int(run, "cycle")));
+    if (by_point) cells.push_back(std::to_string(Point(run)));
+    if (cycle_column) cells.push_back(std::to_string(Cycle(run)));
     if (by_cycle) cells.push_back(cycle);
     for (const auto& path : paths) cells.push_back(SweptValue(run, path));
     return cells;
   };
   for (size_t begin = 0; begin < runs.size();) {
     size_t end = begin;
-    auto same = [&](const char* key) { return Int(*runs[end], key) == Int(*runs[begin], key); };
-    while (end < runs.size() && same("point") && (!grouped || same("cycle"))) ++end;
-    auto number = [&](size_t r) { return grouped ? GroupCycle(*runs[r]) : by_run ? static_cast<int>(r - begin) : Int(*runs[r], "cycle"); };
+    while (end < runs.size() && Point(*runs[end]) == Point(*runs[begin]) && (!grouped || Cycle(*runs[end]) == Cycle(*runs[begin]))) ++end;
+    auto number = [&](size_t r) { return grouped ? GroupCycle(*runs[r]) : by_run ? static_cast<int>(r - begin) : Cycle(*runs[r]); };
     for (size_t r = begin; r < end; ++r) {
       std::vector<std::string> cells = labels(*runs[r], std::to_string(number(r)));
       for (const auto& f : figures) {
         std::optional<double> v = f.value(*runs[r]);
         cells.push_back(v ? fmt::format("{:.{}f}", *v, f.decimals) : "-");
       }
-      if (failed) cells.push_back(Text(*runs[r], "status"));
+      if (failed) cells.push_back(StatusText(runs[r]->status()));
       table.Add(cells);
     }
     // The spread over this point's cycles: succeeded runs only, as report.json's summaries.
@@ -186,7 +181,7 @@ std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
       std::vector<double> values;
       std::vector<int> cycle_numbers;
       for (size_t r = begin; r < end; ++r) {
-        std::optional<double> v = Text(*runs[r], "status") == "succeeded" ? f.value(*runs[r]) : std::nullopt;
+        std::optional<double> v = runs[r]->status() == v1::STEP_STATUS_SUCCEEDED ? f.value(*runs[r]) : std::nullopt;
         if (!v) continue;
         values.push_back(*v);
         cycle_numbers.push_back(number(r));
@@ -210,14 +205,14 @@ std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
     begin = end;
   }
 
-  std::string title = fmt::format("{} ({})", Text(first, "name"), Text(first, "kind"));
+  std::string title = fmt::format("{} ({})", first.name(), first.kind());
   if (!paths.empty()) {
     std::string swept;
     for (const auto& p : paths) swept += (swept.empty() ? "" : ", ") + p;
     title += " by " + swept;
   }
   if (grouped) {
-    title += fmt::format("{} {} cycles of group {}{}", paths.empty() ? " over" : ",", group_cycles, Text(first, "group"),
+    title += fmt::format("{} {} cycles of group {}{}", paths.empty() ? " over" : ",", group_cycles, first.group(),
                          by_point || cycle_column ? " per point and cycle" : "");
   } else if (by_cycle) {
     title += fmt::format("{} {} {}{}", paths.empty() ? " over" : ",", cycles, by_run ? "runs" : "cycles", by_point ? " per point" : "");
@@ -234,25 +229,26 @@ bool MovesNoData(const std::string& kind) {
 bool OnlyPrepares(const std::string& kind) { return kind == "sleep" || kind == "drop_caches" || kind == "readahead"; }
 
 std::vector<HeadlineFigure> HeadlineFigures(const std::string& kind, const std::vector<std::string>& phase_ops) {
-  // A figure of the step's aggregate: `key` x `times` / `per`, in that order (as the console
+  // A figure of the step's aggregate: `figure` x `times` / `per`, in that order (as the console
   // computes it, to the last bit).
-  auto stat = [](const char* key, double times, double per) {
-    return [key, times, per](const Step& s) -> std::optional<double> {
-      auto agg = s.find("aggregate");
-      return agg == s.end() ? 0.0 : Number(*agg, key) * times / per;
-    };
+  using Figures = v1::ReportFigures;
+  auto stat = [](double (*figure)(const Figures&), double times, double per) {
+    return [figure, times, per](const Step& s) -> std::optional<double> { return figure(s.aggregate().figures()) * times / per; };
   };
-  HeadlineFigure seconds{"seconds", 3, stat("seconds", 1, 1)};
-  HeadlineFigure mib{"MiB/s", 1, stat("bytes_per_sec", 1, kMiB)};
-  HeadlineFigure mb{"MB/s", 1, stat("bytes_per_sec", 1, kMB)};
-  if (kind == "io") return {mib, mb, {"IOPS", 0, stat("iops", 1, 1)}};
+  auto seconds_of = [](const Figures& f) { return f.seconds(); };
+  auto bytes_per_sec = [](const Figures& f) { return f.bytes_per_sec(); };
+  auto iops = [](const Figures& f) { return f.iops(); };
+  HeadlineFigure seconds{"seconds", 3, stat(seconds_of, 1, 1)};
+  HeadlineFigure mib{"MiB/s", 1, stat(bytes_per_sec, 1, kMiB)};
+  HeadlineFigure mb{"MB/s", 1, stat(bytes_per_sec, 1, kMB)};
+  if (kind == "io") return {mib, mb, {"IOPS", 0, stat(iops, 1, 1)}};
   if (kind == "copy") {
     return {seconds,
-            {"Gbps", 3, stat("bytes_per_sec", 8, 1e9)},
-            {"GiB/s", 3, stat("bytes_per_sec", 1, kGiB)},
+            {"Gbps", 3, stat(bytes_per_sec, 8, 1e9)},
+            {"GiB/s", 3, stat(bytes_per_sec, 1, kGiB)},
             mib,
             mb,
-            {"files/s", 0, stat("iops", 1, 1)}};
+            {"files/s", 0, stat(iops, 1, 1)}};
   }
   if (kind == "files") {
     std::vector<HeadlineFigure> out;
@@ -266,8 +262,8 @@ std::vector<HeadlineFigure> HeadlineFigures(const std::string& kind, const std::
 
 std::vector<HeadlineTable> HeadlineTableList(const ReportDocument& doc) {
   std::map<int, std::vector<const Step*>> by_step;
-  for (const auto& step : List(doc, "steps")) {
-    if (!OnlyPrepares(Text(step, "kind"))) by_step[Int(step, "index")].push_back(&step);
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!OnlyPrepares(step.kind())) by_step[static_cast<int>(step.index())].push_back(&step);
   }
   std::vector<HeadlineTable> out;
   for (const auto& [index, runs] : by_step) {

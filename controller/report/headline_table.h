@@ -19,7 +19,7 @@ namespace iofleet::controller {
 struct HeadlineFigure {
   std::string header;  // "MiB/s", "files/s", "create files/s", "seconds"
   int decimals = 1;
-  std::function<std::optional<double>(const ReportDocument& step)> value;  // nullopt: not in this run
+  std::function<std::optional<double>(const v1::ReportStep& step)> value;  // nullopt: not in this run
 };
 
 // The figures that say what a step of `kind` did: io: MiB/s, MB/s, IOPS; copy: seconds, Gbps,

@@ -192,19 +192,20 @@ HtmlAssets LoadHtmlAssets(const std::filesystem::path& run_dir) {
 }
 
 std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
-  const std::string run_id = Text(doc, "run_id");
-  const std::string status = Text(doc, "status");
+  const std::string run_id = doc.run_id();
+  // A document without a status (UNSPECIFIED, never written) shows none.
+  const std::string status = doc.status() == v1::RUN_STATUS_UNSPECIFIED ? std::string() : StatusText(doc.status());
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     // Nothing may leave the page: no fetch, image, font or frame from anywhere.
                     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
                     "style-src 'unsafe-inline'; img-src data:\">\n";
-  out += "<title>iofleet " + HtmlEscape(Text(doc, "workload")) + " " + HtmlEscape(run_id) + "</title>\n";
+  out += "<title>iofleet " + HtmlEscape(doc.workload()) + " " + HtmlEscape(run_id) + "</title>\n";
   out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
   out += "<h1>iofleet run " + HtmlEscape(run_id) + "</h1>\n";
-  out += "<p>Workload <b>" + HtmlEscape(Text(doc, "workload")) + "</b>, status <b class=\"status-" + HtmlEscape(status) + "\">" +
+  out += "<p>Workload <b>" + HtmlEscape(doc.workload()) + "</b>, status <b class=\"status-" + HtmlEscape(status) + "\">" +
          HtmlEscape(status) + "</b>.</p>\n";
-  if (const std::string error = Text(doc, "error"); !error.empty()) out += "<p class=\"status-failed\">Error: " + HtmlEscape(error) + "</p>\n";
+  if (const std::string error = doc.error(); !error.empty()) out += "<p class=\"status-failed\">Error: " + HtmlEscape(error) + "</p>\n";
 
   const Table verdicts = VerdictsTable(doc);
   if (!verdicts.title.empty()) {

@@ -46,9 +46,9 @@ std::string MdTable(const std::vector<std::string>& headers, const std::vector<s
 }  // namespace
 
 std::string ReportMarkdown(const ReportDocument& doc) {
-  std::string out = fmt::format("# iofleet run {}\n\nWorkload **{}**, status **{}**.\n", Md(Text(doc, "run_id")), Md(Text(doc, "workload")),
-                                Md(Text(doc, "status")));
-  if (const std::string error = Text(doc, "error"); !error.empty()) out += "\nError: " + Md(error) + "\n";
+  std::string out = fmt::format("# iofleet run {}\n\nWorkload **{}**, status **{}**.\n", Md(doc.run_id()), Md(doc.workload()),
+                                Md(StatusText(doc.status())));
+  if (!doc.error().empty()) out += "\nError: " + Md(doc.error()) + "\n";
   const Table verdicts = VerdictsTable(doc);
   if (!verdicts.title.empty()) {
     out += "\n## Verdicts\n\n";

@@ -34,22 +34,24 @@ J Axis(const std::string& title, const std::string& position = "left") {
   return {{"type", "linear"}, {"position", position}, {"beginAtZero", true}, {"title", {{"display", true}, {"text", title}}}};
 }
 
-std::string SweptLabel(const ReportDocument& params) {
+using ParamList = google::protobuf::RepeatedPtrField<v1::ReportParam>;
+
+std::string SweptLabel(const ParamList& params) {
   std::string s;
-  for (const auto& [path, value] : params.items()) s += (s.empty() ? "" : ", ") + path + "=" + ParamText(value);
+  for (const v1::ReportParam& param : params) s += (s.empty() ? "" : ", ") + param.key() + "=" + ParamText(param);
   return s;
 }
 
-// A sweep point by its swept values ("total_jobs=8"), which a reader knows; the index only where
-// nothing was swept.
-std::string PointLabel(const ReportDocument& step) {
-  const std::string swept = SweptLabel(Object(step, "params"));
-  return swept.empty() ? fmt::format("point {}", Count(step, "point")) : swept;
+// A sweep point (a step's or a summary's) by its swept values ("total_jobs=8"), which a reader
+// knows; the index only where nothing was swept.
+std::string PointLabel(const ParamList& params, uint32_t point) {
+  const std::string swept = SweptLabel(params);
+  return swept.empty() ? fmt::format("point {}", point) : swept;
 }
 
-std::string Instance(const ReportDocument& step) {
-  std::string s = fmt::format("{} {} cycle {}", Text(step, "name"), PointLabel(step), Count(step, "cycle"));
-  if (step.contains("group_cycle")) s += fmt::format(" group cycle {}", Count(step, "group_cycle"));
+std::string Instance(const v1::ReportStep& step) {
+  std::string s = fmt::format("{} {} cycle {}", step.name(), PointLabel(step.params(), step.point()), step.cycle());
+  if (step.has_group_cycle()) s += fmt::format(" group cycle {}", step.group_cycle());
   return s;
 }
 
@@ -82,30 +84,30 @@ class Charts {
 // one agent, only for a step that ran once: a sweep's or repeat's runs are in their own charts.
 void AgentBars(const ReportDocument& doc, Charts& charts) {
   std::map<uint64_t, size_t> runs;
-  for (const auto& step : List(doc, "steps")) ++runs[Count(step, "index")];
-  for (const auto& step : List(doc, "steps")) {
-    if (!MovesBytes(Text(step, "kind")) || List(step, "agents").empty()) continue;
-    if (List(step, "agents").size() == 1 && runs[Count(step, "index")] > 1) continue;
-    const std::string slowest = List(step, "agents").size() > 1 && Number(step, "slowest_trails_median_pct") > kMarkSlowestAbovePct
-                                    ? Text(step, "slowest_agent")
+  for (const v1::ReportStep& step : doc.steps()) ++runs[step.index()];
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!MovesBytes(step.kind()) || step.agents().empty()) continue;
+    if (step.agents_size() == 1 && runs[step.index()] > 1) continue;
+    const std::string slowest = step.agents_size() > 1 && step.slowest_trails_median_pct() > kMarkSlowestAbovePct
+                                    ? step.slowest_agent()
                                     : "";
     J labels = J::array(), mib = J::array(), iops = J::array(), colors = J::array();
-    for (const auto& a : List(step, "agents")) {
-      const bool is_slowest = Text(a, "agent") == slowest;
-      labels.push_back(Text(a, "agent") + (is_slowest ? " (slowest)" : ""));
-      mib.push_back(Number(a, "bytes_per_sec") / kMiB);
-      iops.push_back(Number(a, "iops"));
+    for (const v1::ReportAgentFigures& a : step.agents()) {
+      const bool is_slowest = a.agent() == slowest;
+      labels.push_back(a.agent() + (is_slowest ? " (slowest)" : ""));
+      mib.push_back(a.figures().bytes_per_sec() / kMiB);
+      iops.push_back(a.figures().iops());
       colors.push_back(is_slowest ? kSlowest : Color(0));
     }
     J options = BaseOptions(Instance(step) + ": bandwidth and IOPS by agent");
-    options["scales"] = {{"y", Axis("MiB/s")}, {"y1", Axis(Text(step, "kind") == "copy" ? "files/s" : "IOPS", "right")}};
+    options["scales"] = {{"y", Axis("MiB/s")}, {"y1", Axis(step.kind() == "copy" ? "files/s" : "IOPS", "right")}};
     options["scales"]["y1"]["grid"] = {{"drawOnChartArea", false}};
     J config = {{"type", "bar"},
                 {"data",
                  {{"labels", labels},
                   {"datasets",
                    {{{"type", "bar"}, {"label", "MiB/s"}, {"data", mib}, {"backgroundColor", colors}, {"yAxisID", "y"}},
-                    {{"type", "line"}, {"label", Text(step, "kind") == "copy" ? "files/s" : "IOPS"}, {"data", iops},
+                    {{"type", "line"}, {"label", step.kind() == "copy" ? "files/s" : "IOPS"}, {"data", iops},
                      {"borderColor", Color(1)}, {"backgroundColor", Color(1)}, {"showLine", false}, {"pointRadius", 5}, {"yAxisID", "y1"}}}}}},
                 {"options", options}};
     charts.Add("bandwidth", Instance(step), std::move(config));
@@ -180,10 +182,9 @@ std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> ParseSamp
 void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts& charts) {
   if (samples_csv.empty()) return;
   const auto samples = ParseSamples(samples_csv);
-  for (const auto& step : List(doc, "steps")) {
-    if (!MovesBytes(Text(step, "kind"))) continue;
-    const SampleKey key{Text(step, "name"), static_cast<int>(Count(step, "point")), static_cast<int>(Count(step, "cycle")),
-                        step.contains("group_cycle") ? static_cast<int>(Count(step, "group_cycle")) : -1};
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!MovesBytes(step.kind())) continue;
+    const SampleKey key{step.name(), static_cast<int>(step.point()), static_cast<int>(step.cycle()), GroupCycle(step)};
     auto it = samples.find(key);
     if (it == samples.end()) continue;
     // A line needs two points: a step shorter than two sample intervals would draw empty axes.
@@ -192,7 +193,7 @@ void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts
     if (most < 2) {
       charts.Note("timeline", fmt::format("{}: {} progress sample{} per agent in {:.2f} s: too few to draw throughput over time "
                                           "(a shorter sample_interval gives more)",
-                                          Instance(step), most, most == 1 ? "" : "s", Number(Object(step, "aggregate"), "seconds")));
+                                          Instance(step), most, most == 1 ? "" : "s", step.aggregate().figures().seconds()));
       continue;
     }
     J throughput = J::array(), latency = J::array();
@@ -231,20 +232,20 @@ void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts
 
 // Per step (by index), each instance's latency at the stored percentiles, on a log scale.
 void LatencyCurves(const ReportDocument& doc, Charts& charts) {
-  std::map<int, std::vector<const ReportDocument*>> by_index;
-  for (const auto& step : List(doc, "steps")) {
-    if (!List(Object(step, "aggregate"), "latency_curve_ns").empty()) by_index[static_cast<int>(Count(step, "index"))].push_back(&step);
+  std::map<int, std::vector<const v1::ReportStep*>> by_index;
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!step.aggregate().latency_curve_ns().empty()) by_index[static_cast<int>(step.index())].push_back(&step);
   }
   for (const auto& [index, steps] : by_index) {
     J labels = J::array(), datasets = J::array();
-    for (const auto& point : List(Object(*steps.front(), "aggregate"), "latency_curve_ns")) labels.push_back(fmt::format("p{:g}", point[0].get<double>()));
+    for (const v1::ReportCurvePoint& point : steps.front()->aggregate().latency_curve_ns()) labels.push_back(fmt::format("p{:g}", point.percentile()));
     for (size_t i = 0; i < steps.size() && i < std::size(kColors) * 2; ++i) {
       J values = J::array();
-      for (const auto& point : List(Object(*steps[i], "aggregate"), "latency_curve_ns")) values.push_back(point[1].get<double>() / 1e3);
-      datasets.push_back({{"label", steps.size() > 1 ? Instance(*steps[i]) : Text(*steps[i], "name")}, {"data", values},
+      for (const v1::ReportCurvePoint& point : steps[i]->aggregate().latency_curve_ns()) values.push_back(static_cast<double>(point.ns()) / 1e3);
+      datasets.push_back({{"label", steps.size() > 1 ? Instance(*steps[i]) : steps[i]->name()}, {"data", values},
                           {"borderColor", Color(i)}, {"backgroundColor", Color(i)}, {"tension", 0.2}});
     }
-    const std::string name = Text(*steps.front(), "name");
+    const std::string name = steps.front()->name();
     J options = BaseOptions(name + ": latency by percentile");
     options["scales"] = {{"x", {{"title", {{"display", true}, {"text", "percentile"}}}}},
                          {"y", {{"type", "logarithmic"}, {"title", {{"display", true}, {"text", "latency (us)"}}}}}};
@@ -254,27 +255,27 @@ void LatencyCurves(const ReportDocument& doc, Charts& charts) {
 
 // A sweep: each swept step's bandwidth and IOPS against the swept values (mean over cycles).
 void Sweeps(const ReportDocument& doc, Charts& charts) {
-  std::map<int, std::map<int, std::vector<const ReportDocument*>>> by_index;  // index -> point -> runs
-  for (const auto& step : List(doc, "steps")) {
-    if (MovesBytes(Text(step, "kind")) && Text(step, "status") == "succeeded") {
-      by_index[static_cast<int>(Count(step, "index"))][static_cast<int>(Count(step, "point"))].push_back(&step);
+  std::map<int, std::map<int, std::vector<const v1::ReportStep*>>> by_index;  // index -> point -> runs
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (MovesBytes(step.kind()) && step.status() == v1::STEP_STATUS_SUCCEEDED) {
+      by_index[static_cast<int>(step.index())][static_cast<int>(step.point())].push_back(&step);
     }
   }
   for (const auto& [index, points] : by_index) {
     if (points.size() < 2) continue;
     J labels = J::array(), mib = J::array(), iops = J::array();
     for (const auto& [point, runs] : points) {
-      labels.push_back(SweptLabel(Object(*runs.front(), "params")));
+      labels.push_back(SweptLabel(runs.front()->params()));
       double m = 0, io = 0;
-      for (const auto* run : runs) {
-        m += Number(Object(*run, "aggregate"), "bytes_per_sec") / kMiB;
-        io += Number(Object(*run, "aggregate"), "iops");
+      for (const v1::ReportStep* run : runs) {
+        m += run->aggregate().figures().bytes_per_sec() / kMiB;
+        io += run->aggregate().figures().iops();
       }
       mib.push_back(m / static_cast<double>(runs.size()));
       iops.push_back(io / static_cast<double>(runs.size()));
     }
-    const ReportDocument& first = *points.begin()->second.front();
-    const std::string name = Text(first, "name");
+    const v1::ReportStep& first = *points.begin()->second.front();
+    const std::string name = first.name();
     J options = BaseOptions(name + ": by swept value" + (points.begin()->second.size() > 1 ? " (mean of the cycles)" : ""));
     options["scales"] = {{"x", {{"title", {{"display", true}, {"text", "swept value"}}}}}, {"y", Axis("MiB/s")}, {"y1", Axis("IOPS", "right")}};
     options["scales"]["y1"]["grid"] = {{"drawOnChartArea", false}};
@@ -283,7 +284,7 @@ void Sweeps(const ReportDocument& doc, Charts& charts) {
                  {{"labels", labels},
                   {"datasets",
                    {{{"label", "MiB/s"}, {"data", mib}, {"borderColor", Color(0)}, {"backgroundColor", Color(0)}, {"yAxisID", "y"}},
-                    {{"label", Text(first, "kind") == "copy" ? "files/s" : "IOPS"}, {"data", iops}, {"borderColor", Color(1)},
+                    {{"label", first.kind() == "copy" ? "files/s" : "IOPS"}, {"data", iops}, {"borderColor", Color(1)},
                      {"backgroundColor", Color(1)}, {"yAxisID", "y1"}}}}}},
                 {"options", options}};
     charts.Add("sweep", name, std::move(config));
@@ -294,42 +295,44 @@ void Sweeps(const ReportDocument& doc, Charts& charts) {
 // the mean and the 95% interval's ends as lines across. The figure: bandwidth for steps that move
 // bytes, the time for a hook or sync (mkfs, fsck); steps that only prepare have no chart.
 void Cycles(const ReportDocument& doc, Charts& charts) {
-  for (const auto& summary : List(doc, "summaries")) {
-    const bool in_group = summary.contains("group");
-    std::vector<const ReportDocument*> runs;
-    for (const auto& step : List(doc, "steps")) {
-      if (Count(step, "index") != Count(summary, "index") || Count(step, "point") != Count(summary, "point")) continue;
-      if (in_group && Count(step, "cycle") != Count(summary, "cycle")) continue;
-      if (Text(step, "status") == "succeeded") runs.push_back(&step);
+  for (const v1::ReportSummary& summary : doc.summaries().values()) {
+    const bool in_group = summary.has_group();
+    std::vector<const v1::ReportStep*> runs;
+    for (const v1::ReportStep& step : doc.steps()) {
+      if (step.index() != summary.index() || step.point() != summary.point()) continue;
+      if (in_group && static_cast<int64_t>(step.cycle()) != summary.cycle()) continue;
+      if (step.status() == v1::STEP_STATUS_SUCCEEDED) runs.push_back(&step);
     }
     if (runs.size() < 2) continue;
-    const std::string kind = Text(*runs.front(), "kind");
+    const std::string kind = runs.front()->kind();
     const bool rate = MovesBytes(kind);
     if (!rate && kind != "hook" && kind != "sync") continue;
-    const char* key = rate ? "bytes_per_sec" : "seconds";
+    // The figure: the summary's over the cycles, and each run's in its aggregate.
+    auto of = [rate](const v1::ReportFigures& f) { return rate ? f.bytes_per_sec() : f.seconds(); };
     const double per = rate ? kMiB : 1;
-    const ReportDocument& figure = Object(summary, key);
+    const v1::ReportCycleStats& figure = rate ? summary.bytes_per_sec() : summary.seconds();
     J labels = J::array(), values = J::array();
-    for (const ReportDocument* step : runs) {
-      labels.push_back(fmt::format("{} {}", in_group ? "group cycle" : "cycle", Count(*step, in_group ? "group_cycle" : "cycle")));
-      values.push_back(Number(Object(*step, "aggregate"), key) / per);
+    for (const v1::ReportStep* step : runs) {
+      labels.push_back(fmt::format("{} {}", in_group ? "group cycle" : "cycle",
+                                   in_group ? static_cast<int64_t>(step->group_cycle()) : static_cast<int64_t>(step->cycle())));
+      values.push_back(of(step->aggregate().figures()) / per);
     }
-    auto across = [&](const char* what) {
+    auto across = [&](double value) {
       J line = J::array();
-      for (size_t i = 0; i < values.size(); ++i) line.push_back(Number(figure, what) / per);
+      for (size_t i = 0; i < values.size(); ++i) line.push_back(value / per);
       return line;
     };
-    std::string title = fmt::format("{} {}", Text(summary, "name"), PointLabel(summary));
-    if (in_group) title += fmt::format(" cycle {}", Count(summary, "cycle"));
+    std::string title = fmt::format("{} {}", summary.name(), PointLabel(summary.params(), summary.point()));
+    if (in_group) title += fmt::format(" cycle {}", summary.cycle());
     const std::string unit = rate ? "MiB/s" : "seconds";
     J options = BaseOptions(title + ": cycles with the 95% interval");
     options["scales"] = {{"y", Axis(unit)}};
     J line = {{"type", "line"}, {"pointRadius", 0}, {"borderWidth", 2}, {"fill", false}};
     // The interval's two ends share one legend entry (the page's script hides unnamed ones).
     J mean = line, low = line, high = line;
-    mean.update({{"label", "mean"}, {"data", across("mean")}, {"borderColor", Color(1)}, {"backgroundColor", Color(1)}});
-    low.update({{"label", "95% interval"}, {"data", across("ci95_low")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
-    high.update({{"label", ""}, {"data", across("ci95_high")}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
+    mean.update({{"label", "mean"}, {"data", across(figure.mean())}, {"borderColor", Color(1)}, {"backgroundColor", Color(1)}});
+    low.update({{"label", "95% interval"}, {"data", across(figure.ci95_low())}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
+    high.update({{"label", ""}, {"data", across(figure.ci95_high())}, {"borderColor", Color(6)}, {"backgroundColor", Color(6)}, {"borderDash", {6, 4}}});
     J config = {{"type", "bar"},
                 {"data", {{"labels", labels}, {"datasets", {{{"type", "bar"}, {"label", unit}, {"data", values}, {"backgroundColor", Color(0)}}, mean, low, high}}}},
                 {"options", options}};

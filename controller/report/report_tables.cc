@@ -6,6 +6,7 @@
 #include "controller/report/report_writers.h"
 #include "controller/report/slowest_agent.h"
 #include "controller/report/report_units.h"
+#include "core/wire/proto_json.h"
 
 namespace iofleet::controller {
 namespace {
@@ -17,12 +18,19 @@ std::string Bytes(uint64_t n) {
   return fmt::format("{} B", n);
 }
 
-std::string Params(const ReportDocument& step) {
+std::string Params(const v1::ReportStep& step) {
   std::string out;
-  for (const auto& [path, value] : Object(step, "params").items()) {
-    out += (out.empty() ? "" : " ") + path + "=" + ParamText(value);
+  for (const v1::ReportParam& param : step.params()) {
+    out += (out.empty() ? "" : " ") + param.key() + "=" + ParamText(param);
   }
   return out;
+}
+
+// An enum's text in the document; "" for the value a document without the key reads as
+// (UNSPECIFIED, never written), as a missing key read before.
+template <typename Enum>
+std::string TextOrBlank(Enum value) {
+  return value == 0 ? std::string() : wire::EnumText(value);
 }
 
 }  // namespace
@@ -39,28 +47,28 @@ std::string FormatFigure(double value, const std::string& unit) {
 
 Table AgentsTable(const ReportDocument& doc) {
   Table t{"Agents", {"agent", "address", "version", "host", "kernel", "cpus", "memory", "file system", "device", "scheduler"}, {}, {}};
-  for (const auto& a : List(doc, "agents")) {
-    const ReportDocument& host = Object(a, "host");
-    std::string fs = Text(host, "fs_type");
-    if (!Text(host, "mount_point").empty()) fs += (fs.empty() ? "" : " on ") + Text(host, "mount_point");
-    if (!Text(host, "mount_options").empty()) fs += " (" + Text(host, "mount_options") + ")";
-    std::string device = Text(host, "device");
-    if (!Text(host, "block_device").empty()) device += (device.empty() ? "" : " ") + std::string("[") + Text(host, "block_device") + "]";
-    std::string scheduler = Text(host, "scheduler");
-    if (host.contains("read_ahead_kb")) scheduler += fmt::format("{}read-ahead {} KiB", scheduler.empty() ? "" : ", ", Count(host, "read_ahead_kb"));
-    t.rows.push_back({Text(a, "name"), Text(a, "address"), Text(a, "version"), Text(host, "hostname"), Text(host, "kernel"),
-                      host.contains("cpus") ? std::to_string(Count(host, "cpus")) : "",
-                      host.contains("memory_bytes") ? Bytes(Count(host, "memory_bytes")) : "", fs, device, scheduler});
+  for (const v1::ReportAgent& a : doc.agents()) {
+    const v1::ReportHost& host = a.host();
+    std::string fs = host.fs_type();
+    if (!host.mount_point().empty()) fs += (fs.empty() ? "" : " on ") + host.mount_point();
+    if (!host.mount_options().empty()) fs += " (" + host.mount_options() + ")";
+    std::string device = host.device();
+    if (!host.block_device().empty()) device += (device.empty() ? "" : " ") + std::string("[") + host.block_device() + "]";
+    std::string scheduler = host.scheduler();
+    if (host.has_read_ahead_kb()) scheduler += fmt::format("{}read-ahead {} KiB", scheduler.empty() ? "" : ", ", host.read_ahead_kb());
+    t.rows.push_back({a.name(), a.address(), a.version(), host.hostname(), host.kernel(),
+                      host.has_cpus() ? std::to_string(host.cpus()) : "",
+                      host.has_memory_bytes() ? Bytes(host.memory_bytes()) : "", fs, device, scheduler});
   }
   return t;
 }
 
 std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc) {
   std::vector<std::string> out;
-  for (const auto& a : List(doc, "agents")) {
-    const std::string why = Text(Object(a, "host"), "memory_backed");
+  for (const v1::ReportAgent& a : doc.agents()) {
+    const std::string why = a.host().memory_backed();
     if (why.empty()) continue;
-    out.push_back("warning: agent " + Text(a, "name") + ": its run directory is in memory (" + why +
+    out.push_back("warning: agent " + a.name() + ": its run directory is in memory (" + why +
                   "): the figures show RAM speed, not storage's (O_DIRECT does not change that)");
   }
   return out;
@@ -69,97 +77,98 @@ std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc) {
 Table StepsTable(const ReportDocument& doc) {
   Table t{"Steps", {"step", "point", "cycle", "swept", "agent", "MiB/s", "MB/s", "IOPS or files/s", "mean", "p50", "p99", "max", "status"}, {}, {}};
   t.notes = MemoryBackedWarnings(doc);
-  for (const auto& step : List(doc, "steps")) {
-    const std::string name = Text(step, "name");
-    const std::string kind = Text(step, "kind");
-    const std::string status = Text(step, "status");
+  for (const v1::ReportStep& step : doc.steps()) {
+    const std::string name = step.name();
+    const std::string kind = step.kind();
+    const std::string status = TextOrBlank(step.status());
     // Marked only when it trails the others by more than noise (controller/report/slowest_agent.h).
-    const std::string slowest =
-        Number(step, "slowest_trails_median_pct") > kMarkSlowestAbovePct ? Text(step, "slowest_agent") : "";
-    const ReportDocument& agg = Object(step, "aggregate");
-    const ReportDocument& agents = List(step, "agents");
-    auto row = [&](const std::string& agent, const ReportDocument& s) {
-      const ReportDocument& lat = Object(s, "latency_ns");
-      const double bps = Number(s, "bytes_per_sec");
+    const std::string slowest = step.slowest_trails_median_pct() > kMarkSlowestAbovePct ? step.slowest_agent() : "";
+    const v1::ReportFigures& agg = step.aggregate().figures();
+    const auto& agents = step.agents();
+    // One row of figures. `seconds` shows only for a step that moves no data, which has no read
+    // and write rows (the one kind of figures without a time of their own).
+    auto row = [&](const std::string& agent, double seconds, double bps, double iops, const v1::ReportLatency& lat) {
       if (MovesNoData(kind)) {
-        t.rows.push_back({name, std::to_string(Count(step, "point")), std::to_string(Count(step, "cycle")), Params(step), agent, "", "", "",
-                          fmt::format("took {:.3f} s", Number(s, "seconds")), "", "", "", status});
+        t.rows.push_back({name, std::to_string(step.point()), std::to_string(step.cycle()), Params(step), agent, "", "", "",
+                          fmt::format("took {:.3f} s", seconds), "", "", "", status});
         return;
       }
-      t.rows.push_back({name, std::to_string(Count(step, "point")), std::to_string(Count(step, "cycle")), Params(step), agent,
-                        fmt::format("{:.1f}", bps / kMiB), fmt::format("{:.1f}", bps / kMB), fmt::format("{:.0f}", Number(s, "iops")),
-                        FormatLatency(Number(lat, "mean")), FormatLatency(static_cast<double>(Count(lat, "p50"))),
-                        FormatLatency(static_cast<double>(Count(lat, "p99"))), FormatLatency(static_cast<double>(Count(lat, "max"))), status});
+      t.rows.push_back({name, std::to_string(step.point()), std::to_string(step.cycle()), Params(step), agent,
+                        fmt::format("{:.1f}", bps / kMiB), fmt::format("{:.1f}", bps / kMB), fmt::format("{:.0f}", iops),
+                        FormatLatency(lat.mean()), FormatLatency(static_cast<double>(lat.p50())),
+                        FormatLatency(static_cast<double>(lat.p99())), FormatLatency(static_cast<double>(lat.max())), status});
     };
-    auto agent_label = [&](const ReportDocument& a) {
-      const std::string n = Text(a, "agent");
+    // An aggregate, a phase, or one agent's share of either.
+    auto figures_row = [&](const std::string& agent, const v1::ReportFigures& s) {
+      row(agent, s.seconds(), s.bytes_per_sec(), s.iops(), s.latency_ns());
+    };
+    auto op_row = [&](const std::string& agent, const v1::ReportOp& s) { row(agent, 0, s.bytes_per_sec(), s.iops(), s.latency_ns()); };
+    auto agent_label = [&](const v1::ReportAgentFigures& a) {
+      const std::string n = a.agent();
       if (agents.size() < 2 || n != slowest) return n;
-      const double pct = Number(step, "slowest_trails_median_pct");
+      const double pct = step.slowest_trails_median_pct();
       return RanksByTime(kind) ? fmt::format("{} (slowest, {:.0f}% longer than the median)", n, pct)
                                : fmt::format("{} (slowest, {:.0f}% below the median)", n, pct);
     };
-    if (const ReportDocument& phases = List(step, "phases"); !phases.empty() && !MovesNoData(kind)) {
-      for (const auto& phase : phases) {
-        row(Text(phase, "op") + " (all)", phase);
-        if (List(phase, "agents").size() > 1) {
-          for (const auto& a : List(phase, "agents")) row(Text(phase, "op") + " " + Text(a, "agent"), a);
+    if (const auto& phases = step.phases(); !phases.empty() && !MovesNoData(kind)) {
+      for (const v1::ReportPhase& phase : phases) {
+        figures_row(phase.op() + " (all)", phase.figures());
+        if (phase.agents_size() > 1) {
+          for (const v1::ReportPhaseAgent& a : phase.agents()) figures_row(phase.op() + " " + a.agent(), a.figures());
         }
       }
     } else {
-      row(agents.size() > 1 ? "(all)" : (agents.empty() ? "-" : Text(agents[0], "agent")), agg);
-      if (agg.contains("read") && agg.contains("write") && !MovesNoData(kind)) {
-        row("read", Object(agg, "read"));
-        row("write", Object(agg, "write"));
+      figures_row(agents.size() > 1 ? "(all)" : (agents.empty() ? "-" : agents[0].agent()), agg);
+      if (agg.has_read() && agg.has_write() && !MovesNoData(kind)) {
+        op_row("read", agg.read());
+        op_row("write", agg.write());
       }
       if (agents.size() > 1) {
-        for (const auto& a : agents) row(agent_label(a), a);
+        for (const v1::ReportAgentFigures& a : agents) figures_row(agent_label(a), a.figures());
       }
     }
-    const std::string where = fmt::format("{} (point {}, cycle {})", name, Count(step, "point"), Count(step, "cycle"));
-    if (uint64_t filled = Count(agg, "filled_bytes")) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
-    if (agg.value("client_cpu_bound", false)) t.notes.push_back(where + ": warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's");
-    if (agg.value("cache_resident", false)) {
+    const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
+    if (uint64_t filled = agg.filled_bytes()) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
+    if (agg.client_cpu_bound()) t.notes.push_back(where + ": warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's");
+    if (agg.cache_resident()) {
       t.notes.push_back(fmt::format("{}: warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage",
-                                    where, Number(agg, "cache_resident_pct")));
+                                    where, agg.cache_resident_pct()));
     }
-    for (const auto& [error, n] : Object(agg, "errors").items()) {
-      t.notes.push_back(fmt::format("{}: errors: {} x {}", where, n.is_number() ? n.get<uint64_t>() : 0, error));
+    for (const v1::ReportCount& error : agg.errors()) {
+      t.notes.push_back(fmt::format("{}: errors: {} x {}", where, error.value(), error.key()));
     }
-    for (const auto& note : List(agg, "notes")) {
-      if (note.is_string()) t.notes.push_back(where + ": " + note.get<std::string>());
-    }
+    for (const std::string& note : agg.notes()) t.notes.push_back(where + ": " + note);
   }
   return t;
 }
 
 Table VerdictsTable(const ReportDocument& doc) {
-  auto it = doc.find("verdicts");
-  if (it == doc.end() || !it->is_object()) return {};
-  const ReportDocument& v = *it;
+  if (!doc.has_verdicts()) return {};
+  const v1::ReportVerdicts& v = doc.verdicts();
   Table t{"Verdicts", {"step", "point", "figure", "baseline", "now", "change", "p-value", "baseline runs", "verdict"}, {}, {}};
-  std::string basis = "Compared with " + (Text(v, "reference").empty() ? std::string("the baseline runs") : Text(v, "reference"));
-  if (v.contains("alpha")) basis += fmt::format(", alpha {:g}", Number(v, "alpha"));
-  if (v.contains("max_regression_pct")) basis += fmt::format(", a regression is significant and worse than {:g}%", Number(v, "max_regression_pct"));
+  std::string basis = "Compared with " + (v.reference().empty() ? std::string("the baseline runs") : v.reference());
+  // The run history always writes alpha and max_regression_pct (controller/history/regression.cc).
+  basis += fmt::format(", alpha {:g}", v.alpha());
+  basis += fmt::format(", a regression is significant and worse than {:g}%", v.max_regression_pct());
   t.notes.push_back(basis + ".");
   std::string differences;
-  for (const auto& d : List(v, "workload_differences")) differences += (differences.empty() ? "" : ", ") + (d.is_string() ? d.get<std::string>() : "");
-  if (Text(v, "verdict") == "not comparable") {
-    t.notes.push_back("Not comparable: the effective workload differs from that of baseline run " + Text(v, "workload_differs_from") + " (" +
+  for (const std::string& d : v.workload_differences().values()) differences += (differences.empty() ? "" : ", ") + d;
+  if (v.verdict() == v1::VERDICT_NOT_COMPARABLE) {
+    t.notes.push_back("Not comparable: the effective workload differs from that of baseline run " + v.workload_differs_from() + " (" +
                       differences + "), and no earlier run has this one's (--force-compare judges it anyway).");
-  } else if (v.value("workload_changed", false)) {
+  } else if (v.workload_changed()) {
     t.notes.push_back("warning: forced (--force-compare): the effective workload differs from that of baseline run " +
-                      Text(v, "workload_differs_from") + " (" + differences + "): the comparison is not like for like.");
+                      v.workload_differs_from() + " (" + differences + "): the comparison is not like for like.");
   }
-  for (const auto& step : List(v, "steps")) {
-    for (const auto& f : List(step, "figures")) {
-      const std::string unit = Text(f, "unit");
-      auto figure = [&](const char* key) { return f.contains(key) && f[key].is_number() ? FormatFigure(Number(f, key), unit) : std::string("-"); };
-      std::string name = Text(f, "figure");
-      if (!Text(f, "better").empty()) name += " (" + Text(f, "better") + " is better)";
-      t.rows.push_back({Text(step, "step"), std::to_string(Count(step, "point")), name, figure("baseline"), figure("now"),
-                        f.contains("change_pct") ? fmt::format("{:+.1f}%", Number(f, "change_pct")) : "-",
-                        f.contains("p_value") ? fmt::format("{:.3g}", Number(f, "p_value")) : "-",
-                        f.contains("baseline_runs") ? std::to_string(Count(f, "baseline_runs")) : "-", Text(f, "verdict")});
+  for (const v1::ReportStepVerdicts& step : v.steps()) {
+    for (const v1::ReportFigureVerdict& f : step.figures()) {
+      const std::string& unit = f.unit();
+      std::string name = f.figure();
+      if (f.better() != v1::BETTER_UNSPECIFIED) name += " (" + wire::EnumText(f.better()) + " is better)";
+      // `now` and `baseline_runs` are always written; a figure with no history has no baseline.
+      t.rows.push_back({step.step(), std::to_string(step.point()), name, f.has_baseline() ? FormatFigure(f.baseline(), unit) : "-",
+                        FormatFigure(f.now(), unit), f.has_change_pct() ? fmt::format("{:+.1f}%", f.change_pct()) : "-",
+                        f.has_p_value() ? fmt::format("{:.3g}", f.p_value()) : "-", std::to_string(f.baseline_runs()), TextOrBlank(f.verdict())});
     }
   }
   return t;

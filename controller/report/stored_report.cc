@@ -15,7 +15,7 @@ std::filesystem::path StoredRunDirectory(const std::string& run_id_or_dir) {
   return {};
 }
 
-Result<ReportDocument> LoadStoredReport(const std::string& run_id_or_dir) {
+Result<std::string> LoadStoredReportText(const std::string& run_id_or_dir) {
   std::error_code ec;
   std::filesystem::path file(run_id_or_dir);
   if (std::filesystem::is_directory(file, ec)) file /= "report.json";
@@ -30,7 +30,16 @@ Result<ReportDocument> LoadStoredReport(const std::string& run_id_or_dir) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return PosixError(file.string(), errno ? errno : EIO);
-  return ParseReportDocument(text.str(), file.string());
+  return text.str();
+}
+
+Result<ReportDocument> LoadStoredReport(const std::string& run_id_or_dir) {
+  auto text = LoadStoredReportText(run_id_or_dir);
+  if (!text.ok()) return text.status();
+  std::error_code ec;
+  std::filesystem::path file(run_id_or_dir);
+  if (std::filesystem::is_directory(file, ec)) file /= "report.json";
+  return ParseReportDocument(*text, file.string());
 }
 
 }  // namespace iofleet::controller

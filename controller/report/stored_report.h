@@ -15,6 +15,8 @@ namespace iofleet::controller {
 // neither is NotFound.
 // (A RUN_ID is looked up in the history database by `iofleet report`, controller/cli/report_command.cc.)
 Result<ReportDocument> LoadStoredReport(const std::string& run_id_or_dir);
+// Its report.json's text, unread (errors as LoadStoredReport's, but for the content).
+Result<std::string> LoadStoredReportText(const std::string& run_id_or_dir);
 
 // The directory holding the stored run's other files (workload.effective.yaml), empty when the
 // run came from elsewhere.

@@ -15,9 +15,9 @@ namespace {
 // The swept paths of the whole run, in the order they first appear: summary.csv's last columns.
 std::vector<std::string> SweptPaths(const ReportDocument& doc) {
   std::vector<std::string> paths;
-  for (const auto& step : List(doc, "steps")) {
-    for (const auto& [path, value] : Object(step, "params").items()) {
-      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+  for (const v1::ReportStep& step : doc.steps()) {
+    for (const v1::ReportParam& p : step.params()) {
+      if (std::find(paths.begin(), paths.end(), p.key()) == paths.end()) paths.push_back(p.key());
     }
   }
   return paths;
@@ -28,31 +28,29 @@ bool CountsFiles(const std::string& kind, const std::string& scope) {
   return kind == "copy" || scope.rfind("phase:", 0) == 0;
 }
 
-const ReportDocument& Latency(const ReportDocument& stats) {
-  static const ReportDocument kNone = ReportDocument::object();
-  auto it = stats.find("latency_ns");
-  return it != stats.end() ? *it : kNone;
-}
-
 // One row of STATS `s` (docs/report-schema.md) of `step`.
-std::string CsvRow(const ReportDocument& step, const std::string& scope, const std::string& agent, const ReportDocument& s,
+std::string CsvRow(const v1::ReportStep& step, const std::string& scope, const std::string& agent, const v1::ReportFigures& s,
                    const std::vector<std::string>& swept) {
-  const ReportDocument& h = Latency(s);
-  const std::string kind = Text(step, "kind");
-  const double bps = Number(s, "bytes_per_sec");
+  const v1::ReportLatency& h = s.latency_ns();
+  const std::string& kind = step.kind();
+  const double bps = s.bytes_per_sec();
   std::string row =
-      fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6f},{:.3f},{:.6f},{:.6f},{:.1f},{},{},{},{},{},{},{},{:.6f},", Count(step, "index"),
-                  CsvField(Text(step, "name")), kind, Count(step, "point"), Count(step, "cycle"), Text(step, "status"), scope,
-                  CsvField(agent), Count(s, "ops"), Count(s, "bytes"), Number(s, "seconds"), Number(s, "iops"), bps, bps / kMiB,
-                  bps / kMB, Number(h, "mean"), Count(h, "p50"), Count(h, "p90"), Count(h, "p99"), Count(h, "p999"),
-                  Count(h, "p9999"), Count(h, "max"), Count(s, "passes"), bps * 8 / 1e9);
-  if (CountsFiles(kind, scope)) row += fmt::format("{:.6f}", Number(s, "iops"));
+      fmt::format("{},{},{},{},{},{},{},{},{},{},{:.9g},{:.6f},{:.3f},{:.6f},{:.6f},{:.1f},{},{},{},{},{},{},{},{:.6f},", step.index(),
+                  CsvField(step.name()), kind, step.point(), step.cycle(), StatusText(step.status()), scope,
+                  CsvField(agent), s.ops(), s.bytes(), s.seconds(), s.iops(), bps, bps / kMiB,
+                  bps / kMB, h.mean(), h.p50(), h.p90(), h.p99(), h.p999(),
+                  h.p9999(), h.max(), s.passes(), bps * 8 / 1e9);
+  if (CountsFiles(kind, scope)) row += fmt::format("{:.6f}", s.iops());
   // A group's step runs several times per cycle: its group and group cycle tell the rows apart.
-  row += step.contains("group_cycle") ? fmt::format(",{},{}", CsvField(Text(step, "group")), Count(step, "group_cycle")) : ",,";
-  const ReportDocument& params = Object(step, "params");
+  row += step.has_group_cycle() ? fmt::format(",{},{}", CsvField(step.group()), step.group_cycle()) : ",,";
   for (const auto& path : swept) {
     row += ",";
-    if (auto it = params.find(path); it != params.end()) row += CsvField(ParamText(*it));
+    for (const v1::ReportParam& p : step.params()) {
+      if (p.key() == path) {
+        row += CsvField(ParamText(p));
+        break;
+      }
+    }
   }
   return row + "\n";
 }
@@ -74,25 +72,24 @@ std::string SummaryCsv(const ReportDocument& doc) {
       "lat_max_ns,passes,gbps,files_per_sec,group,group_cycle";
   for (const auto& path : swept) out += "," + CsvField(path);
   out += "\n";
-  for (const auto& step : List(doc, "steps")) {
+  for (const v1::ReportStep& step : doc.steps()) {
     // A files step's whole adds its phases' different operations together, which is the rate of
     // nothing: its rows are its phases, for all agents and for each.
-    const ReportDocument& phases = List(step, "phases");
-    if (phases.empty()) {
-      out += CsvRow(step, "aggregate", "", Object(step, "aggregate"), swept);
-      for (const auto& a : List(step, "agents")) out += CsvRow(step, "agent", Text(a, "agent"), a, swept);
+    if (step.phases().empty()) {
+      out += CsvRow(step, "aggregate", "", step.aggregate().figures(), swept);
+      for (const v1::ReportAgentFigures& a : step.agents()) out += CsvRow(step, "agent", a.agent(), a.figures(), swept);
     }
-    for (const auto& phase : phases) {
-      const std::string scope = "phase:" + Text(phase, "op");
-      out += CsvRow(step, scope, "", phase, swept);
-      for (const auto& a : List(phase, "agents")) out += CsvRow(step, scope, Text(a, "agent"), a, swept);
+    for (const v1::ReportPhase& phase : step.phases()) {
+      const std::string scope = "phase:" + phase.op();
+      out += CsvRow(step, scope, "", phase.figures(), swept);
+      for (const v1::ReportPhaseAgent& a : phase.agents()) out += CsvRow(step, scope, a.agent(), a.figures(), swept);
     }
   }
   return out;
 }
 
 std::string ConsoleSummary(const ReportDocument& doc) {
-  std::string out = fmt::format("\nrun {}  workload {}  status {}\n", Text(doc, "run_id"), Text(doc, "workload"), Text(doc, "status"));
+  std::string out = fmt::format("\nrun {}  workload {}  status {}\n", doc.run_id(), doc.workload(), StatusText(doc.status()));
   for (const auto& warning : MemoryBackedWarnings(doc)) out += warning + "\n";
   // Copies and files phases count files, and their latency is the time per file: their columns
   // say so. The header is printed again where the kind of row changes.
@@ -104,88 +101,82 @@ std::string ConsoleSummary(const ReportDocument& doc) {
     if (h != shown_header) out += h;
     shown_header = h;
   };
-  // A row of STATS, or of a direction's figures (read, write: the same keys).
-  auto row = [&](const std::string& step, const std::string& agent, const ReportDocument& s) {
-    const ReportDocument& h = Latency(s);
+  // A row of STATS, or of a direction's figures (read, write: the same fields).
+  auto row = [&](const std::string& step, const std::string& agent, const auto& s) {
+    const v1::ReportLatency& h = s.latency_ns();
     out += fmt::format("{:<14} {:<12} {:>10.1f} {:>10.1f} {:>10.0f} {:>10} {:>10} {:>10} {:>10}\n", step, agent,
-                       Number(s, "bytes_per_sec") / kMiB, Number(s, "bytes_per_sec") / kMB, Number(s, "iops"),
-                       FormatLatency(Number(h, "mean")), FormatLatency(static_cast<double>(Count(h, "p50"))),
-                       FormatLatency(static_cast<double>(Count(h, "p99"))), FormatLatency(static_cast<double>(Count(h, "max"))));
+                       s.bytes_per_sec() / kMiB, s.bytes_per_sec() / kMB, s.iops(),
+                       FormatLatency(h.mean()), FormatLatency(static_cast<double>(h.p50())),
+                       FormatLatency(static_cast<double>(h.p99())), FormatLatency(static_cast<double>(h.max())));
   };
   bool repeated = false;
-  for (const auto& step : List(doc, "steps")) {
-    repeated = repeated || !Object(step, "params").empty() || Count(step, "cycle") > 0;
-  }
-  for (const auto& step : List(doc, "steps")) {
-    const ReportDocument& agg = Object(step, "aggregate");
-    const ReportDocument& agents = List(step, "agents");
-    const std::string name = Text(step, "name");
-    const std::string kind = Text(step, "kind");
+  for (const v1::ReportStep& step : doc.steps()) repeated = repeated || !step.params().empty() || step.cycle() > 0;
+  for (const v1::ReportStep& step : doc.steps()) {
+    const v1::ReportFigures& agg = step.aggregate().figures();
+    const auto& agents = step.agents();
+    const std::string& name = step.name();
+    const std::string& kind = step.kind();
     if (repeated) {
-      std::string label = fmt::format("{} point {} cycle {}", name, Count(step, "point"), Count(step, "cycle"));
-      for (const auto& [path, value] : Object(step, "params").items()) {
-        label += fmt::format(" {}={}", path, ParamText(value));
-      }
+      std::string label = fmt::format("{} point {} cycle {}", name, step.point(), step.cycle());
+      for (const v1::ReportParam& p : step.params()) label += fmt::format(" {}={}", p.key(), ParamText(p));
       out += label + "\n";
     }
-    const std::string all = agents.size() > 1 ? "(all)" : (agents.empty() ? "-" : Text(agents[0], "agent"));
+    const std::string all = agents.size() > 1 ? "(all)" : (agents.empty() ? "-" : agents[0].agent());
     if (MovesNoData(kind)) {
       // Its one figure is its time: no rows of zero bytes.
-      out += fmt::format("{:<14} {:<12} took {:.3f} s\n", name, all, Number(agg, "seconds"));
+      out += fmt::format("{:<14} {:<12} took {:.3f} s\n", name, all, agg.seconds());
       if (agents.size() > 1) {
-        for (const auto& a : agents) out += fmt::format("{:<14} {:<12} took {:.3f} s\n", "", Text(a, "agent"), Number(a, "seconds"));
+        for (const auto& a : agents) out += fmt::format("{:<14} {:<12} took {:.3f} s\n", "", a.agent(), a.figures().seconds());
       }
-    } else if (const ReportDocument& phases = List(step, "phases"); !phases.empty()) {
+    } else if (!step.phases().empty()) {
       // A files step's phases only: its whole would add different operations into one rate.
       header(true);
-      for (size_t p = 0; p < phases.size(); ++p) {
-        const ReportDocument& phase = phases[p];
-        row(p == 0 ? name : "", Text(phase, "op"), phase);
-        if (List(phase, "agents").size() > 1) {
-          for (const auto& a : List(phase, "agents")) row("", "  " + Text(a, "agent"), a);
+      for (int p = 0; p < step.phases_size(); ++p) {
+        const v1::ReportPhase& phase = step.phases(p);
+        row(p == 0 ? name : "", phase.op(), phase.figures());
+        if (phase.agents_size() > 1) {
+          for (const auto& a : phase.agents()) row("", "  " + a.agent(), a.figures());
         }
       }
     } else {
       header(kind == "copy");
       row(name, all, agg);
-      if (agg.contains("read") && agg.contains("write")) {  // present only when it did such I/O
-        row("", "  read", Object(agg, "read"));
-        row("", "  write", Object(agg, "write"));
+      if (agg.has_read() && agg.has_write()) {  // present only when it did such I/O
+        row("", "  read", agg.read());
+        row("", "  write", agg.write());
       }
       if (agents.size() > 1) {
-        for (const auto& a : agents) row("", Text(a, "agent"), a);
+        for (const auto& a : agents) row("", a.agent(), a.figures());
       }
     }
-    if (Text(step, "status") != "succeeded") out += fmt::format("{:<14} status: {}\n", "", Text(step, "status"));
-    if (uint64_t filled = Count(agg, "filled_bytes")) {
+    if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
+    if (uint64_t filled = agg.filled_bytes()) {
       out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", filled >> 20);
     }
-    if (agg.value("client_cpu_bound", false)) {
+    if (agg.client_cpu_bound()) {
       out += fmt::format("{:<14} warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's\n", "");
     }
-    const bool agg_cached = agg.value("cache_resident", false);
+    const bool agg_cached = agg.cache_resident();
     if (agg_cached) {
       out += fmt::format("{:<14} warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage\n",
-                         "", Number(agg, "cache_resident_pct"));
+                         "", agg.cache_resident_pct());
     }
     for (const auto& a : agents) {  // one agent's cached data may hide in a large fleet's total
-      if (agents.size() > 1 && a.value("cache_resident", false) && !agg_cached) {
+      if (agents.size() > 1 && a.figures().cache_resident() && !agg_cached) {
         out += fmt::format("{:<14} warning: agent {}: {:.0f}% of its data was in the page cache when the step started\n", "",
-                           Text(a, "agent"), Number(a, "cache_resident_pct"));
+                           a.agent(), a.figures().cache_resident_pct());
       }
     }
-    for (const auto& [error, n] : Object(agg, "errors").items()) {
-      out += fmt::format("{:<14} errors: {} x {}\n", "", n.get<uint64_t>(), error);
-    }
+    for (const v1::ReportCount& error : agg.errors()) out += fmt::format("{:<14} errors: {} x {}\n", "", error.value(), error.key());
     if (kind == "copy") {
-      const double bps = Number(agg, "bytes_per_sec");
-      out += fmt::format("{:<14} copy: {} files, {} dirs in {:.3f} s: {:.3f} Gbps, {:.3f} GiB/s\n", "", Count(agg, "ops"),
-                         Count(agg, "dirs"), Number(agg, "seconds"), bps * 8 / 1e9, bps / (kMiB * 1024));
+      const double bps = agg.bytes_per_sec();
+      out += fmt::format("{:<14} copy: {} files, {} dirs in {:.3f} s: {:.3f} Gbps, {:.3f} GiB/s\n", "", agg.ops(),
+                         step.aggregate().copy().dirs(), agg.seconds(), bps * 8 / 1e9, bps / (kMiB * 1024));
     }
-    for (const auto& note : List(agg, "notes")) out += fmt::format("{:<14} note: {}\n", "", note.get<std::string>());
+    for (const std::string& note : agg.notes()) out += fmt::format("{:<14} note: {}\n", "", note);
   }
   out += HeadlineTables(doc);
-  if (const std::string error = Text(doc, "error"); !error.empty()) out += "error: " + error + "\n";
+  if (!doc.error().empty()) out += "error: " + doc.error() + "\n";
   return out;
 }
 

@@ -400,7 +400,7 @@ int RunManager::Finish(int code) {
   // report.json is the run's document; every other format is rendered from it (report_document.h).
   // The history records the run (and judges it, if asked) first: the verdicts are part of it.
   std::string json = ReportJson(report_);
-  ReportDocument doc = ReportDocument::parse(json);
+  nlohmann::ordered_json stored = nlohmann::ordered_json::parse(json);
   std::optional<RunVerdicts>& verdicts = verdicts_;
   HistoryOptions history{HistoryDbPath(options_.db, options_.out_dir), options_.verdicts,
                          {options_.labels.begin(), options_.labels.end()}, options_.notes};
@@ -415,13 +415,19 @@ int RunManager::Finish(int code) {
       written = false;
     }
   }
-  if (auto judged = JudgeAndRecord(history, doc, effective_, samples_text); judged.ok()) {
+  if (auto judged = JudgeAndRecord(history, stored, effective_, samples_text); judged.ok()) {
     verdicts = std::move(*judged);
   } else {
     log() << "iofleet: " << judged.status().message() << "\n";
     written = false;
   }
-  json = doc.dump(2) + "\n";  // every file from the same document, verdicts or not
+  json = stored.dump(2) + "\n";  // every file from the same document, verdicts or not
+  auto typed = TypedReport(stored, (out_dir_ / "report.json").string());
+  if (!typed.ok()) {  // ReportJson writes what its schema reads: a bug, not the run's fault
+    log() << "iofleet: " << typed.status().message() << "\n";
+    return kExitFailed;
+  }
+  const ReportDocument& doc = *typed;
   HtmlAssets html = LoadHtmlAssets(out_dir_);
   if (!html.chart_js) log() << "iofleet: report.html without charts: " << html.chart_js_path << " cannot be read (install libjs-chart.js)\n";
   const std::pair<const char*, std::string> files[] = {{"report.json", json},
@@ -435,7 +441,7 @@ int RunManager::Finish(int code) {
     }
   }
   out() << ConsoleSummary(doc);
-  if (verdicts) out() << VerdictLines(verdicts->json);
+  if (verdicts) out() << VerdictLines(verdicts->verdicts);
   Push();
   if (!written) return kExitFailed;
   out() << "report: " << (out_dir_ / "report.json").string() << "\n";
@@ -492,7 +498,7 @@ void RunManager::Push() {
   pushed_ = true;
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (Status s = PushResults(*options_.pushgateway, report_, seconds, now, verdicts_ ? &verdicts_->json : nullptr); !s.ok()) {
+  if (Status s = PushResults(*options_.pushgateway, report_, seconds, now, verdicts_ ? &verdicts_->verdicts : nullptr); !s.ok()) {
     log() << "iofleet: warning: " << s.message() << "\n";
   }
 }

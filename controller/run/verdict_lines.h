@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "iofleet/v1/report.pb.h"
 
 namespace iofleet::controller {
 
-std::string VerdictLines(const nlohmann::ordered_json& verdicts);
+std::string VerdictLines(const v1::ReportVerdicts& verdicts);
 
 }  // namespace iofleet::controller

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/base/exit_code.h"
+#include "core/wire/proto_json.h"
 
 namespace iofleet::controller {
 
@@ -16,12 +17,12 @@ std::string LastError(const std::string& log) {
   return last;
 }
 
-RunOutcome OutcomeOf(const ReportDocument* report, int exit_code, const Interrupt& interrupt, const std::string& log) {
+RunOutcome OutcomeOf(const v1::Report* report, int exit_code, const Interrupt& interrupt, const std::string& log) {
   RunOutcome o;
   if (report) {
-    o.status = report->value("status", "failed");
-    o.error = report->value("error", "");
-    if (report->contains("verdicts") && (*report)["verdicts"].is_object()) o.verdict = (*report)["verdicts"].value("verdict", "");
+    o.status = report->status() == v1::RUN_STATUS_UNSPECIFIED ? "failed" : wire::EnumText(report->status());
+    o.error = report->error();
+    if (report->has_verdicts()) o.verdict = wire::EnumText(report->verdicts().verdict());
     if (o.status == "succeeded" && exit_code == kExitFailed) {
       o.status = "failed";
       o.verdict.clear();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "controller/report/report_document.h"
+#include "iofleet/v1/report.pb.h"
 #include "controller/run/interrupt.h"
 
 namespace iofleet::controller {
@@ -19,7 +20,7 @@ struct RunOutcome {
 // `Run` returned; `log`: the messages it wrote. A run whose report says succeeded but which
 // exited 1 (its history or a report file could not be written) is failed: it is not recorded,
 // so not judged.
-RunOutcome OutcomeOf(const ReportDocument* report, int exit_code, const Interrupt& interrupt, const std::string& log);
+RunOutcome OutcomeOf(const v1::Report* report, int exit_code, const Interrupt& interrupt, const std::string& log);
 
 // The last "iofleet: ..." error line of `log` (warnings and the "run ... on N agent(s)" line
 // left out), without the prefix; "" when there is none.

@@ -260,7 +260,7 @@ HttpResponse ServeApi::OneRun(const std::string& run_id) {
   if (!db.ok()) return FromStatus(db.status());
   auto stored = (*db)->Load(run_id);
   if (stored.ok()) {
-    auto doc = ParseReportDocument(stored->report_json, "history run " + run_id);
+    auto doc = ParseReportJson(stored->report_json, "history run " + run_id);
     if (doc.ok()) j["report_document"] = std::move(*doc);
   } else if (stored.status().code() != Code::kNotFound) {
     return FromStatus(stored.status());
@@ -481,16 +481,15 @@ HttpResponse ServeApi::Metrics() {
         }
       }
       auto doc = ParseReportDocument(stored->report_json, "history run " + r.run_id);
-      if (doc.ok() && doc->contains("verdicts") && (*doc)["verdicts"].is_object()) {
-        comparable.Add({{"suite", suite.name}, {"workload", workload}})
-            .Set((*doc)["verdicts"].value("verdict", "") == "not comparable" ? 0 : 1);
-        for (const auto& step : (*doc)["verdicts"].value("steps", Json::array())) {
-          for (const auto& f : step.value("figures", Json::array())) {
-            const std::string v = f.value("verdict", "");
-            if (v == "not enough history" || v == "not comparable") continue;
-            verdict.Add({{"suite", suite.name}, {"workload", workload}, {"step", step.value("step", "")},
-                         {"point", std::to_string(step.value("point", 0))}, {"figure", f.value("figure", "")}})
-                .Set(v == "regression" ? 1 : 0);
+      if (doc.ok() && doc->has_verdicts()) {
+        const v1::ReportVerdicts& verdicts = doc->verdicts();
+        comparable.Add({{"suite", suite.name}, {"workload", workload}}).Set(verdicts.verdict() == v1::VERDICT_NOT_COMPARABLE ? 0 : 1);
+        for (const v1::ReportStepVerdicts& step : verdicts.steps()) {
+          for (const v1::ReportFigureVerdict& f : step.figures()) {
+            if (f.verdict() == v1::VERDICT_NOT_ENOUGH_HISTORY || f.verdict() == v1::VERDICT_NOT_COMPARABLE) continue;
+            verdict.Add({{"suite", suite.name}, {"workload", workload}, {"step", step.step()},
+                         {"point", std::to_string(step.point())}, {"figure", f.figure()}})
+                .Set(f.verdict() == v1::VERDICT_REGRESSION ? 1 : 0);
           }
         }
       }

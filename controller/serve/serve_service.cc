@@ -237,7 +237,7 @@ void ServeService::FleetLoop(const std::string& fleet) {
 void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const Interrupt& interrupt) {
   std::string status = "failed", verdict, error;
   int code = -1;
-  std::optional<ReportDocument> report;
+  std::optional<v1::Report> report;
   if (!suite) {
     error = "suite " + run.suite + " is no longer in " + config_.file;
   } else {
@@ -306,7 +306,7 @@ void ServeService::Execute(const ServeRun& run, const ServeSuite* suite, const I
 }
 
 void ServeService::Notify(const ServeRun& run, const ServeSuite& suite, const std::string& status, const std::string& verdict,
-                          const std::string& error, const ReportDocument* report) {
+                          const std::string& error, const v1::Report* report) {
   if (suite.webhook.empty()) return;
   const std::string event = WebhookEvent(status, verdict);
   if (event.empty()) return;

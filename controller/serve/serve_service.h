@@ -72,7 +72,7 @@ class ServeService {
   void Execute(const ServeRun& run, const ServeSuite* suite, const Interrupt& interrupt);
   // The suite's webhook, when the run calls for one; `report` may be null.
   void Notify(const ServeRun& run, const ServeSuite& suite, const std::string& status, const std::string& verdict,
-              const std::string& error, const ReportDocument* report);
+              const std::string& error, const v1::Report* report);
   void Prune(const ServeSuite& suite);
   // Writes the run ends the store could not (ServeStore::Finish), logging each that lands.
   void WriteUnwritten();

@@ -10,32 +10,27 @@ std::string WebhookEvent(const std::string& status, const std::string& verdict) 
 
 nlohmann::ordered_json WebhookBody(const std::string& event, const std::string& suite, const std::string& run_id,
                                    const std::string& status, const std::string& verdict, const std::string& error,
-                                   const nlohmann::ordered_json* report, const std::string& report_path) {
+                                   const v1::Report* report, const std::string& report_path) {
   nlohmann::ordered_json body = {{"event", event},     {"suite", suite}, {"run_id", run_id},
                                  {"workload", ""},     {"status", status}, {"verdict", verdict},
                                  {"error", error},     {"labels", nlohmann::ordered_json::object()}};
-  if (report && report->is_object()) {
-    body["workload"] = report->value("workload", "");
-    if (report->contains("labels") && (*report)["labels"].is_object()) body["labels"] = (*report)["labels"];
-    if (report->contains("started_at_unix_ns") && (*report)["started_at_unix_ns"].is_number()) {
-      body["started_at_unix_s"] = (*report)["started_at_unix_ns"].get<double>() / 1e9;
-    }
-    if (report->contains("duration_ns") && (*report)["duration_ns"].is_number()) {
-      body["duration_seconds"] = (*report)["duration_ns"].get<double>() / 1e9;
-    }
+  if (report) {
+    body["workload"] = report->workload();
+    for (const v1::ReportLabel& label : report->labels()) body["labels"][label.key()] = label.value();
+    if (report->has_started_at_unix_ns()) body["started_at_unix_s"] = static_cast<double>(report->started_at_unix_ns()) / 1e9;
+    if (report->has_duration_ns()) body["duration_seconds"] = static_cast<double>(report->duration_ns()) / 1e9;
   }
   if (!report_path.empty()) body["report"] = report_path;
   nlohmann::ordered_json regressions = nlohmann::ordered_json::array();
-  if (report && report->contains("verdicts") && (*report)["verdicts"].is_object()) {
-    const auto& steps = (*report)["verdicts"].value("steps", nlohmann::ordered_json::array());
-    for (const auto& step : steps) {
-      if (!step.is_object()) continue;
-      for (const auto& f : step.value("figures", nlohmann::ordered_json::array())) {
-        if (!f.is_object() || f.value("verdict", "") != "regression") continue;
-        nlohmann::ordered_json r = {{"step", step.value("step", "")}, {"point", step.value("point", 0)}};
-        for (const char* key : {"figure", "unit", "baseline", "now", "change_pct", "p_value"}) {
-          if (f.contains(key)) r[key] = f[key];
-        }
+  if (report && report->has_verdicts()) {
+    for (const v1::ReportStepVerdicts& step : report->verdicts().steps()) {
+      for (const v1::ReportFigureVerdict& f : step.figures()) {
+        if (f.verdict() != v1::VERDICT_REGRESSION) continue;
+        nlohmann::ordered_json r = {{"step", step.step()}, {"point", step.point()}, {"figure", f.figure()}, {"unit", f.unit()}};
+        if (f.has_baseline()) r["baseline"] = f.baseline();
+        r["now"] = f.now();
+        if (f.has_change_pct()) r["change_pct"] = f.change_pct();
+        if (f.has_p_value()) r["p_value"] = f.p_value();
         regressions.push_back(std::move(r));
       }
     }

@@ -9,6 +9,7 @@
 #include "controller/push/http_put.h"
 #include "controller/serve/serve_config.h"
 #include "core/base/status.h"
+#include "iofleet/v1/report.pb.h"
 
 namespace iofleet::controller {
 
@@ -22,7 +23,7 @@ std::string WebhookEvent(const std::string& status, const std::string& verdict);
 // the run ended before it had one).
 nlohmann::ordered_json WebhookBody(const std::string& event, const std::string& suite, const std::string& run_id,
                                    const std::string& status, const std::string& verdict, const std::string& error,
-                                   const nlohmann::ordered_json* report, const std::string& report_path);
+                                   const v1::Report* report, const std::string& report_path);
 
 // Chat services put the secret in the path: messages name only the scheme, host and port.
 std::string RedactedWebhook(const WebhookUrl& url);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/history/run_figures.h"
+#include "core/wire/proto_json.h"
 #include "tests/support/temp_dir.h"
 
 namespace iofleet::controller {
@@ -48,9 +49,10 @@ class JudgeRunTest : public ::testing::Test {
 TEST_F(JudgeRunTest, ASlowerRunIsARegressionOfThatFigureOnly) {
   auto v = JudgeRun(*db_, MakeRun("now", 1000, 800, 0.002), MeanOf5());
   ASSERT_TRUE(v.ok()) << v.status().message();
+  nlohmann::ordered_json vj = wire::ToJson(v->verdicts);  // as report.json holds them
   EXPECT_EQ(v->overall, "regression");
   EXPECT_EQ(v->regressions, 1);
-  const auto& figures = v->json["steps"][0]["figures"];
+  const auto& figures = vj["steps"][0]["figures"];
   ASSERT_EQ(figures.size(), 2u);
   for (const auto& f : figures) {
     if (f["figure"] == "bandwidth") {
@@ -65,8 +67,8 @@ TEST_F(JudgeRunTest, ASlowerRunIsARegressionOfThatFigureOnly) {
       EXPECT_EQ(f["better"], "lower");
     }
   }
-  EXPECT_EQ(v->json["baseline_runs"].size(), 5u);
-  EXPECT_FALSE(v->json["workload_changed"].get<bool>());
+  EXPECT_EQ(vj["baseline_runs"].size(), 5u);
+  EXPECT_FALSE(vj["workload_changed"].get<bool>());
 }
 
 TEST_F(JudgeRunTest, LabelsSelectTheBaselineAndExcludedRunsAreLeftOut) {
@@ -80,9 +82,10 @@ TEST_F(JudgeRunTest, LabelsSelectTheBaselineAndExcludedRunsAreLeftOut) {
   ASSERT_TRUE(db_->SetExcluded("b3", true).ok());
   auto few = JudgeRun(*db_, MakeRun("now", 1000, 800, 0.002), MeanOf5());
   ASSERT_TRUE(few.ok());
+  nlohmann::ordered_json fewj = wire::ToJson(few->verdicts);
   EXPECT_EQ(few->overall, "not enough history");  // two runs left
-  EXPECT_EQ(few->json["steps"][0]["figures"][0]["baseline_runs"], 2);
-  EXPECT_FALSE(few->json["steps"][0]["figures"][0].contains("p_value"));
+  EXPECT_EQ(fewj["steps"][0]["figures"][0]["baseline_runs"], 2);
+  EXPECT_FALSE(fewj["steps"][0]["figures"][0].contains("p_value"));
 }
 
 // `--set queue_depth=1 --set block_size=64KiB` under the same name was judged: "regression, iops
@@ -93,14 +96,15 @@ TEST_F(JudgeRunTest, AChangedWorkloadIsNotComparableNamingWhatDiffers) {
   changed.effective_workload = "name: nightly\ndefaults: { queue_depth: 1, block_size: 64KiB }\nsteps:\n  - io: { op: read }\n";
   auto v = JudgeRun(*db_, changed, MeanOf5());
   ASSERT_TRUE(v.ok()) << v.status().message();
+  nlohmann::ordered_json vj = wire::ToJson(v->verdicts);
   EXPECT_EQ(v->overall, "not comparable");
   EXPECT_EQ(v->regressions, 0);
-  EXPECT_EQ(v->json["verdict"], "not comparable");
-  EXPECT_EQ(v->json["workload_differs_from"], "b4");
-  EXPECT_EQ(v->json["workload_differences"],
+  EXPECT_EQ(vj["verdict"], "not comparable");
+  EXPECT_EQ(vj["workload_differs_from"], "b4");
+  EXPECT_EQ(vj["workload_differences"],
             nlohmann::ordered_json::parse(R"(["defaults.block_size: 4KiB -> 64KiB", "defaults.queue_depth: 32 -> 1"])"));
-  EXPECT_TRUE(v->json["baseline_runs"].empty());
-  for (const auto& f : v->json["steps"][0]["figures"]) {
+  EXPECT_TRUE(vj["baseline_runs"].empty());
+  for (const auto& f : vj["steps"][0]["figures"]) {
     EXPECT_EQ(f["verdict"], "not comparable");
     EXPECT_FALSE(f.contains("baseline"));
   }
@@ -110,10 +114,11 @@ TEST_F(JudgeRunTest, AChangedWorkloadIsNotComparableNamingWhatDiffers) {
   forced.force_comparable = true;
   auto f = JudgeRun(*db_, changed, forced);
   ASSERT_TRUE(f.ok());
+  nlohmann::ordered_json fj = wire::ToJson(f->verdicts);
   EXPECT_EQ(f->overall, "improvement");
-  EXPECT_TRUE(f->json["forced"].get<bool>());
-  EXPECT_TRUE(f->json["workload_changed"].get<bool>());
-  EXPECT_EQ(f->json["workload_differences"].size(), 2u);
+  EXPECT_TRUE(fj["forced"].get<bool>());
+  EXPECT_TRUE(fj["workload_changed"].get<bool>());
+  EXPECT_EQ(fj["workload_differences"].size(), 2u);
 }
 
 TEST_F(JudgeRunTest, OnlyBaselinesOfTheSameEffectiveWorkloadCount) {
@@ -124,9 +129,10 @@ TEST_F(JudgeRunTest, OnlyBaselinesOfTheSameEffectiveWorkloadCount) {
   }
   auto v = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), MeanOf5());
   ASSERT_TRUE(v.ok());
+  nlohmann::ordered_json vj = wire::ToJson(v->verdicts);
   EXPECT_EQ(v->overall, "unchanged");
-  EXPECT_EQ(v->json["baseline_runs"], nlohmann::ordered_json::parse(R"(["b0", "b1", "b2", "b3", "b4"])"));
-  EXPECT_FALSE(v->json["workload_changed"].get<bool>());
+  EXPECT_EQ(vj["baseline_runs"], nlohmann::ordered_json::parse(R"(["b0", "b1", "b2", "b3", "b4"])"));
+  EXPECT_FALSE(vj["workload_changed"].get<bool>());
 }
 
 TEST_F(JudgeRunTest, ARunIdReferenceMustBeABaseline) {
@@ -134,8 +140,9 @@ TEST_F(JudgeRunTest, ARunIdReferenceMustBeABaseline) {
   o.reference = *Reference::Parse("b3");
   auto v = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), o);
   ASSERT_TRUE(v.ok()) << v.status().message();
-  EXPECT_NEAR(v->json["steps"][0]["figures"][0]["baseline"].get<double>(), 1005, 1e-9);  // b3's bandwidth
-  EXPECT_EQ(v->json["steps"][0]["figures"][0]["baseline_runs"], 4);                     // b0..b3
+  nlohmann::ordered_json vj = wire::ToJson(v->verdicts);
+  EXPECT_NEAR(vj["steps"][0]["figures"][0]["baseline"].get<double>(), 1005, 1e-9);  // b3's bandwidth
+  EXPECT_EQ(vj["steps"][0]["figures"][0]["baseline_runs"], 4);                     // b0..b3
   o.reference = *Reference::Parse("nope");
   auto missing = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), o);
   ASSERT_FALSE(missing.ok());
@@ -150,7 +157,8 @@ TEST_F(JudgeRunTest, ARunIdReferenceMustBeABaseline) {
 }
 
 TEST(HeadlineFigures, ReadsEachKindsFiguresFromTheReport) {
-  auto report = nlohmann::json::parse(R"({
+  v1::Report report;
+  ASSERT_TRUE(wire::FromJson(nlohmann::ordered_json::parse(R"({
     "steps": [
       {"name": "w", "kind": "io", "point": 1, "cycle": 2, "status": "succeeded",
        "aggregate": {"ops": 10, "bytes_per_sec": 5e8, "iops": 1000, "latency_ns": {"p99": 2500000}},
@@ -161,7 +169,7 @@ TEST(HeadlineFigures, ReadsEachKindsFiguresFromTheReport) {
       {"name": "cp", "kind": "copy", "status": "succeeded", "group": "g", "group_cycle": 3,
        "aggregate": {"seconds": 4.5, "bytes_per_sec": 1e9, "files_per_sec": 20}},
       {"name": "mkfs", "kind": "hook", "status": "succeeded", "aggregate": {"seconds": 1.25}}
-    ]})");
+    ]})"), report, "report.json").ok());
   auto figures = HeadlineFigures(report);
   auto find = [&](const std::string& step, const std::string& agent, const std::string& name) -> const StoredFigure* {
     for (const auto& f : figures)

@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <iterator>
+#include "core/wire/proto_json.h"
 #include "tests/support/test_paths.h"
 
 namespace iofleet::controller {
@@ -102,9 +103,10 @@ TEST(PushBodyTest, AFailedOrAbortedStepPushesNoFigures) {
 }
 
 TEST(PushBodyTest, VerdictsArePushedPerJudgedFigure) {
-  auto verdicts = nlohmann::ordered_json::parse(R"({"steps": [{"step": "read", "point": 1, "figures": [
+  v1::ReportVerdicts verdicts;
+  ASSERT_TRUE(wire::FromJson(nlohmann::ordered_json::parse(R"({"steps": [{"step": "read", "point": 1, "figures": [
       {"figure": "bandwidth", "verdict": "regression"}, {"figure": "iops", "verdict": "improvement"},
-      {"figure": "p99_latency", "verdict": "not enough history"}]}]})");
+      {"figure": "p99_latency", "verdict": "not enough history"}]}]})"), verdicts, "verdicts").ok());
   std::string body = PushBody(Report(), 1, 0, &verdicts);
   EXPECT_NE(body.find("# TYPE iofleet_result_verdict gauge\n"), std::string::npos) << body;
   EXPECT_NE(body.find("iofleet_result_verdict{step=\"read\",point=\"1\",figure=\"bandwidth\"} 1\n"), std::string::npos) << body;
@@ -112,8 +114,9 @@ TEST(PushBodyTest, VerdictsArePushedPerJudgedFigure) {
   EXPECT_EQ(body.find("p99_latency"), std::string::npos) << "no verdict without enough history";
   EXPECT_EQ(PushBody(Report(), 1, 0).find("iofleet_result_verdict"), std::string::npos);
   // Not comparable (another effective workload): no verdict series, which 0 would misread.
-  const auto unlike = nlohmann::ordered_json::parse(R"({"verdict": "not comparable", "steps": [{"step": "read", "point": 1, "figures": [
-      {"figure": "bandwidth", "verdict": "not comparable"}]}]})");
+  v1::ReportVerdicts unlike;
+  ASSERT_TRUE(wire::FromJson(nlohmann::ordered_json::parse(R"({"verdict": "not comparable", "steps": [{"step": "read", "point": 1, "figures": [
+      {"figure": "bandwidth", "verdict": "not comparable"}]}]})"), unlike, "verdicts").ok());
   EXPECT_EQ(PushBody(Report(), 1, 0, &unlike).find("iofleet_result_verdict{"), std::string::npos);
 }
 

@@ -81,7 +81,7 @@ TEST(ReportHtml, ASweepsPointsAreNamedByTheirValuesAfterItsSummaryTable) {
 // The quickstart's steps took under 1.2 s, got one sample each, and the timeline charts stood empty.
 TEST(ReportHtml, AStepWithTooFewSamplesSaysSoInsteadOfEmptyAxes) {
   const ReportDocument doc = ToDocument(TwoAgentRead());
-  SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1};
+  SampleStep step{0, doc.steps(0).name(), "io", 0, 0, -1};
   v1::Progress only;
   only.set_elapsed_ns(900'000'000);
   only.set_bytes(104857600);
@@ -101,7 +101,7 @@ TEST(ReportHtml, AStepWithTooFewSamplesSaysSoInsteadOfEmptyAxes) {
 // A mixed workload's 5 s ramp was drawn as a flat 0 MiB/s line the charts climbed from.
 TEST(ReportHtml, TheRampIsDrawnApartFromTheWindow) {
   const ReportDocument doc = ToDocument(TwoAgentRead());
-  SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1, 1'000'000'000};
+  SampleStep step{0, doc.steps(0).name(), "io", 0, 0, -1, 1'000'000'000};
   std::string csv = SamplesCsv::kHeader;
   v1::Progress before;
   for (int i = 1; i <= 4; ++i) {
@@ -177,8 +177,8 @@ TEST(ReportCharts, ASweepIsDrawnAgainstItsSweptValuesAndARepeatWithItsInterval) 
   const auto& datasets = c["config"]["data"]["datasets"];
   EXPECT_NEAR(datasets[0]["data"][2].get<double>(), 1e9 / 4 / (1 << 20), 1e-9);
   double mean = 0;
-  for (const auto& summary : doc["summaries"]) {
-    if (summary["name"] == "copy-in") mean = summary["bytes_per_sec"]["mean"].get<double>() / (1 << 20);
+  for (const v1::ReportSummary& summary : doc.summaries().values()) {
+    if (summary.name() == "copy-in") mean = summary.bytes_per_sec().mean() / (1 << 20);
   }
   EXPECT_NEAR(mean, (953.674 + 476.837 + 238.419) / 3, 1e-3);
   EXPECT_DOUBLE_EQ(datasets[1]["data"][0].get<double>(), mean);
@@ -189,7 +189,7 @@ TEST(ReportCharts, ASweepIsDrawnAgainstItsSweptValuesAndARepeatWithItsInterval) 
 
 TEST(ReportCharts, SamplesDrawEachAgentsThroughputAndP99OverTime) {
   ReportDocument doc = ToDocument(TwoAgentRead());
-  SampleStep step{0, doc["steps"][0]["name"], "io", 0, 0, -1};
+  SampleStep step{0, doc.steps(0).name(), "io", 0, 0, -1};
   v1::Progress first, second;
   first.set_elapsed_ns(500'000'000);
   first.set_bytes(104857600);

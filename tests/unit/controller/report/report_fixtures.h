@@ -3,12 +3,15 @@
 // read the run's document, so the tests render ToDocument(run): RunReport -> report.json -> parsed.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "controller/report/report_document.h"
 #include "controller/report/report_model.h"
+#include "core/wire/proto_json.h"
 
 namespace iofleet::controller::report_fixtures {
 
@@ -137,13 +140,14 @@ inline RunReport TwoAgentRead() {
 // The verdicts key as the run history writes it: a regression of bandwidth, and a figure with
 // too little history.
 inline ReportDocument WithVerdicts(ReportDocument doc) {
-  doc["verdicts"] = ReportDocument::parse(R"({"reference": "mean-of:5", "alpha": 0.05, "max_regression_pct": 5,
+  const auto verdicts = nlohmann::ordered_json::parse(R"({"reference": "mean-of:5", "alpha": 0.05, "max_regression_pct": 5,
     "workload_changed": true, "forced": true, "workload_differs_from": "r0",
     "workload_differences": ["defaults.queue_depth: 32 -> 1"], "steps": [{"step": "read", "point": 0, "figures": [
       {"figure": "bandwidth", "unit": "bytes_per_sec", "better": "higher", "baseline": 440401920, "now": 419430400,
        "change_pct": -4.76, "p_value": 0.0123, "baseline_runs": 5, "verdict": "regression"},
       {"figure": "p99_latency", "unit": "ns", "better": "lower", "now": 1000000, "baseline_runs": 2,
-       "verdict": "not enough history"}]}]})");
+       "verdict": "not enough history"}]}], "verdict": "regression"})");
+  EXPECT_TRUE(wire::FromJson(verdicts, *doc.mutable_verdicts(), "verdicts").ok());
   return doc;
 }
 

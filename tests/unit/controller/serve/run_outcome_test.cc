@@ -7,19 +7,21 @@
 namespace iofleet::controller {
 namespace {
 
-ReportDocument Report(const std::string& status, const std::string& verdict = "", const std::string& error = "") {
-  ReportDocument doc = {{"status", status}, {"error", error}};
+v1::Report Report(const std::string& status, const std::string& verdict = "", const std::string& error = "") {
+  nlohmann::ordered_json doc = {{"status", status}, {"error", error}};
   if (!verdict.empty()) doc["verdicts"] = {{"verdict", verdict}};
-  return doc;
+  auto typed = TypedReport(doc, "report.json");
+  EXPECT_TRUE(typed.ok()) << typed.status().message();
+  return typed.ok() ? *typed : v1::Report();
 }
 
 TEST(OutcomeOf, TakesTheReportsStatusAndVerdict) {
   Interrupt none;
-  ReportDocument regressed = Report("succeeded", "regression");
+  v1::Report regressed = Report("succeeded", "regression");
   RunOutcome o = OutcomeOf(&regressed, kExitRegression, none, "");
   EXPECT_EQ(o.status, "succeeded");
   EXPECT_EQ(o.verdict, "regression");
-  ReportDocument failed = Report("failed", "", "step read: agent a1 lost");
+  v1::Report failed = Report("failed", "", "step read: agent a1 lost");
   o = OutcomeOf(&failed, kExitFailed, none, "");
   EXPECT_EQ(o.status, "failed");
   EXPECT_EQ(o.error, "step read: agent a1 lost");
@@ -29,7 +31,7 @@ TEST(OutcomeOf, TakesTheReportsStatusAndVerdict) {
 // not judged, and the reason is the one the run logged.
 TEST(OutcomeOf, ARunThatCouldNotBeRecordedIsFailed) {
   Interrupt none;
-  ReportDocument ok = Report("succeeded", "unchanged");
+  v1::Report ok = Report("succeeded", "unchanged");
   const std::string log = "iofleet: run r1 on 2 agent(s)\niofleet: history database /x/h.db: disk I/O error\niofleet: warning: later\n";
   RunOutcome o = OutcomeOf(&ok, kExitFailed, none, log);
   EXPECT_EQ(o.status, "failed");

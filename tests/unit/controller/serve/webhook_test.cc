@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/wire/proto_json.h"
+
 namespace iofleet::controller {
 namespace {
 
@@ -16,7 +18,8 @@ TEST(WebhookEvent, AFailureOrARegressionOnly) {
 }
 
 TEST(WebhookBody, NamesEachRegressedFigure) {
-  auto report = nlohmann::ordered_json::parse(R"({
+  v1::Report report;
+  ASSERT_TRUE(wire::FromJson(nlohmann::ordered_json::parse(R"({
     "run_id": "r1", "workload": "nightly", "labels": {"cluster": "lab"},
     "started_at_unix_ns": 2000000000, "duration_ns": 61500000000,
     "verdicts": {"steps": [
@@ -24,7 +27,7 @@ TEST(WebhookBody, NamesEachRegressedFigure) {
         {"figure": "bandwidth", "unit": "bytes_per_sec", "baseline": 100.0, "now": 50.0, "change_pct": -50.0, "p_value": 0.0001, "verdict": "regression"},
         {"figure": "iops", "verdict": "unchanged"}]},
       {"step": "write", "point": 1, "figures": [{"figure": "p99_latency", "verdict": "regression", "change_pct": 20.0}]}],
-     "verdict": "regression"}})");
+     "verdict": "regression"}})"), report, "report.json").ok());
   auto body = WebhookBody("regression", "zeb-nightly", "r1", "succeeded", "regression", "", &report, "/reports/zeb-nightly/r1/report.html");
   EXPECT_EQ(body["event"], "regression");
   EXPECT_EQ(body["suite"], "zeb-nightly");
