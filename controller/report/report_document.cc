@@ -11,7 +11,13 @@ namespace iofleet::controller {
 
 ReportDocument ToDocument(const RunReport& report) {
   auto doc = ParseReportDocument(ReportJson(report), "report.json");
-  return doc.ok() ? *doc : ReportDocument();  // ReportJson writes what its schema reads
+  if (doc.ok()) return *doc;
+  // ReportJson writes what its schema reads (ReportDocument.ReadingAndWritingAgainGiveTheSameText):
+  // should that ever break, the document says so rather than rendering as an empty run.
+  ReportDocument broken;
+  broken.set_status(v1::RUN_STATUS_FAILED);
+  broken.set_error("report.json does not read back: " + doc.status().message());
+  return broken;
 }
 
 Result<nlohmann::ordered_json> ParseReportJson(const std::string& text, const std::string& source) {
@@ -27,6 +33,12 @@ Result<nlohmann::ordered_json> ParseReportJson(const std::string& text, const st
     std::string what = e.what();
     if (size_t colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
     return InvalidArgument(fmt::format("{}:{}:{}: not valid JSON: {}", source, line, column, what));
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range while parsing: a number no double or 64-bit integer holds ("1E05861"); it
+    // carries no position.
+    std::string what = e.what();
+    if (size_t colon = what.find("] "); colon != std::string::npos) what = what.substr(colon + 2);
+    return InvalidArgument(fmt::format("{}: not valid JSON: {}", source, what));
   }
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != "iofleet.report/v1") {
     return InvalidArgument(source + ": not an iofleet report (its \"schema\" is not \"iofleet.report/v1\")");

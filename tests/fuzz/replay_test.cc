@@ -20,6 +20,7 @@ extern "C" int Fuzz_yaml_loader(const uint8_t* data, size_t size);
 extern "C" int Fuzz_fio_import(const uint8_t* data, size_t size);
 extern "C" int Fuzz_agent_session(const uint8_t* data, size_t size);
 extern "C" int Fuzz_request_target(const uint8_t* data, size_t size);
+extern "C" int Fuzz_report_json(const uint8_t* data, size_t size);
 
 namespace iofleet {
 namespace {
@@ -53,6 +54,7 @@ TEST(FuzzReplay, YamlLoader) { EXPECT_GT(Replay("yaml_loader", Fuzz_yaml_loader)
 TEST(FuzzReplay, FioImport) { EXPECT_GT(Replay("fio_import", Fuzz_fio_import), 0); }
 TEST(FuzzReplay, AgentSession) { EXPECT_GT(Replay("agent_session", Fuzz_agent_session), 0); }
 TEST(FuzzReplay, RequestTarget) { EXPECT_GT(Replay("request_target", Fuzz_request_target), 0); }
+TEST(FuzzReplay, ReportJson) { EXPECT_GT(Replay("report_json", Fuzz_report_json), 0); }
 
 }  // namespace
 }  // namespace iofleet
