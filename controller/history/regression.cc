@@ -116,7 +116,8 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
   for (const std::string& id : baseline_ids) v.add_baseline_runs(id);
   if (not_comparable || workload_changed) {
     v.set_workload_differs_from(differing->run_id);
-    for (const std::string& d : differences) v.mutable_workload_differences()->add_values(d);
+    v1::ReportStrings& listed = *v.mutable_workload_differences();  // present even when empty
+    for (const std::string& d : differences) listed.add_values(d);
   }
   if (options.force_comparable) v.set_forced(true);
   bool any_judged = false, any_improvement = false;

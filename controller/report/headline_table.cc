@@ -140,7 +140,9 @@ std::optional<HeadlineTable> StepTable(const std::vector<const Step*>& runs) {
   const bool cycle_column = grouped && repeat_cycles.size() > 1;
   const bool by_cycle = grouped || cycles > 1;
   size_t group_cycles = 0;
-  for (const Step* run : runs) group_cycles = std::max(group_cycles, static_cast<size_t>(GroupCycle(*run) + 1));
+  for (const Step* run : runs) {
+    if (GroupCycle(*run) >= 0) group_cycles = std::max(group_cycles, static_cast<size_t>(GroupCycle(*run)) + 1);
+  }
 
   std::vector<std::string> headers;
   if (by_point) headers.push_back("point");

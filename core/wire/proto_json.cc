@@ -297,7 +297,7 @@ Status ReadObject(const Json& j, Message& m, const std::string& path) {
 }  // namespace
 
 std::string EnumTextOf(const EnumValueDescriptor* value) {
-  if (!value) return "";
+  if (!value || value->number() == 0) return "";  // UNSPECIFIED: what a document without the key reads as
   const std::string& text = value->options().GetExtension(v1::json_text);
   return text.empty() ? value->name() : text;
 }

@@ -26,7 +26,8 @@ nlohmann::ordered_json ToJson(const google::protobuf::Message& message);
 // `json` into `message` (cleared first). Errors name the path below `where` ("report.json").
 Status FromJson(const nlohmann::ordered_json& json, google::protobuf::Message& message, const std::string& where);
 
-// An enum value's text in the documents ("succeeded", "not enough history"): its json_text.
+// An enum value's text in the documents ("succeeded", "not enough history"): its json_text; ""
+// for 0 (UNSPECIFIED, never written: the value of a key a document lacks).
 std::string EnumTextOf(const google::protobuf::EnumValueDescriptor* value);
 template <typename Enum>
 std::string EnumText(Enum value) {

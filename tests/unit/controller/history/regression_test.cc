@@ -121,6 +121,19 @@ TEST_F(JudgeRunTest, AChangedWorkloadIsNotComparableNamingWhatDiffers) {
   EXPECT_EQ(fj["workload_differences"].size(), 2u);
 }
 
+// The hash differs but no value does (another spelling of the same YAML): the differences are
+// an empty list, still written, as the verdict says the workload changed.
+TEST_F(JudgeRunTest, AnotherSpellingOfTheSameWorkloadListsNoDifferences) {
+  StoredRun respelled = MakeRun("now", 1000, 1000, 0.002);
+  respelled.workload_hash = "h2";
+  respelled.effective_workload = "name: nightly\ndefaults: {block_size: 4KiB, queue_depth: 32}\nsteps:\n  - io: {op: read}\n";
+  auto v = JudgeRun(*db_, respelled, MeanOf5());
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  nlohmann::ordered_json vj = wire::ToJson(v->verdicts);
+  ASSERT_TRUE(vj.contains("workload_differences")) << vj.dump();
+  EXPECT_TRUE(vj["workload_differences"].empty());
+}
+
 TEST_F(JudgeRunTest, OnlyBaselinesOfTheSameEffectiveWorkloadCount) {
   for (int i = 0; i < 2; ++i) {  // two later runs under other settings, much faster
     StoredRun other = MakeRun("o" + std::to_string(i), 200 + i, 5000, 0.002);

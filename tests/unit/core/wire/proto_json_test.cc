@@ -115,6 +115,9 @@ TEST(ProtoJson, EnumsAreTheirTextBothWays) {
   EXPECT_EQ(j["status"], "aborted");
   EXPECT_EQ(j["verdicts"]["verdict"], "not enough history");
   EXPECT_EQ(Parsed(j.dump()).verdicts().verdict(), v1::VERDICT_NOT_ENOUGH_HISTORY);
+  // A document without the key reads as UNSPECIFIED, whose text is none (as a missing key's was).
+  EXPECT_EQ(EnumText(v1::VERDICT_UNSPECIFIED), "");
+  EXPECT_FALSE(ToJson(v1::Report()).contains("status"));
   EXPECT_EQ(ReadError(R"({"status": "finished"})"),
             R"(report.json: status: "finished" is not one of succeeded, failed, aborted)");
 }
