@@ -193,8 +193,7 @@ HtmlAssets LoadHtmlAssets(const std::filesystem::path& run_dir) {
 
 std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   const std::string run_id = doc.run_id();
-  // A document without a status (UNSPECIFIED, never written) shows none.
-  const std::string status = doc.status() == v1::RUN_STATUS_UNSPECIFIED ? std::string() : StatusText(doc.status());
+  const std::string status = StatusText(doc.status());  // "" for a document without one
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                     // Nothing may leave the page: no fetch, image, font or frame from anywhere.

@@ -26,13 +26,6 @@ std::string Params(const v1::ReportStep& step) {
   return out;
 }
 
-// An enum's text in the document; "" for the value a document without the key reads as
-// (UNSPECIFIED, never written), as a missing key read before.
-template <typename Enum>
-std::string TextOrBlank(Enum value) {
-  return value == 0 ? std::string() : wire::EnumText(value);
-}
-
 }  // namespace
 
 std::string FormatFigure(double value, const std::string& unit) {
@@ -80,7 +73,7 @@ Table StepsTable(const ReportDocument& doc) {
   for (const v1::ReportStep& step : doc.steps()) {
     const std::string name = step.name();
     const std::string kind = step.kind();
-    const std::string status = TextOrBlank(step.status());
+    const std::string status = StatusText(step.status());
     // Marked only when it trails the others by more than noise (controller/report/slowest_agent.h).
     const std::string slowest = step.slowest_trails_median_pct() > kMarkSlowestAbovePct ? step.slowest_agent() : "";
     const v1::ReportFigures& agg = step.aggregate().figures();
@@ -168,7 +161,7 @@ Table VerdictsTable(const ReportDocument& doc) {
       // `now` and `baseline_runs` are always written; a figure with no history has no baseline.
       t.rows.push_back({step.step(), std::to_string(step.point()), name, f.has_baseline() ? FormatFigure(f.baseline(), unit) : "-",
                         FormatFigure(f.now(), unit), f.has_change_pct() ? fmt::format("{:+.1f}%", f.change_pct()) : "-",
-                        f.has_p_value() ? fmt::format("{:.3g}", f.p_value()) : "-", std::to_string(f.baseline_runs()), TextOrBlank(f.verdict())});
+                        f.has_p_value() ? fmt::format("{:.3g}", f.p_value()) : "-", std::to_string(f.baseline_runs()), wire::EnumText(f.verdict())});
     }
   }
   return t;
