@@ -119,21 +119,22 @@ Result<RunPlan> MakePlan(const v1::Workload& workload, const std::vector<AgentId
   plan.steps.assign(agents.size(), {});
   // The agents get one flat list of steps and the run manager runs them in lockstep: every
   // point and every agent must have the same steps, and at one point the same group repeats.
-  const std::string shape = rules::StepShape(workload, false);
+  const rules::StepShape shape = rules::ShapeOf(workload);
   for (size_t p = 0; p < plan.points.size(); ++p) {
     const SweepPoint& point = plan.points[p];
-    if (rules::StepShape(point.workload, false) != shape) {
-      return InvalidArgument("sweep point " + std::to_string(p) + " would change the steps (" + rules::StepShape(point.workload, false) +
-                             " instead of " + shape + "): a sweep may change steps' fields and groups' repeat, not which steps run");
+    const rules::StepShape at_point = rules::ShapeOf(point.workload);
+    if (!at_point.SameSteps(shape)) {
+      return InvalidArgument("sweep point " + std::to_string(p) + " would change the steps (" + at_point.Text(false) +
+                             " instead of " + shape.Text(false) +
+                             "): a sweep may change steps' fields and groups' repeat, not which steps run");
     }
-    const std::string repeats = rules::StepShape(point.workload, true);
     std::vector<v1::Workload> point_workloads;
     for (const auto& a : agents) {
       auto mine = ForAgent(point.workload, a.name, a.address);
       if (!mine.ok()) return InvalidArgument("agent " + a.name + ": " + mine.status().message());
-      if (rules::StepShape(*mine, true) != repeats) {
+      if (const rules::StepShape its = rules::ShapeOf(*mine); !(its == at_point)) {
         return InvalidArgument("agent " + a.name + ": its overrides would change the steps or a group's repeat (" +
-                               rules::StepShape(*mine, true) + " instead of " + repeats +
+                               its.Text(true) + " instead of " + at_point.Text(true) +
                                "): steps run in lockstep on every agent, so overrides may change steps' fields only");
       }
       point_workloads.push_back(*mine);

@@ -70,7 +70,7 @@ void Reach(const Descriptor* d, std::vector<const Descriptor*>& order, std::set<
   order.push_back(d);
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
-    if (f->message_type() && !f->is_map()) Reach(f->message_type(), order, seen);
+    if (f->message_type() && !f->is_map() && !IsParsedField(f)) Reach(f->message_type(), order, seen);
   }
 }
 
@@ -94,6 +94,7 @@ std::string FieldReference(const google::protobuf::FileDescriptorSet& descriptor
     out += "| field | type | unit, bounds | meaning |\n|---|---|---|---|\n";
     for (int i = 0; i < d->field_count(); ++i) {
       const FieldDescriptor* f = d->field(i);
+      if (IsParsedField(f)) continue;  // no YAML key
       const std::string oneof = f->real_containing_oneof() ? " (one of " + f->real_containing_oneof()->name() + ")" : "";
       out += fmt::format("| `{}` | {} | {} | {}{} |\n", f->name(), TypeOf(f), Constraints(f), Comment(f), oneof);
     }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <vector>
 
+#include "iofleet/v1/workload.pb.h"
+
 namespace iofleet::controller {
 namespace {
 
@@ -75,6 +77,23 @@ std::string NearestName(const std::string& word, const std::vector<std::string>&
     }
   }
   return best;
+}
+
+bool IsParsedField(const google::protobuf::FieldDescriptor* field) {
+  return !field->options().GetExtension(v1::parsed_from).empty();
+}
+
+const google::protobuf::FieldDescriptor* YamlField(const google::protobuf::Descriptor* type, const std::string& name) {
+  const google::protobuf::FieldDescriptor* field = type->FindFieldByName(name);
+  return field && !IsParsedField(field) ? field : nullptr;
+}
+
+std::vector<std::string> YamlFieldNames(const google::protobuf::Descriptor* type) {
+  std::vector<std::string> names;
+  for (int i = 0; i < type->field_count(); ++i) {
+    if (!IsParsedField(type->field(i))) names.push_back(type->field(i)->name());
+  }
+  return names;
 }
 
 }  // namespace iofleet::controller

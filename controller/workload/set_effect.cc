@@ -17,6 +17,7 @@ struct Executed {
   explicit Executed(const v1::Workload& w) : rest(w) {
     rest.clear_defaults();
     rest.clear_sweep();
+    rest.clear_sweep_axes();
     rest.clear_steps();
     for (const rules::LeafStep& leaf : rules::LeafSteps(w)) {
       v1::Step step = rules::StepOf(w, leaf);

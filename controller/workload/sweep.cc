@@ -1,66 +1,37 @@
 #include "controller/workload/sweep.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include <map>
-
-#include "controller/workload/yaml_loader.h"
+#include "controller/workload/field_settings.h"
 
 namespace iofleet::controller {
-namespace {
-
-constexpr size_t kMaxPoints = 10000;
-
-}  // namespace
 
 Result<std::vector<SweepPoint>> ExpandSweep(const v1::Workload& workload) {
-  std::map<std::string, std::string> axes_text(workload.sweep().begin(), workload.sweep().end());
-  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  if (workload.sweep_axes_size() != workload.sweep_size()) {
+    return Internal("sweep: its values were not parsed (ParseSettings)");
+  }
   size_t points = 1;
-  for (const auto& [path, text] : axes_text) {
-    std::string where = "sweep." + path;
-    std::string head = path.substr(0, path.find_first_of(".["));
-    bool top_level = v1::Workload::descriptor()->FindFieldByName(head) != nullptr;
-    if (top_level && head != "defaults" && head != "steps") {
-      return InvalidArgument(where + ": only fields under defaults and steps can be swept");
-    }
-    YAML::Node list;
-    try {
-      list = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      return InvalidArgument(where + ": not a YAML list: " + e.msg);
-    }
-    if (!list.IsSequence() || list.size() == 0) return InvalidArgument(where + ": expected a non-empty list of values");
-    std::vector<std::string> values;
-    for (const auto& item : list) {
-      if (item.IsScalar()) {
-        values.push_back(item.Scalar());
-      } else {
-        YAML::Emitter emitter;
-        emitter << YAML::Flow << item;
-        values.push_back(emitter.c_str());
-      }
-    }
-    points *= values.size();
-    if (points > kMaxPoints) return InvalidArgument("sweep: more than 10000 points");
-    axes.emplace_back(path, std::move(values));
+  for (const v1::SweepAxis& axis : workload.sweep_axes()) {
+    if (axis.values_size() == 0) return Internal("sweep." + axis.path() + ": no values");
+    points *= static_cast<size_t>(axis.values_size());
   }
 
   std::vector<SweepPoint> out;
-  std::vector<size_t> at(axes.size(), 0);
+  out.reserve(points);
+  std::vector<int> at(workload.sweep_axes_size(), 0);
+  v1::Workload base = workload;
+  base.clear_sweep();
+  base.clear_sweep_axes();
   for (size_t p = 0; p < points; ++p) {
     SweepPoint point;
-    point.workload = workload;
-    point.workload.clear_sweep();
-    for (size_t a = 0; a < axes.size(); ++a) {
-      const auto& [path, values] = axes[a];
-      const std::string& value = values[at[a]];
-      IOFLEET_RETURN_IF_ERROR(SetWorkloadPath(point.workload, path, value, "sweep." + path + " (value " + value + ")"));
-      point.params.emplace_back(path, value);
+    point.workload = base;
+    for (int a = 0; a < workload.sweep_axes_size(); ++a) {
+      const v1::FieldSetting& value = workload.sweep_axes(a).values(at[a]);
+      Status st = ApplySetting(point.workload, value);
+      if (!st.ok()) return InvalidArgument("sweep." + value.path() + " (value " + value.text() + "): " + st.message());
+      point.params.emplace_back(value.path(), value.text());
     }
     out.push_back(std::move(point));
-    for (size_t a = axes.size(); a-- > 0;) {  // odometer: the last axis turns fastest
-      if (++at[a] < axes[a].second.size()) break;
+    for (int a = workload.sweep_axes_size(); a-- > 0;) {  // odometer: the last axis turns fastest
+      if (++at[a] < workload.sweep_axes(a).values_size()) break;
       at[a] = 0;
     }
   }

@@ -16,7 +16,8 @@ struct SweepPoint {
   std::vector<std::pair<std::string, std::string>> params;  // path -> value as written
 };
 
-// One point (the workload itself) when nothing is swept. Errors name "sweep.<path>".
+// One point (the workload itself) when nothing is swept. The values are the ones parsed when
+// the workload loaded (sweep_axes): expanding reads no YAML.
 Result<std::vector<SweepPoint>> ExpandSweep(const v1::Workload& workload);
 
 }  // namespace iofleet::controller

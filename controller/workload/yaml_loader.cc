@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "controller/workload/field_settings.h"
 #include "controller/workload/input_file.h"
 #include "controller/workload/proto_names.h"
 #include "controller/workload/sweep.h"
@@ -106,8 +107,7 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
     Error(node, path.empty() ? root_ : path, "expected a map of fields");
     return;
   }
-  std::vector<std::string> names;
-  for (int i = 0; i < desc->field_count(); ++i) names.push_back(desc->field(i)->name());
+  const std::vector<std::string> names = YamlFieldNames(desc);
 
   std::set<std::string> seen;
   std::map<const pb::OneofDescriptor*, std::string> oneof_taken;
@@ -124,7 +124,7 @@ void Loader::LoadMessage(const YAML::Node& node, pb::Message* message, const std
       Error(key, field_path, "given twice");
       continue;
     }
-    const pb::FieldDescriptor* field = desc->FindFieldByName(name);
+    const pb::FieldDescriptor* field = YamlField(desc, name);
     if (!field) {
       std::string hint = NearestName(name, names);
       std::string where = path.empty() ? "the " + root_ : path;
@@ -361,6 +361,8 @@ int SelectElement(const pb::Message& message, const pb::FieldDescriptor* field, 
   const pb::Reflection* refl = message.GetReflection();
   int n = refl->FieldSize(message, field);
   if (!selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos) {
+    // More digits than any list's length has: no entry (std::stoi would throw on 99999999999).
+    if (selector.size() > 9) return -1;
     int index = std::stoi(selector);
     return index < n ? index : -1;
   }
@@ -408,10 +410,10 @@ Status SetMapEntry(pb::Message* message, const pb::FieldDescriptor* field, const
   return Status::Ok();
 }
 
-}  // namespace
-
-Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
-                       const std::string& where) {
+// SetWorkloadPath without re-parsing the workload's settings; `at` (when given) receives the
+// path resolved, and a path through a map (sweep.PATH) is refused: a setting cannot set one.
+Status SetPathIn(v1::Workload& workload, const std::string& path, const std::string& value, const std::string& where,
+                 std::vector<v1::FieldStep>* at) {
   auto split = SplitPath(path);
   if (!split.ok()) return InvalidArgument(where + ": " + split.status().message());
   std::vector<PathSegment> segments = *split;
@@ -435,12 +437,10 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
   for (size_t i = 0; i < segments.size(); ++i) {
     const PathSegment& seg = segments[i];
     const pb::Descriptor* desc = message->GetDescriptor();
-    const pb::FieldDescriptor* field = desc->FindFieldByName(seg.name);
+    const pb::FieldDescriptor* field = YamlField(desc, seg.name);
     std::string shown = walked.empty() ? seg.name : walked + "." + seg.name;
     if (!field) {
-      std::vector<std::string> names;
-      for (int f = 0; f < desc->field_count(); ++f) names.push_back(desc->field(f)->name());
-      std::string hint = NearestName(seg.name, names);
+      std::string hint = NearestName(seg.name, YamlFieldNames(desc));
       return InvalidArgument(where + ": " + path + ": no field " + shown + (hint.empty() ? "" : " (did you mean " + hint + "?)"));
     }
     const pb::Reflection* refl = message->GetReflection();
@@ -451,6 +451,11 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
       }
       int index = SelectElement(*message, field, seg.selector, step_name);
       if (index < 0) return InvalidArgument(where + ": " + path + ": " + shown + " has no entry \"" + seg.selector + "\"");
+      if (at) {
+        at->emplace_back();
+        at->back().set_field(field->number());
+        at->back().set_index(static_cast<uint32_t>(index));
+      }
       pb::Message* element = refl->MutableRepeatedMessage(message, field, index);
       if (auto* w = dynamic_cast<v1::Workload*>(message); w && field->name() == "steps") step_name = rules::StepName(*w, index);
       walked = shown + "[" + seg.selector + "]";
@@ -465,6 +470,8 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
       message = element;
       continue;
     }
+    if (at && field->is_map()) return InvalidArgument(where + ": " + path + ": " + shown + " cannot be set here");
+    if (at) at->emplace_back().set_field(field->number());
     if (last) {
       LoadedWorkload scratch;
       scratch.sources = SourceMap(where);
@@ -491,6 +498,34 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
   return Status::Ok();
 }
 
+}  // namespace
+
+Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
+                       const std::string& where) {
+  IOFLEET_RETURN_IF_ERROR(SetPathIn(workload, path, value, where, nullptr));
+  // The sweep's and the overrides' settings are parsed against the workload as it is now: a
+  // new axis, or a step renamed that a setting names, is parsed again here.
+  std::vector<SettingError> errors = ParseSettings(workload);
+  if (!errors.empty()) return InvalidArgument(where + ": " + errors.front().where + ": " + errors.front().message);
+  return Status::Ok();
+}
+
+Result<v1::FieldSetting> ParseSetting(const v1::Workload& workload, const std::string& path, const std::string& text,
+                                      const std::string& where) {
+  v1::Workload scratch = workload;  // steps named as the workload names them
+  scratch.clear_sweep();
+  scratch.clear_sweep_axes();
+  scratch.clear_agents();
+  v1::FieldSetting setting;
+  setting.set_path(path);
+  setting.set_text(text);
+  std::vector<v1::FieldStep> at;
+  IOFLEET_RETURN_IF_ERROR(SetPathIn(scratch, path, text, where, &at));
+  for (auto& step : at) *setting.add_at() = std::move(step);
+  IOFLEET_RETURN_IF_ERROR(CopyAt(scratch, *setting.mutable_value(), setting.at(), /*grow=*/true));
+  return setting;
+}
+
 Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& name, const std::string& address) {
   v1::Workload out = workload;
   for (int o = 0; o < workload.agents().overrides_size(); ++o) {
@@ -499,9 +534,11 @@ Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& n
         fnmatch(override.match().c_str(), address.c_str(), 0) != 0) {
       continue;
     }
-    std::map<std::string, std::string> ordered(override.set().begin(), override.set().end());
-    for (const auto& [path, value] : ordered) {
-      IOFLEET_RETURN_IF_ERROR(SetWorkloadPath(out, path, value, "agents.overrides[" + std::to_string(o) + "]"));
+    if (override.settings_size() != override.set_size()) {
+      return Internal("agents.overrides[" + std::to_string(o) + "]: its set was not parsed (ParseSettings)");
+    }
+    for (const v1::FieldSetting& setting : override.settings()) {
+      IOFLEET_RETURN_IF_ERROR(ApplySetting(out, setting));
     }
   }
   out.clear_agents();
@@ -510,25 +547,20 @@ Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& n
 
 namespace {
 
-// Every override applied on its own to a copy must load and validate: a typo in an override
-// is found before any agent is contacted, whether or not an agent matches it.
+// Every override applied on its own to a copy must validate: a mistake in an override is found
+// before any agent is contacted, whether or not an agent matches it. (Its values were parsed
+// with the workload.)
 void CheckOverrides(LoadedWorkload& out) {
   const v1::Workload& w = out.workload;
   for (int o = 0; o < w.agents().overrides_size(); ++o) {
     const v1::AgentOverride& override = w.agents().overrides(o);
     std::string base = "agents.overrides[" + std::to_string(o) + "]";
     if (override.match().empty()) out.errors.push_back(out.sources.Format(base, "needs a match (a glob on agent name or address)"));
-    v1::Workload copy = w;
-    std::map<std::string, std::string> ordered(override.set().begin(), override.set().end());
-    for (const auto& [path, value] : ordered) {
-      std::string where = base + ".set." + path;
-      Status st = SetWorkloadPath(copy, path, value, where);
-      if (!st.ok()) {
-        std::string message = st.message().substr(std::min(st.message().size(), where.size() + 2));
-        out.errors.push_back(out.sources.Format(where, message));
-      }
-    }
     if (!out.errors.empty()) continue;
+    v1::Workload copy = w;
+    for (const v1::FieldSetting& setting : override.settings()) {
+      if (Status st = ApplySetting(copy, setting); !st.ok()) out.errors.push_back(out.sources.Format(base, st.message()));
+    }
     copy.clear_agents();
     for (const rules::Violation& v : rules::Validate(copy)) {
       out.errors.push_back(out.sources.Format(base, "with this override, " + v.path + ": " + v.message));
@@ -536,22 +568,18 @@ void CheckOverrides(LoadedWorkload& out) {
   }
 }
 
-// Every sweep point must load and validate: a bad value is found before anything starts.
+// Every sweep point must validate: a bad combination of values is found before anything starts.
 void CheckSweep(LoadedWorkload& out) {
   auto points = ExpandSweep(out.workload);
   if (!points.ok()) {
-    const std::string& m = points.status().message();
-    size_t colon = m.find(": ");
-    std::string path = m.substr(0, m.find_first_of(" :"));
-    out.errors.push_back(out.sources.Format(path, colon == std::string::npos ? m : m.substr(colon + 2)));
+    out.errors.push_back(out.sources.Format("sweep", points.status().message()));
     return;
   }
   for (const auto& point : *points) {
-    std::string where = "sweep";
     std::string values;
     for (const auto& [path, value] : point.params) values += (values.empty() ? "" : ", ") + path + "=" + value;
     for (const rules::Violation& v : rules::Validate(point.workload)) {
-      out.errors.push_back(out.sources.Format(where, "at " + values + ": " + v.path + ": " + v.message));
+      out.errors.push_back(out.sources.Format("sweep", "at " + values + ": " + v.path + ": " + v.message));
     }
   }
 }
@@ -611,6 +639,9 @@ LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file
   if (!out.errors.empty()) return out;
   for (const rules::Violation& v : rules::Validate(out.workload)) {
     out.errors.push_back(out.sources.Format(v.path, v.message));
+  }
+  if (out.errors.empty()) {
+    for (const SettingError& e : ParseSettings(out.workload)) out.errors.push_back(out.sources.Format(e.where, e.message));
   }
   if (out.errors.empty()) CheckOverrides(out);
   if (out.errors.empty()) CheckSweep(out);

@@ -27,11 +27,18 @@ LoadedWorkload LoadWorkloadFile(const std::string& path);
 // Paths start at the workload root (DESIGN.md section 3): "defaults.jobs",
 // "steps[read].io.block_size" (a step by name or index), and a path whose first element is not
 // a top-level key means the same under defaults ("jobs" = "defaults.jobs"). A list value
-// replaces the list. Errors begin with `where`.
+// replaces the list. Errors begin with `where`. The sweep's and overrides' settings are parsed
+// again afterwards (field_settings.h).
 Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
                        const std::string& where);
 
-// The workload as agent `name` at `address` runs it: every matching override applied.
+// One value for `path` parsed against `workload` (steps chosen by name as it names them), as
+// SetWorkloadPath would set it: the sweep's and the overrides' values (field_settings.h).
+Result<v1::FieldSetting> ParseSetting(const v1::Workload& workload, const std::string& path, const std::string& text,
+                                      const std::string& where);
+
+// The workload as agent `name` at `address` runs it: every matching override applied (from
+// the settings parsed when it loaded: no YAML is read).
 Result<v1::Workload> ForAgent(const v1::Workload& workload, const std::string& name, const std::string& address);
 // The same for YAML text; `file` names it in messages.
 LoadedWorkload LoadWorkloadText(const std::string& text, const std::string& file);

@@ -45,6 +45,7 @@ void Emit(YAML::Emitter& out, const pb::Message& m) {
   r->ListFields(m, &fields);  // set fields only, in field-number order
   out << YAML::BeginMap;
   for (const auto* f : fields) {
+    if (IsParsedField(f)) continue;  // the loader makes it again from the field it came from
     out << YAML::Key << f->name() << YAML::Value;
     if (f->is_map()) {
       // map<string, string> of YAML texts (sweep, overrides' set): written back as YAML, sorted.

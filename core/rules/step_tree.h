@@ -4,6 +4,7 @@
 // Groups do not nest (core/rules/validate.cc refuses a group inside a group).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,31 @@ const v1::Step& StepOf(const v1::Workload& workload, const LeafStep& leaf);
 // The default name of step `member` of the group named `group`: <group>-<kind>-<member>.
 std::string GroupMemberName(const std::string& group, const v1::Step& step, int member);
 
-// The steps' names and kinds, groups with their steps ("make (files), in (group) x30 [drop
-// (drop_caches), copy (copy)]"): every agent and every sweep point must run the same steps, so
-// the planner compares these. `with_repeat`: with each group's repeat (agents at one point
-// must agree on it; a sweep may change it from point to point).
-std::string StepShape(const v1::Workload& workload, bool with_repeat);
+// The steps' names and kinds, groups with their repeat and their steps: every agent and every
+// sweep point must run the same steps, so the planner compares these as values. A sweep may
+// change a group's repeat from point to point; the agents at one point must agree on it.
+struct StepShape {
+  struct Member {
+    std::string name;
+    std::string kind;
+    bool operator==(const Member&) const = default;
+  };
+  struct Step {
+    std::string name;
+    std::string kind;
+    uint32_t repeat = 0;          // a group's; 0 for a step
+    std::vector<Member> members;  // a group's steps
+  };
+  std::vector<Step> steps;
+
+  // The same steps, groups' repeats aside.
+  bool SameSteps(const StepShape& other) const;
+  // The same steps and the same repeats.
+  bool operator==(const StepShape& other) const;
+  // "make (files), in (group) x30 [drop (drop_caches), copy (copy)]" for messages;
+  // `with_repeat` adds each group's "xN".
+  std::string Text(bool with_repeat) const;
+};
+StepShape ShapeOf(const v1::Workload& workload);
 
 }  // namespace iofleet::rules
