@@ -1,5 +1,7 @@
 #include "controller/push/push_body.h"
 
+#include "controller/push/result_families.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,17 +11,7 @@ namespace iofleet::controller {
 
 namespace {
 
-// Prometheus text format: backslash, double quote and newline are escaped in label values.
-std::string Escaped(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out;
-}
+std::string Escaped(const std::string& value) { return PromLabelValue(value); }
 
 std::string StepLabels(const StepReport& step) {
   std::string labels = fmt::format("step=\"{}\",point=\"{}\",cycle=\"{}\"", Escaped(step.name), step.point, step.cycle);
@@ -49,29 +41,31 @@ void Family(std::string& out, const char* name, const char* help,
 std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s,
                      const v1::ReportVerdicts* verdicts) {
   std::string out;
-  Family(out, "iofleet_result_bytes_per_second", "A step's bytes over its measurement window (all agents).",
-         [&](std::string& o) {
-           for (const auto& s : report.steps) {
-             if (HasFigures(s)) o += fmt::format("iofleet_result_bytes_per_second{{{}}} {}\n", StepLabels(s), Number(s.aggregate.bytes_per_sec()));
-           }
-         });
-  Family(out, "iofleet_result_iops", "A step's operations over its measurement window (all agents).",
-         [&](std::string& o) {
-           for (const auto& s : report.steps) {
-             if (HasFigures(s)) o += fmt::format("iofleet_result_iops{{{}}} {}\n", StepLabels(s), Number(s.aggregate.iops()));
-           }
-         });
-  Family(out, "iofleet_result_latency_seconds", "A step's latency quantiles from the agents' merged histograms.",
-         [&](std::string& o) {
-           const std::pair<const char*, double> quantiles[] = {{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}};
-           for (const auto& s : report.steps) {
-             if (!HasFigures(s)) continue;
-             for (const auto& [text, q] : quantiles) {
-               double seconds = static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9;
-               o += fmt::format("iofleet_result_latency_seconds{{{},quantile=\"{}\"}} {}\n", StepLabels(s), text, Number(seconds));
-             }
-           }
-         });
+  std::vector<ResultFigures> figures;
+  for (const auto& s : report.steps) {
+    if (!HasFigures(s)) continue;
+    ResultFigures& f = figures.emplace_back();
+    f.step = s.name;
+    f.point = static_cast<uint32_t>(s.point);
+    f.cycle = std::to_string(s.cycle);
+    f.group_cycle = s.group_cycle;
+    f.bytes_per_sec = s.aggregate.bytes_per_sec();
+    f.iops = s.aggregate.iops();
+    for (const auto& [text, q] : {std::pair<const char*, double>{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}}) {
+      f.latency_seconds.emplace_back(text, static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9);
+    }
+  }
+  std::vector<ResultVerdict> judged;
+  if (verdicts) {
+    for (const v1::ReportStepVerdicts& step : verdicts->steps()) {
+      for (const v1::ReportFigureVerdict& f : step.figures()) {
+        const v1::Verdict verdict = f.verdict();
+        if (verdict == v1::VERDICT_NOT_ENOUGH_HISTORY || verdict == v1::VERDICT_NOT_COMPARABLE) continue;  // no verdict: not 0
+        judged.push_back({{}, step.step(), step.point(), f.figure(), verdict == v1::VERDICT_REGRESSION});
+      }
+    }
+  }
+  out += ResultFamilies(figures, judged);
   Family(out, "iofleet_result_status", "1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).",
          [&](std::string& o) {
            for (const auto& s : report.steps) {
@@ -86,18 +80,6 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
              const uint64_t ns = s.started_at_unix_ns;
              double at = ns ? static_cast<double>(ns / 1'000'000'000) + static_cast<double>(ns % 1'000'000'000) / 1e9 : ended_at_unix_s;
              o += fmt::format("iofleet_result_timestamp_seconds{{{}}} {}\n", StepLabels(s), Number(at));
-           }
-         });
-  Family(out, "iofleet_result_verdict", "1 when a headline figure of a step regressed against its baseline runs, else 0.",
-         [&](std::string& o) {
-           if (!verdicts) return;
-           for (const v1::ReportStepVerdicts& step : verdicts->steps()) {
-             for (const v1::ReportFigureVerdict& f : step.figures()) {
-               const v1::Verdict verdict = f.verdict();
-               if (verdict == v1::VERDICT_NOT_ENOUGH_HISTORY || verdict == v1::VERDICT_NOT_COMPARABLE) continue;  // no verdict: not 0
-               o += fmt::format("iofleet_result_verdict{{step=\"{}\",point=\"{}\",figure=\"{}\"}} {}\n",
-                                Escaped(step.step()), step.point(), Escaped(f.figure()), verdict == v1::VERDICT_REGRESSION ? 1 : 0);
-             }
            }
          });
   Family(out, "iofleet_run_duration_seconds", "The run's wall time, from its start to its report.",

@@ -12,6 +12,7 @@
 #include "controller/history/history_db.h"
 #include "controller/history/regression.h"
 #include "controller/history/run_figures.h"
+#include "controller/push/result_families.h"
 #include "controller/report/report_document.h"
 #include "controller/serve/api_input.h"
 #include "controller/serve/report_ticket.h"
@@ -433,11 +434,11 @@ HttpResponse ServeApi::Metrics() {
   auto& duration = BuildGauge().Name("iofleet_run_duration_seconds").Help("The suite's latest run, from start to report.").Register(registry);
   auto& status = BuildGauge().Name("iofleet_result_status").Help("1 for how the suite's latest run ended.").Register(registry);
   auto& stamp = BuildGauge().Name("iofleet_result_timestamp_seconds").Help("When the suite's latest run ended.").Register(registry);
-  auto& bandwidth = BuildGauge().Name("iofleet_result_bytes_per_second").Help("The latest succeeded run's bandwidth, mean over its cycles.").Register(registry);
-  auto& iops = BuildGauge().Name("iofleet_result_iops").Help("The latest succeeded run's IOPS, mean over its cycles.").Register(registry);
-  auto& latency = BuildGauge().Name("iofleet_result_latency_seconds").Help("The latest succeeded run's p99 latency, mean over its cycles.").Register(registry);
+  // Bandwidth, IOPS, latency and verdicts are written by push's ResultFamilies, as a push
+  // writes them: one meaning and one set of labels per family (here cycle="mean").
+  std::vector<ResultFigures> result_figures;
+  std::vector<ResultVerdict> result_verdicts;
   auto& figure = BuildGauge().Name("iofleet_result_figure").Help("Every headline figure of the latest succeeded run (unit in the figure's name: docs/HISTORY.md), mean over its cycles.").Register(registry);
-  auto& verdict = BuildGauge().Name("iofleet_result_verdict").Help("The latest succeeded run's verdict per judged figure: 1 a regression, 0 not.").Register(registry);
   // A run judged "not comparable" (its baselines ran another effective workload) has no verdict
   // series: 0 would read as "no regression". This says why they are missing.
   auto& comparable = BuildGauge().Name("iofleet_result_comparable").Help("1 when the suite's latest succeeded run had baselines of its own effective workload, 0 when its verdict was not comparable (docs/HISTORY.md).").Register(registry);
@@ -468,18 +469,22 @@ HttpResponse ServeApi::Metrics() {
       if (r.status != "succeeded") continue;
       auto stored = (*db)->Load(r.run_id);
       if (!stored.ok()) continue;  // recorded nowhere (the database was replaced): try an older one
+      const PromLabels suite_labels = {{"suite", suite.name}, {"workload", workload}};
+      std::map<std::pair<std::string, int>, ResultFigures> means;  // by step and point
       for (const auto& [key, mean] : RunMeans(stored->figures)) {
-        prometheus::Labels labels = {{"suite", suite.name}, {"workload", workload}, {"step", key.step}, {"point", std::to_string(key.point)}};
-        prometheus::Labels with_figure = labels;
-        with_figure["figure"] = key.figure;
-        figure.Add(with_figure).Set(mean);
-        if (key.figure == "bandwidth") bandwidth.Add(labels).Set(mean);
-        if (key.figure == "iops") iops.Add(labels).Set(mean);
-        if (key.figure == "p99_latency") {
-          labels["quantile"] = "0.99";
-          latency.Add(labels).Set(mean);
-        }
+        figure.Add({{"suite", suite.name}, {"workload", workload}, {"step", key.step}, {"point", std::to_string(key.point)},
+                    {"figure", key.figure}})
+            .Set(mean);
+        ResultFigures& f = means[{key.step, key.point}];
+        f.labels = suite_labels;
+        f.step = key.step;
+        f.point = static_cast<uint32_t>(key.point);
+        f.cycle = "mean";
+        if (key.figure == "bandwidth") f.bytes_per_sec = mean;
+        if (key.figure == "iops") f.iops = mean;
+        if (key.figure == "p99_latency") f.latency_seconds.emplace_back("0.99", mean);
       }
+      for (auto& [key, f] : means) result_figures.push_back(std::move(f));
       auto doc = ParseReportDocument(stored->report_json, "history run " + r.run_id);
       if (doc.ok() && doc->has_verdicts()) {
         const v1::ReportVerdicts& verdicts = doc->verdicts();
@@ -487,9 +492,8 @@ HttpResponse ServeApi::Metrics() {
         for (const v1::ReportStepVerdicts& step : verdicts.steps()) {
           for (const v1::ReportFigureVerdict& f : step.figures()) {
             if (f.verdict() == v1::VERDICT_NOT_ENOUGH_HISTORY || f.verdict() == v1::VERDICT_NOT_COMPARABLE) continue;
-            verdict.Add({{"suite", suite.name}, {"workload", workload}, {"step", step.step()},
-                         {"point", std::to_string(step.point())}, {"figure", f.figure()}})
-                .Set(f.verdict() == v1::VERDICT_REGRESSION ? 1 : 0);
+            result_verdicts.push_back(
+                {suite_labels, step.step(), static_cast<uint32_t>(step.point()), f.figure(), f.verdict() == v1::VERDICT_REGRESSION});
           }
         }
       }
@@ -500,7 +504,7 @@ HttpResponse ServeApi::Metrics() {
   failures.Add({}).Set(static_cast<double>(service_.webhook_failures()));
   HttpResponse r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  r.body = prometheus::TextSerializer().Serialize(registry.Collect());
+  r.body = prometheus::TextSerializer().Serialize(registry.Collect()) + ResultFamilies(result_figures, result_verdicts);
   return r;
 }
 

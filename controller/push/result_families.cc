@@ -1,0 +1,78 @@
+#include "controller/push/result_families.h"
+
+#include <fmt/format.h>
+
+namespace iofleet::controller {
+namespace {
+
+// Shortest text that reads back as the same double (report.json's numbers do the same).
+std::string SampleValue(double v) { return fmt::format("{}", v); }
+
+std::string LabelText(const PromLabels& labels) {
+  std::string out;
+  for (const auto& [key, value] : labels) out += fmt::format("{}{}=\"{}\"", out.empty() ? "" : ",", key, PromLabelValue(value));
+  return out;
+}
+
+std::string FigureLabels(const ResultFigures& f) {
+  PromLabels labels = f.labels;
+  labels.insert(labels.end(), {{"step", f.step}, {"point", std::to_string(f.point)}, {"cycle", f.cycle}});
+  if (f.group_cycle >= 0) labels.emplace_back("group_cycle", std::to_string(f.group_cycle));
+  return LabelText(labels);
+}
+
+// One meaning per family, said once: the same HELP from a push and from serve.
+constexpr const char* kWhichSeries =
+    " One series per step, point and cycle: a run's step instance as iofleet run pushes it (group_cycle for a group's step), "
+    "or cycle=\"mean\", the mean over the cycles of a suite's latest succeeded run, as iofleet serve gives it.";
+
+void AppendFamily(std::string& out, const std::string& name, const std::string& help, const std::string& lines) {
+  if (!lines.empty()) out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n{}", name, help, name, lines);
+}
+
+}  // namespace
+
+std::string PromLabelValue(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std::vector<ResultVerdict>& verdicts) {
+  std::string bandwidth, iops, latency, verdict;
+  for (const ResultFigures& f : figures) {
+    const std::string labels = FigureLabels(f);
+    if (f.bytes_per_sec) bandwidth += fmt::format("iofleet_result_bytes_per_second{{{}}} {}\n", labels, SampleValue(*f.bytes_per_sec));
+    if (f.iops) iops += fmt::format("iofleet_result_iops{{{}}} {}\n", labels, SampleValue(*f.iops));
+    for (const auto& [quantile, seconds] : f.latency_seconds) {
+      latency += fmt::format("iofleet_result_latency_seconds{{{},quantile=\"{}\"}} {}\n", labels, PromLabelValue(quantile), SampleValue(seconds));
+    }
+  }
+  for (const ResultVerdict& v : verdicts) {
+    PromLabels labels = v.labels;
+    labels.insert(labels.end(), {{"step", v.step}, {"point", std::to_string(v.point)}, {"figure", v.figure}});
+    verdict += fmt::format("iofleet_result_verdict{{{}}} {}\n", LabelText(labels), v.regression ? 1 : 0);
+  }
+  std::string out;
+  AppendFamily(out, "iofleet_result_bytes_per_second",
+         std::string("A step's bytes per second over its measurement window, all agents (io, files and copy steps that succeeded).") + kWhichSeries,
+         bandwidth);
+  AppendFamily(out, "iofleet_result_iops",
+         std::string("A step's operations per second over its measurement window, all agents (files steps: files per second).") + kWhichSeries,
+         iops);
+  AppendFamily(out, "iofleet_result_latency_seconds",
+         std::string("A step's latency quantile from the agents' merged histograms (serve: the p99 its history keeps).") + kWhichSeries,
+         latency);
+  AppendFamily(out, "iofleet_result_verdict",
+         "1 when a headline figure of a step at a point regressed against its baseline runs, 0 when not; absent without enough "
+         "history or when the run was not comparable. A push's run judged with --compare-to, or a suite's latest succeeded run in serve.",
+         verdict);
+  return out;
+}
+
+}  // namespace iofleet::controller
