@@ -6,6 +6,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include <cctype>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -178,7 +179,20 @@ class Importer {
       Error(at, why + " (--allow-unsupported leaves it out with a warning)");
     }
   }
-  void Record(const Level& l, const std::string& field, const Option& o) { origins_[l.path + "." + field] = KeyAt(o); }
+  // The level's io field at `fields` (field numbers from IoSpec down, the generated constants:
+  // a wrong one does not compile) was set by option `o`: validation's messages about it point
+  // at the option's line.
+  void Record(const Level& l, std::initializer_list<int> fields, const Option& o) {
+    std::string path = l.path;
+    const google::protobuf::Descriptor* type = v1::IoSpec::descriptor();
+    for (int number : fields) {
+      const google::protobuf::FieldDescriptor* field = type ? type->FindFieldByNumber(number) : nullptr;
+      if (!field) return;  // cannot happen with the generated constants
+      path += "." + field->name();
+      type = field->message_type();
+    }
+    origins_[path] = KeyAt(o);
+  }
   // The place of the nearest enclosing path that has one.
   const Place* Origin(const std::string& path) const;
 

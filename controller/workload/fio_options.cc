@@ -191,20 +191,20 @@ void Importer::Rw(const Option& o, Level& l) {
     return;
   }
   l.io.set_op(it->second);
-  Record(l, "op", o);
+  Record(l, {v1::IoSpec::kOpFieldNumber}, o);
 }
 
 void Importer::RwMixRead(const Option& o, Level& l) {
   if (auto pct = Count(o, IoField(v1::IoSpec::kReadPctFieldNumber))) {
     l.io.set_read_pct(static_cast<uint32_t>(*pct));
-    Record(l, "read_pct", o);
+    Record(l, {v1::IoSpec::kReadPctFieldNumber}, o);
   }
 }
 
 void Importer::RwMixWrite(const Option& o, Level& l) {
   if (auto pct = Count(o, IoField(v1::IoSpec::kReadPctFieldNumber))) {
     l.io.set_read_pct(static_cast<uint32_t>(100 - *pct));
-    Record(l, "read_pct", o);
+    Record(l, {v1::IoSpec::kReadPctFieldNumber}, o);
   }
 }
 
@@ -216,7 +216,7 @@ void Importer::BlockSize(const Option& o, Level& l) {
   }
   if (auto size = SizeValue(o, o.value, l.kb_base, IoField(v1::IoSpec::kBlockSizeFieldNumber))) {
     l.io.set_block_size(*size);
-    Record(l, "block_size", o);
+    Record(l, {v1::IoSpec::kBlockSizeFieldNumber}, o);
   }
 }
 
@@ -227,7 +227,7 @@ void Importer::BlockSizeSplit(const Option& o, Level& l) {
     Error(ValueAt(o), "\"" + o.value + "\": separate read and write splits are not supported: give one split");
     return;
   }
-  const pb::FieldDescriptor* size_field = v1::BlockSizeWeight::descriptor()->FindFieldByName("size");
+  const pb::FieldDescriptor* size_field = v1::BlockSizeWeight::descriptor()->FindFieldByNumber(v1::BlockSizeWeight::kSizeFieldNumber);
   std::vector<std::pair<uint64_t, std::optional<uint64_t>>> entries;
   uint64_t given = 0;
   size_t blanks = 0;
@@ -267,20 +267,20 @@ void Importer::BlockSizeSplit(const Option& o, Level& l) {
     w->set_size(size);
     w->set_weight(static_cast<uint32_t>(weight));
   }
-  Record(l, "block_size_split", o);
+  Record(l, {v1::IoSpec::kBlockSizeSplitFieldNumber}, o);
 }
 
 void Importer::Direct(const Option& o, Level& l) {
   if (auto b = Bool(o)) {
     l.io.set_direct(*b);
-    Record(l, "direct", o);
+    Record(l, {v1::IoSpec::kDirectFieldNumber}, o);
   }
 }
 
 void Importer::Buffered(const Option& o, Level& l) {
   if (auto b = Bool(o)) {
     l.io.set_direct(!*b);
-    Record(l, "direct", o);
+    Record(l, {v1::IoSpec::kDirectFieldNumber}, o);
   }
 }
 
@@ -293,7 +293,7 @@ void Importer::IoEngine(const Option& o, Level& l) {
   auto it = kEngines.find(o.value);
   if (it != kEngines.end()) {
     l.io.set_engine(it->second);
-    Record(l, "engine", o);
+    Record(l, {v1::IoSpec::kEngineFieldNumber}, o);
     return;
   }
   if (o.value == "exec" || o.value.rfind("external", 0) == 0 || o.value.find('/') != std::string::npos) {
@@ -307,14 +307,14 @@ void Importer::IoEngine(const Option& o, Level& l) {
 void Importer::IoDepth(const Option& o, Level& l) {
   if (auto depth = Count(o, IoField(v1::IoSpec::kQueueDepthFieldNumber))) {
     l.io.set_queue_depth(static_cast<uint32_t>(*depth));
-    Record(l, "queue_depth", o);
+    Record(l, {v1::IoSpec::kQueueDepthFieldNumber}, o);
   }
 }
 
 void Importer::NumJobs(const Option& o, Level& l) {
   if (auto jobs = Count(o, IoField(v1::IoSpec::kJobsFieldNumber))) {
     l.io.set_jobs(static_cast<uint32_t>(*jobs));
-    Record(l, "jobs", o);
+    Record(l, {v1::IoSpec::kJobsFieldNumber}, o);
   }
 }
 
@@ -339,7 +339,7 @@ void Importer::Size(const Option& o, Level& l) {
   }
   l.io.set_file_size(*size);
   l.size_key = o.key;
-  Record(l, "file_size", o);
+  Record(l, {v1::IoSpec::kFileSizeFieldNumber}, o);
 }
 
 void Importer::Runtime(const Option& o, Level& l) {
@@ -355,9 +355,9 @@ void Importer::RampTime(const Option& o, Level& l) {
 }
 
 void Importer::CompressPercentage(const Option& o, Level& l) {
-  if (auto pct = Count(o, v1::DataSpec::descriptor()->FindFieldByName("compressible_pct"))) {
+  if (auto pct = Count(o, v1::DataSpec::descriptor()->FindFieldByNumber(v1::DataSpec::kCompressiblePctFieldNumber))) {
     l.io.mutable_data()->set_compressible_pct(static_cast<uint32_t>(*pct));
-    Record(l, "data.compressible_pct", o);
+    Record(l, {v1::IoSpec::kDataFieldNumber, v1::DataSpec::kCompressiblePctFieldNumber}, o);
   }
 }
 
@@ -379,13 +379,13 @@ void Importer::BufferPattern(const Option& o, Level& l) {
     return;
   }
   l.io.mutable_data()->set_pattern(pattern);
-  Record(l, "data.pattern", o);
+  Record(l, {v1::IoSpec::kDataFieldNumber, v1::DataSpec::kPatternFieldNumber}, o);
 }
 
 void Importer::DedupePercentage(const Option& o, Level& l) {
-  if (auto pct = Count(o, v1::DataSpec::descriptor()->FindFieldByName("dedupe_pct"))) {
+  if (auto pct = Count(o, v1::DataSpec::descriptor()->FindFieldByNumber(v1::DataSpec::kDedupePctFieldNumber))) {
     l.io.mutable_data()->set_dedupe_pct(static_cast<uint32_t>(*pct));
-    Record(l, "data.dedupe_pct", o);
+    Record(l, {v1::IoSpec::kDataFieldNumber, v1::DataSpec::kDedupePctFieldNumber}, o);
   }
 }
 
@@ -393,7 +393,7 @@ void Importer::Verify(const Option& o, Level& l) {
   if (!NeedValue(o)) return;
   const bool on = o.value != "0" && o.value != "none";
   l.io.set_verify(on);
-  Record(l, "verify", o);
+  Record(l, {v1::IoSpec::kVerifyFieldNumber}, o);
   if (on) {
     Warn(ValueAt(o), "iofleet verifies with its own header and CRC-32 in every block, not with fio's \"" + o.value +
                          "\"; writes carry the headers and read steps check them: fio's verify pass after a "
@@ -402,16 +402,16 @@ void Importer::Verify(const Option& o, Level& l) {
 }
 
 void Importer::Fsync(const Option& o, Level& l) {
-  if (auto every = Count(o, v1::FsyncSpec::descriptor()->FindFieldByName("every"))) {
+  if (auto every = Count(o, v1::FsyncSpec::descriptor()->FindFieldByNumber(v1::FsyncSpec::kEveryFieldNumber))) {
     l.io.mutable_fsync()->set_every(static_cast<uint32_t>(*every));
-    Record(l, "fsync", o);
+    Record(l, {v1::IoSpec::kFsyncFieldNumber}, o);
   }
 }
 
 void Importer::EndFsync(const Option& o, Level& l) {
   if (auto b = Bool(o)) {
     l.io.mutable_fsync()->set_at_end(*b);
-    Record(l, "fsync", o);
+    Record(l, {v1::IoSpec::kFsyncFieldNumber}, o);
   }
 }
 
