@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -19,6 +17,7 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
+#include "controller/run/lease_keeper.h"
 #include "controller/run/verdict_lines.h"
 #include "controller/history/history_db.h"
 #include "controller/history/record_run.h"
@@ -53,46 +52,6 @@ using std::chrono::milliseconds;
 constexpr milliseconds kPrepareDeadline{120000};
 constexpr milliseconds kStopDeadline{60000};
 constexpr milliseconds kLostStopDeadline{2000};  // a lost agent ends its run itself at lease expiry
-constexpr milliseconds kRenewDeadline{3000};
-
-// Renews every agent's lease while the run lasts, so agents outlive long steps on other
-// agents but not a dead controller.
-class LeaseKeeper {
- public:
-  LeaseKeeper(Fleet& fleet, std::string run_id, uint64_t lease_ns) : fleet_(fleet), run_id_(std::move(run_id)) {
-    period_ = std::chrono::nanoseconds(lease_ns / 4);
-    thread_ = std::thread([this] { Loop(); });
-  }
-  ~LeaseKeeper() {
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  void Loop() {
-    std::unique_lock lock(mu_);
-    while (!cv_.wait_for(lock, period_, [&] { return done_; })) {
-      lock.unlock();
-      ForEachAgent(fleet_, [&](size_t i) {
-        const FleetAgent& a = *fleet_[i];
-        if (a.prepared && !a.streaming && !a.lost) (void)fleet_[i]->client->Renew(run_id_, kRenewDeadline);
-      });
-      lock.lock();
-    }
-  }
-
-  Fleet& fleet_;
-  const std::string run_id_;
-  std::chrono::nanoseconds period_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
 
 // The run of `earlier` an agent's busy answer names ("agent X is busy with run R (state), ..."),
 // or "": the agent names the run it holds only to a controller that lists it (agent.proto).
@@ -118,6 +77,14 @@ class RunManager {
 
  private:
   int RunSteps();
+  int WriteRunFiles();  // OUT/<run-id>/workload.effective.yaml and samples.csv
+  // Every cycle of every point until a step fails or the run is interrupted; a cycle's steps in
+  // order, a group's repeat times, a step marked `once` in a point's first cycle only.
+  void RunPlannedSteps();
+  void RunCycle(StepExecutor& executor, size_t p, uint32_t c);
+  bool Going(const std::string& next);  // false after a failure, or on an interrupt (aborted)
+  // One executed instance of leaf step `l`: its report entry, then the step itself.
+  void RunLeaf(StepExecutor& executor, size_t p, uint32_t c, size_t l, int group_cycle);
   // --pushgateway: the run's final figures, once, whatever its outcome.
   void Push();
   int Connect();
@@ -538,9 +505,8 @@ int RunManager::Run() {
 }
 
 int RunManager::RunSteps() {
-  const v1::Workload& w = options_.workload;
   report_.run_id = options_.run_id.empty() ? NewRunId() : options_.run_id;
-  report_.workload = w.name();
+  report_.workload = options_.workload.name();
   report_.status = "succeeded";
   report_.started_at_unix_ns = UnixNowNs();
   report_.labels = options_.labels;
@@ -577,94 +543,104 @@ int RunManager::RunSteps() {
     StopAll();
     return kExitRejected;
   }
-  effective_ = ToYaml(rules::Effective(w));
+  if (int code = WriteRunFiles(); code != kExitOk) {
+    StopAll();
+    return code;
+  }
+  log() << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
+  RunPlannedSteps();
+  lease.reset();
+  StopAll();
+  return Finish(report_.status == "succeeded" ? kExitOk : kExitFailed);
+}
+
+int RunManager::WriteRunFiles() {
+  effective_ = ToYaml(rules::Effective(options_.workload));
   const std::string effective = "# " + options_.workload_file + " with every default filled in\n" + effective_;
   if (Status s = WriteTextFile(out_dir_ / "workload.effective.yaml", effective); !s.ok()) {
     log() << "iofleet: " << s.message() << "\n";  // the report could not be written there either
-    StopAll();
     return kExitFailed;
   }
   auto samples = SamplesCsv::Create(out_dir_ / "samples.csv");
   if (!samples.ok()) {
     log() << "iofleet: " << samples.status().message() << "\n";
-    StopAll();
     return kExitFailed;
   }
   samples_ = std::move(*samples);
-  log() << "iofleet: run " << report_.run_id << " on " << fleet_.size() << " agent(s)\n";
+  return kExitOk;
+}
 
-  {
-    StepExecutor executor(fleet_, report_.run_id, w.sample_interval(),
-                          *options_.interrupt, *live_, *view_, samples_.get(), log());
-    const size_t leaves = plan_.leaves.size();
-    const uint32_t cycles = std::max(1u, w.repeat());
-    // One executed instance of leaf step `l`: its report entry, then the step itself.
-    auto run_leaf = [&](size_t p, uint32_t c, size_t l, int group_cycle) {
-      const rules::LeafStep& leaf = plan_.leaves[l];
-      const v1::Step& def = rules::StepOf(plan_.points[p].workload, leaf);
-      StepReport step;  // report.json lists executed steps only
-      step.index = static_cast<int>(l);
-      step.name = leaf.name;
-      step.kind = rules::StepKind(def);
-      step.point = static_cast<int>(p);
-      step.cycle = static_cast<int>(c);
-      step.group = leaf.group;
-      step.group_cycle = group_cycle;
-      step.params = plan_.points[p].params;
-      report_.steps.push_back(std::move(step));
-      const size_t flat = p * leaves + l;
-      if (def.has_sleep()) {
-        SleepStep(def.sleep().duration(), report_.steps.back());
-        return;
-      }
-      if (def.has_files()) {
-        FilesStep(executor, static_cast<int>(flat), plan_.steps[0][flat].files(), report_.steps.back());
-        return;
-      }
-      std::vector<bool> has_work;
-      for (const auto& agent_steps : plan_.steps) {
-        has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
-      }
-      StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
-      if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
-    };
-    auto going = [&](const std::string& next) {
-      if (report_.status != "succeeded") return false;
-      if (*options_.interrupt) {
-        Fail("aborted", options_.interrupt->Describe() + " before step " + next);
-        return false;
-      }
-      return true;
-    };
-    for (size_t p = 0; p < plan_.points.size() && report_.status == "succeeded"; ++p) {
-      const v1::Workload& at_point = plan_.points[p].workload;
-      for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) {
-        for (size_t l = 0; l < leaves && report_.status == "succeeded";) {
-          const rules::LeafStep& leaf = plan_.leaves[l];
-          const v1::Step& top = at_point.steps(leaf.top);
-          const bool skip_top = top.once() && c > 0;  // its data serves every cycle of the point
-          if (leaf.member < 0) {
-            if (!skip_top && going(leaf.name)) run_leaf(p, c, l, -1);
-            ++l;
-            continue;
-          }
-          // A group: its steps in order, repeat times, then the step after it.
-          size_t end = l;
-          while (end < leaves && plan_.leaves[end].top == leaf.top) ++end;
-          for (uint32_t g = 0; !skip_top && g < top.group().repeat() && report_.status == "succeeded"; ++g) {
-            for (size_t m = l; m < end && report_.status == "succeeded"; ++m) {
-              if (rules::StepOf(at_point, plan_.leaves[m]).once() && (c > 0 || g > 0)) continue;
-              if (going(plan_.leaves[m].name)) run_leaf(p, c, m, static_cast<int>(g));
-            }
-          }
-          l = end;
-        }
+void RunManager::RunPlannedSteps() {
+  const v1::Workload& w = options_.workload;
+  StepExecutor executor(fleet_, report_.run_id, w.sample_interval(), *options_.interrupt, *live_, *view_, samples_.get(), log());
+  const uint32_t cycles = std::max(1u, w.repeat());
+  for (size_t p = 0; p < plan_.points.size() && report_.status == "succeeded"; ++p) {
+    for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) RunCycle(executor, p, c);
+  }
+}
+
+void RunManager::RunCycle(StepExecutor& executor, size_t p, uint32_t c) {
+  const v1::Workload& at_point = plan_.points[p].workload;
+  const size_t leaves = plan_.leaves.size();
+  for (size_t l = 0; l < leaves && report_.status == "succeeded";) {
+    const rules::LeafStep& leaf = plan_.leaves[l];
+    const v1::Step& top = at_point.steps(leaf.top);
+    const bool skip_top = top.once() && c > 0;  // its data serves every cycle of the point
+    if (leaf.member < 0) {
+      if (!skip_top && Going(leaf.name)) RunLeaf(executor, p, c, l, -1);
+      ++l;
+      continue;
+    }
+    // A group: its steps in order, repeat times, then the step after it.
+    size_t end = l;
+    while (end < leaves && plan_.leaves[end].top == leaf.top) ++end;
+    for (uint32_t g = 0; !skip_top && g < top.group().repeat() && report_.status == "succeeded"; ++g) {
+      for (size_t m = l; m < end && report_.status == "succeeded"; ++m) {
+        if (rules::StepOf(at_point, plan_.leaves[m]).once() && (c > 0 || g > 0)) continue;
+        if (Going(plan_.leaves[m].name)) RunLeaf(executor, p, c, m, static_cast<int>(g));
       }
     }
+    l = end;
   }
-  lease.reset();
-  StopAll();
-  return Finish(report_.status == "succeeded" ? kExitOk : kExitFailed);
+}
+
+bool RunManager::Going(const std::string& next) {
+  if (report_.status != "succeeded") return false;
+  if (*options_.interrupt) {
+    Fail("aborted", options_.interrupt->Describe() + " before step " + next);
+    return false;
+  }
+  return true;
+}
+
+void RunManager::RunLeaf(StepExecutor& executor, size_t p, uint32_t c, size_t l, int group_cycle) {
+  const rules::LeafStep& leaf = plan_.leaves[l];
+  const v1::Step& def = rules::StepOf(plan_.points[p].workload, leaf);
+  StepReport step;  // report.json lists executed steps only
+  step.index = static_cast<int>(l);
+  step.name = leaf.name;
+  step.kind = rules::StepKind(def);
+  step.point = static_cast<int>(p);
+  step.cycle = static_cast<int>(c);
+  step.group = leaf.group;
+  step.group_cycle = group_cycle;
+  step.params = plan_.points[p].params;
+  report_.steps.push_back(std::move(step));
+  const size_t flat = p * plan_.leaves.size() + l;
+  if (def.has_sleep()) {
+    SleepStep(def.sleep().duration(), report_.steps.back());
+    return;
+  }
+  if (def.has_files()) {
+    FilesStep(executor, static_cast<int>(flat), plan_.steps[0][flat].files(), report_.steps.back());
+    return;
+  }
+  std::vector<bool> has_work;
+  for (const auto& agent_steps : plan_.steps) {
+    has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
+  }
+  StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
+  if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
 }
 
 }  // namespace

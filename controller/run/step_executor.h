@@ -42,6 +42,35 @@ class StepExecutor {
   StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work, StepReport& step);
 
  private:
+  struct Streams;  // one step's streams, shared by the agents' threads (step_executor.cc)
+
+  // Sets the step up on every agent (files, holes, threads waiting); nothing is measured yet. A
+  // setup may fill whole files: Ctrl-C, or one agent's failed setup, cancels the others' rather
+  // than wait for them (the run's Stop then ends their fills between two writes).
+  StepOutcome SetUp(int index, uint32_t phase, const StepReport& step);
+  // The one start instant: far enough ahead that every Start reaches its agent before it.
+  uint64_t StartInstant() const;
+  // The workload's sample interval, or one chosen for the step's expected length (its runtime,
+  // or how long its last run took).
+  uint64_t SampleIntervalNs(int index, const v1::IoSpec& io) const;
+  // Streams every agent's step on a thread of its own until all have ended, ticking the view.
+  // On Ctrl-C the agents are asked to stop; agents asked to stop (Ctrl-C, or another agent
+  // failed) that do not within a grace have their streams cancelled.
+  void StreamAll(Streams& s);
+  // Agent i's stream: its progress to the live model and samples.csv; it stops the others when
+  // it finishes first on a stonewalled step, or fails.
+  void StreamAgent(size_t i, Streams& s);
+  // Asks every agent but `except` (SIZE_MAX: every agent) to stop the step, each at most once.
+  void StopOthers(Streams& s, size_t except);
+  // The step's figures from what came back (each agent's row, the aggregate, span, start skew,
+  // the slowest agent); the step's end in the live model and the view.
+  void Merge(const v1::IoSpec& io, Streams& s, StepReport& step);
+  // How the streamed step ended: aborted on Ctrl-C, else failed with the first agent's error (it
+  // failed, was lost, or ended early unasked), else succeeded.
+  StepOutcome Judge(const Streams& s, const StepReport& step);
+  // Logs an agent's failure of the step; the first one is the step's error.
+  void FailStep(StepOutcome& outcome, const StepReport& step, const std::string& message);
+
   std::ostream& log_;
   Fleet& fleet_;
   const std::string run_id_;
