@@ -72,7 +72,7 @@ int RunsTable(HistoryDb& db, const RunFilter& filter) {
                            "seconds", "status", "verdict", "labels");
   for (const auto& r : *runs) {
     std::cout << fmt::format("{:<24} {:<16} {:<20} {:>6} {:>9.1f} {:<10} {:<20} {}{}\n", r.run_id, Utc(r.started_at_unix_ns),
-                             r.workload, r.agents.size(), static_cast<double>(r.duration_ns) / 1e9, r.status,
+                             r.workload, r.agents.size(), static_cast<double>(r.duration_ns) / 1e9, iofleet::wire::EnumText(r.status),
                              r.verdict.empty() ? "-" : r.verdict, Labels(r.labels), r.excluded ? "  (excluded)" : "");
   }
   if (runs->empty()) std::cout << "(no runs)\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "controller/history/sqlite_statement.h"
+#include "core/wire/proto_json.h"
 
 namespace iofleet::controller {
 
@@ -79,7 +80,7 @@ StoredRun RunOf(const SqlStatement& row) {
   r.iofleet_version = row.Text(3);
   r.started_at_unix_ns = static_cast<uint64_t>(row.Int(4));
   r.duration_ns = static_cast<uint64_t>(row.Int(5));
-  r.status = row.Text(6);
+  r.status = wire::EnumFromText<v1::RunStatus>(row.Text(6)).value_or(v1::RUN_STATUS_UNSPECIFIED);
   r.verdict = row.Text(7);
   r.excluded = row.Int(8) != 0;
   return r;
@@ -155,7 +156,7 @@ Status HistoryDb::Insert(const StoredRun& run) {
   if (!insert.ok()) return Error("cannot prepare the insert");
   insert.Bind(1, run.run_id).Bind(2, run.workload).Bind(3, run.workload_hash).Bind(4, run.iofleet_version);
   insert.Bind(5, static_cast<int64_t>(run.agents.size())).Bind(6, static_cast<int64_t>(run.started_at_unix_ns));
-  insert.Bind(7, static_cast<int64_t>(run.duration_ns)).Bind(8, run.status).Bind(9, run.verdict);
+  insert.Bind(7, static_cast<int64_t>(run.duration_ns)).Bind(8, wire::EnumText(run.status)).Bind(9, run.verdict);
   insert.Bind(10, int64_t{run.excluded}).Bind(11, static_cast<int64_t>(run.figures.size()));
   insert.Bind(12, run.report_json).Bind(13, run.samples_csv).Bind(14, run.effective_workload);
   if (insert.Step() != SQLITE_DONE) return Error("cannot store run " + run.run_id);

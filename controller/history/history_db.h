@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "iofleet/v1/report.pb.h"
 
 struct sqlite3;
 
@@ -43,7 +44,7 @@ struct StoredRun {
   std::string iofleet_version;
   uint64_t started_at_unix_ns = 0;
   uint64_t duration_ns = 0;
-  std::string status;   // succeeded | failed | aborted
+  v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;  // stored as report.json spells it
   std::string verdict;  // regression | improvement | unchanged | not enough history | "" (none asked)
   std::map<std::string, std::string> labels;  // --label: select the baseline
   std::map<std::string, std::string> notes;   // --note: recorded, select nothing

@@ -33,7 +33,7 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
   run.iofleet_version = IOFLEET_VERSION;
   run.started_at_unix_ns = typed.started_at_unix_ns();
   run.duration_ns = typed.duration_ns();
-  run.status = wire::EnumText(typed.status());
+  run.status = typed.status();
   run.labels = options.labels;
   run.notes = options.notes;
   for (const v1::ReportAgent& a : typed.agents()) {
@@ -47,7 +47,7 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
 
   std::optional<RunVerdicts> verdicts;
   Status judged_status;
-  if (options.verdicts && run.status == "succeeded") {
+  if (options.verdicts && typed.status() == v1::RUN_STATUS_SUCCEEDED) {
     auto judged = JudgeRun(**db, run, *options.verdicts);
     if (judged.ok()) {
       verdicts = std::move(*judged);

@@ -1,6 +1,7 @@
 #include "controller/push/push_body.h"
 
 #include "controller/push/result_families.h"
+#include "core/wire/proto_json.h"
 
 #include <fmt/format.h>
 
@@ -23,7 +24,7 @@ bool MovesData(const StepReport& step) { return step.kind == "io" || step.kind =
 
 // A failed or aborted step's bandwidth, IOPS and latency are not figures (0 B/s would read as a
 // collapse on the trends dashboard): only a succeeded step pushes them; every step pushes its status.
-bool HasFigures(const StepReport& step) { return MovesData(step) && step.status == "succeeded"; }
+bool HasFigures(const StepReport& step) { return MovesData(step) && step.status == v1::STEP_STATUS_SUCCEEDED; }
 
 // Shortest text that reads back as the same double (report.json's numbers do the same).
 std::string Number(double v) { return fmt::format("{}", v); }
@@ -69,9 +70,9 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
   Family(out, "iofleet_result_status", "1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).",
          [&](std::string& o) {
            for (const auto& s : report.steps) {
-             o += fmt::format("iofleet_result_status{{{},status=\"{}\"}} 1\n", StepLabels(s), Escaped(s.status));
+             o += fmt::format("iofleet_result_status{{{},status=\"{}\"}} 1\n", StepLabels(s), Escaped(wire::EnumText(s.status)));
            }
-           o += fmt::format("iofleet_result_status{{status=\"{}\"}} 1\n", Escaped(report.status));
+           o += fmt::format("iofleet_result_status{{status=\"{}\"}} 1\n", Escaped(wire::EnumText(report.status)));
          });
   Family(out, "iofleet_result_timestamp_seconds", "When the step's first I/O began (Unix time; the run's end if it did none).",
          [&](std::string& o) {

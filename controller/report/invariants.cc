@@ -116,7 +116,7 @@ std::vector<std::string> CheckInvariants(RunReport& report) {
     // A group's step runs once per group cycle: that tells its instances apart too.
     std::string group = step.group_cycle >= 0 ? fmt::format(", group {} cycle {}", step.group, step.group_cycle) : "";
     if (several) where += fmt::format(" (point {}, cycle {}{})", step.point, step.cycle, group);
-    const bool succeeded = step.status == "succeeded";
+    const bool succeeded = step.status == v1::STEP_STATUS_SUCCEEDED;
     const size_t first = out.size();
     Checker check(report, out);
 
@@ -135,9 +135,9 @@ std::vector<std::string> CheckInvariants(RunReport& report) {
     }
 
     if (!check.broken()) continue;
-    if (succeeded) step.status = "failed";
-    if (report.status == "succeeded") {
-      report.status = "failed";
+    if (succeeded) step.status = v1::STEP_STATUS_FAILED;
+    if (report.status == v1::RUN_STATUS_SUCCEEDED) {
+      report.status = v1::RUN_STATUS_FAILED;
       report.error = out[first];
     }
   }

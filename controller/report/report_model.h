@@ -11,6 +11,7 @@
 
 #include "core/base/histogram.h"
 #include "iofleet/v1/agent.pb.h"
+#include "iofleet/v1/report.pb.h"
 #include "iofleet/v1/result.pb.h"
 
 namespace iofleet::v1 {
@@ -137,7 +138,7 @@ struct StepReport {
   std::string group;
   int group_cycle = -1;
   std::vector<std::pair<std::string, std::string>> params;  // the point's swept values
-  std::string status;  // succeeded | failed | aborted
+  v1::StepStatus status = v1::STEP_STATUS_UNSPECIFIED;
   StepStats aggregate;
   std::vector<AgentStep> agents;
   // Max minus min of the agents' first-I/O instants, corrected by the clock offsets; -1 unknown.
@@ -170,7 +171,7 @@ struct AgentInfo {
 struct RunReport {
   std::string run_id;
   std::string workload;
-  std::string status;  // succeeded | failed | aborted
+  v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
   std::string error;
   uint64_t started_at_unix_ns = 0;  // when the controller began the run; 0: not known
   uint64_t duration_ns = 0;         // from then until its report
@@ -181,5 +182,14 @@ struct RunReport {
   std::vector<AgentInfo> agents;
   std::vector<StepReport> steps;
 };
+
+// A run ends as the step that ended it did.
+inline v1::RunStatus RunStatusOf(v1::StepStatus status) {
+  switch (status) {
+    case v1::STEP_STATUS_SUCCEEDED: return v1::RUN_STATUS_SUCCEEDED;
+    case v1::STEP_STATUS_ABORTED: return v1::RUN_STATUS_ABORTED;
+    default: return v1::RUN_STATUS_FAILED;
+  }
+}
 
 }  // namespace iofleet::controller

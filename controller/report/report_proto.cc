@@ -147,18 +147,6 @@ void AddParams(const std::vector<std::pair<std::string, std::string>>& params,
   }
 }
 
-v1::StepStatus StepStatusOf(const std::string& status) {
-  if (status == "succeeded") return v1::STEP_STATUS_SUCCEEDED;
-  if (status == "aborted") return v1::STEP_STATUS_ABORTED;
-  return v1::STEP_STATUS_FAILED;
-}
-
-v1::RunStatus RunStatusOf(const std::string& status) {
-  if (status == "succeeded") return v1::RUN_STATUS_SUCCEEDED;
-  if (status == "aborted") return v1::RUN_STATUS_ABORTED;
-  return v1::RUN_STATUS_FAILED;
-}
-
 void SetDone(const DoneFigure& f, bool with_method, v1::ReportDone& out) {
   out.set_seconds(f.seconds);
   out.set_bytes_per_sec(f.bytes_per_sec);
@@ -192,7 +180,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
     s.set_group(step.group);
     s.set_group_cycle(step.group_cycle);
   }
-  s.set_status(StepStatusOf(step.status));
+  s.set_status(step.status);
   v1::ReportAggregate& aggregate = *s.mutable_aggregate();
   SetFigures(step.aggregate, *aggregate.mutable_figures());
   if (step.aggregate.latency->count()) SetLatencyCurve(*step.aggregate.latency, aggregate);
@@ -269,7 +257,7 @@ void SetSummaries(const RunReport& report, v1::Report& out) {
   }
   bool several = false;
   for (const auto& step : report.steps) {
-    if (step.status != "succeeded") continue;
+    if (step.status != v1::STEP_STATUS_SUCCEEDED) continue;
     const bool in_group = last_group_cycle[{step.point, step.index}] > 0;
     groups[{step.point, step.index, in_group ? step.cycle : -1}].push_back(&step);
     several = several || step.cycle > 0 || step.group_cycle > 0;
@@ -309,7 +297,7 @@ v1::Report ToReportProto(const RunReport& report) {
   out.set_schema("iofleet.report/v1");
   out.set_run_id(report.run_id);
   out.set_workload(report.workload);
-  out.set_status(RunStatusOf(report.status));
+  out.set_status(report.status);
   if (!report.error.empty()) out.set_error(report.error);
   if (report.started_at_unix_ns) {
     out.set_started_at_unix_ns(report.started_at_unix_ns);

@@ -36,6 +36,7 @@
 #include "controller/workload/yaml_loader.h"
 #include "controller/workload/yaml_writer.h"
 #include "core/base/version.h"
+#include "core/wire/proto_json.h"
 #include "core/rules/defaults.h"
 #include "core/rules/non_io_steps.h"
 #include "core/rules/root_spec.h"
@@ -96,9 +97,10 @@ class RunManager {
   void StopAll();
   int Finish(int code);
   int CheckHistory();
-  void Fail(const std::string& status, const std::string& error) {
-    if (report_.status == "succeeded") {
-      report_.status = status;
+  // The run's first failure names how it ended; a step's status says the run's.
+  void Fail(v1::StepStatus status, const std::string& error) {
+    if (report_.status == v1::RUN_STATUS_SUCCEEDED) {
+      report_.status = RunStatusOf(status);
       report_.error = error;
     }
   }
@@ -313,15 +315,15 @@ void RunManager::SleepStep(uint64_t duration_ns, StepReport& step) {
   const Interrupt& interrupt = *options_.interrupt;
   while (std::chrono::steady_clock::now() < until && !interrupt) std::this_thread::sleep_for(milliseconds(20));
   step.aggregate.window_ns = duration_ns;
-  step.status = interrupt ? "aborted" : "succeeded";
-  if (interrupt) Fail("aborted", interrupt.Describe() + " during step " + step.name);
+  step.status = interrupt ? v1::STEP_STATUS_ABORTED : v1::STEP_STATUS_SUCCEEDED;
+  if (interrupt) Fail(v1::STEP_STATUS_ABORTED, interrupt.Describe() + " during step " + step.name);
 }
 
 // A files step runs op by op, each phase in lockstep on every agent (mdtest's barriers); the
 // step's figures add its phases up.
 void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep& files, StepReport& step) {
-  step.status = "succeeded";
-  for (int k = 0; k < files.ops_size() && step.status == "succeeded"; ++k) {
+  step.status = v1::STEP_STATUS_SUCCEEDED;
+  for (int k = 0; k < files.ops_size() && step.status == v1::STEP_STATUS_SUCCEEDED; ++k) {
     StepReport phase_step;
     phase_step.name = step.name + "." + rules::FilesOpName(files.ops(k));
     phase_step.kind = step.kind;  // its live line counts files
@@ -348,7 +350,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
     step.start_skew_ns = std::max(step.start_skew_ns, phase_step.start_skew_ns);
     step.phases.push_back(std::move(phase));
     step.status = outcome.status;
-    if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
+    if (outcome.status != v1::STEP_STATUS_SUCCEEDED) Fail(outcome.status, outcome.error);
   }
   // A files step's slowest agent is the one whose phases took longest.
   if (auto slowest = FindSlowestAgent(step.agents, /*by_time=*/true)) {
@@ -361,7 +363,7 @@ void RunManager::FilesStep(StepExecutor& executor, int flat, const v1::FilesStep
 // and a report that could not be written fails the run: a green run means the figures are there.
 int RunManager::Finish(int code) {
   for (const auto& broken : CheckInvariants(report_)) log() << "iofleet: report: " << broken << "\n";
-  if (report_.status != "succeeded") code = kExitFailed;
+  if (report_.status != v1::RUN_STATUS_SUCCEEDED) code = kExitFailed;
   bool written = true;
   report_.duration_ns = UnixNowNs() - report_.started_at_unix_ns;
   // report.json is the run's document; every other format is rendered from it (report_document.h).
@@ -450,7 +452,7 @@ int RunManager::CheckHistory() {
   std::string why;
   if (run->workload != options_.workload.name()) why = "it ran workload " + run->workload;
   else if (run->labels != std::map<std::string, std::string>(options_.labels.begin(), options_.labels.end())) why = "its --labels differ";
-  else if (run->status != "succeeded") why = "it " + run->status;
+  else if (run->status != v1::RUN_STATUS_SUCCEEDED) why = "it " + wire::EnumText(run->status);
   else if (run->excluded) why = "it is excluded (iofleet history --include " + run->run_id + ")";
   if (why.empty()) return kExitOk;
   log() << "iofleet: " << who << "that run is no baseline of this one: " << why << "\n";
@@ -498,7 +500,7 @@ int RunManager::Run() {
   if (int code = CheckHistory(); code != kExitOk) return code;
   int code = RunSteps();
   if (code != kExitOk && options_.pushgateway && !pushed_) {  // it ended before Finish
-    if (report_.status == "succeeded") report_.status = "failed";
+    if (report_.status == v1::RUN_STATUS_SUCCEEDED) report_.status = v1::RUN_STATUS_FAILED;
     Push();
   }
   return code;
@@ -507,7 +509,7 @@ int RunManager::Run() {
 int RunManager::RunSteps() {
   report_.run_id = options_.run_id.empty() ? NewRunId() : options_.run_id;
   report_.workload = options_.workload.name();
-  report_.status = "succeeded";
+  report_.status = v1::RUN_STATUS_SUCCEEDED;
   report_.started_at_unix_ns = UnixNowNs();
   report_.labels = options_.labels;
   report_.notes = options_.notes;
@@ -551,7 +553,7 @@ int RunManager::RunSteps() {
   RunPlannedSteps();
   lease.reset();
   StopAll();
-  return Finish(report_.status == "succeeded" ? kExitOk : kExitFailed);
+  return Finish(report_.status == v1::RUN_STATUS_SUCCEEDED ? kExitOk : kExitFailed);
 }
 
 int RunManager::WriteRunFiles() {
@@ -574,15 +576,15 @@ void RunManager::RunPlannedSteps() {
   const v1::Workload& w = options_.workload;
   StepExecutor executor(fleet_, report_.run_id, w.sample_interval(), *options_.interrupt, *live_, *view_, samples_.get(), log());
   const uint32_t cycles = std::max(1u, w.repeat());
-  for (size_t p = 0; p < plan_.points.size() && report_.status == "succeeded"; ++p) {
-    for (uint32_t c = 0; c < cycles && report_.status == "succeeded"; ++c) RunCycle(executor, p, c);
+  for (size_t p = 0; p < plan_.points.size() && report_.status == v1::RUN_STATUS_SUCCEEDED; ++p) {
+    for (uint32_t c = 0; c < cycles && report_.status == v1::RUN_STATUS_SUCCEEDED; ++c) RunCycle(executor, p, c);
   }
 }
 
 void RunManager::RunCycle(StepExecutor& executor, size_t p, uint32_t c) {
   const v1::Workload& at_point = plan_.points[p].workload;
   const size_t leaves = plan_.leaves.size();
-  for (size_t l = 0; l < leaves && report_.status == "succeeded";) {
+  for (size_t l = 0; l < leaves && report_.status == v1::RUN_STATUS_SUCCEEDED;) {
     const rules::LeafStep& leaf = plan_.leaves[l];
     const v1::Step& top = at_point.steps(leaf.top);
     const bool skip_top = top.once() && c > 0;  // its data serves every cycle of the point
@@ -594,8 +596,8 @@ void RunManager::RunCycle(StepExecutor& executor, size_t p, uint32_t c) {
     // A group: its steps in order, repeat times, then the step after it.
     size_t end = l;
     while (end < leaves && plan_.leaves[end].top == leaf.top) ++end;
-    for (uint32_t g = 0; !skip_top && g < top.group().repeat() && report_.status == "succeeded"; ++g) {
-      for (size_t m = l; m < end && report_.status == "succeeded"; ++m) {
+    for (uint32_t g = 0; !skip_top && g < top.group().repeat() && report_.status == v1::RUN_STATUS_SUCCEEDED; ++g) {
+      for (size_t m = l; m < end && report_.status == v1::RUN_STATUS_SUCCEEDED; ++m) {
         if (rules::StepOf(at_point, plan_.leaves[m]).once() && (c > 0 || g > 0)) continue;
         if (Going(plan_.leaves[m].name)) RunLeaf(executor, p, c, m, static_cast<int>(g));
       }
@@ -605,9 +607,9 @@ void RunManager::RunCycle(StepExecutor& executor, size_t p, uint32_t c) {
 }
 
 bool RunManager::Going(const std::string& next) {
-  if (report_.status != "succeeded") return false;
+  if (report_.status != v1::RUN_STATUS_SUCCEEDED) return false;
   if (*options_.interrupt) {
-    Fail("aborted", options_.interrupt->Describe() + " before step " + next);
+    Fail(v1::STEP_STATUS_ABORTED, options_.interrupt->Describe() + " before step " + next);
     return false;
   }
   return true;
@@ -640,7 +642,7 @@ void RunManager::RunLeaf(StepExecutor& executor, size_t p, uint32_t c, size_t l,
     has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
   }
   StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
-  if (outcome.status != "succeeded") Fail(outcome.status, outcome.error);
+  if (outcome.status != v1::STEP_STATUS_SUCCEEDED) Fail(outcome.status, outcome.error);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ struct StepExecutor::Streams {
 StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work,
                                StepReport& step) {
   // 1. Set up everywhere. Nothing is measured yet.
-  if (StepOutcome setup = SetUp(index, phase, step); setup.status != "succeeded") {
+  if (StepOutcome setup = SetUp(index, phase, step); setup.status != v1::STEP_STATUS_SUCCEEDED) {
     step.status = setup.status;
     return setup;
   }
@@ -105,7 +105,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
 
 void StepExecutor::FailStep(StepOutcome& outcome, const StepReport& step, const std::string& message) {
   log_ << "iofleet: step " << step.name << ": " << message << "\n";
-  if (outcome.status == "succeeded") outcome = {"failed", "step " + step.name + ": " + message};
+  if (outcome.status == v1::STEP_STATUS_SUCCEEDED) outcome = {v1::STEP_STATUS_FAILED, "step " + step.name + ": " + message};
 }
 
 StepOutcome StepExecutor::SetUp(int index, uint32_t phase, const StepReport& step) {
@@ -136,7 +136,7 @@ StepOutcome StepExecutor::SetUp(int index, uint32_t phase, const StepReport& ste
   }
   setups.join();
   if (interrupted_) {
-    return {"aborted", interrupted_.Describe() + std::string(cancelled_setup ? " while setting up" : " before") + " step " + step.name};
+    return {v1::STEP_STATUS_ABORTED, interrupted_.Describe() + std::string(cancelled_setup ? " while setting up" : " before") + " step " + step.name};
   }
   StepOutcome outcome;
   for (size_t i = 0; i < fleet_.size(); ++i) {
@@ -227,7 +227,7 @@ void StepExecutor::StopOthers(Streams& s, size_t except) {
 }
 
 void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
-  step.status = "succeeded";
+  step.status = v1::STEP_STATUS_SUCCEEDED;
   // Each agent's start instant on the controller's clock (its own, less the measured offset).
   int64_t earliest = INT64_MAX, latest = INT64_MIN;
   std::vector<int64_t> corrected(fleet_.size(), 0);
@@ -270,7 +270,7 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
 
 StepOutcome StepExecutor::Judge(const Streams& s, const StepReport& step) {
   if (s.interrupted) {
-    return {"aborted", interrupted_.Describe() + " during step " + step.name + " (figures up to the interrupt kept)"};
+    return {v1::STEP_STATUS_ABORTED, interrupted_.Describe() + " during step " + step.name + " (figures up to the interrupt kept)"};
   }
   StepOutcome outcome;
   for (size_t i = 0; i < fleet_.size(); ++i) {

@@ -20,8 +20,8 @@
 namespace iofleet::controller {
 
 struct StepOutcome {
-  std::string status = "succeeded";  // succeeded | failed | aborted
-  std::string error;                 // for failed and aborted
+  v1::StepStatus status = v1::STEP_STATUS_SUCCEEDED;
+  std::string error;  // for failed and aborted
 };
 
 class StepExecutor {

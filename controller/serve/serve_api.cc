@@ -13,6 +13,7 @@
 #include "controller/history/regression.h"
 #include "controller/history/run_figures.h"
 #include "controller/push/result_families.h"
+#include "core/wire/proto_json.h"
 #include "controller/report/report_document.h"
 #include "controller/serve/api_input.h"
 #include "controller/serve/report_ticket.h"
@@ -329,10 +330,10 @@ HttpResponse ServeApi::SuiteHistory(const std::string& name, const HttpRequest& 
     run_list.push_back({{"run_id", r.run_id},
                         {"started_at_unix_ns", r.started_at_unix_ns},
                         {"duration_ns", r.duration_ns},
-                        {"status", r.status},
+                        {"status", wire::EnumText(r.status)},
                         {"verdict", r.verdict},
                         {"excluded", r.excluded}});
-    if (r.status != "succeeded" || r.excluded) continue;
+    if (r.status != v1::RUN_STATUS_SUCCEEDED || r.excluded) continue;
     auto figures = (*db)->Figures(r.run_id);
     if (!figures.ok()) return FromStatus(figures.status());
     for (const auto& [key, mean] : RunMeans(*figures)) {

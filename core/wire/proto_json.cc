@@ -296,6 +296,14 @@ Status ReadObject(const Json& j, Message& m, const std::string& path) {
 
 }  // namespace
 
+std::optional<int> EnumNumberOfText(const google::protobuf::EnumDescriptor* type, const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  for (int i = 0; i < type->value_count(); ++i) {
+    if (EnumTextOf(type->value(i)) == text) return type->value(i)->number();
+  }
+  return std::nullopt;
+}
+
 std::string EnumTextOf(const EnumValueDescriptor* value) {
   if (!value || value->number() == 0) return "";  // UNSPECIFIED: what a document without the key reads as
   const std::string& text = value->options().GetExtension(v1::json_text);

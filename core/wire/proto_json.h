@@ -15,6 +15,7 @@
 #include <google/protobuf/message.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "core/base/status.h"
@@ -32,6 +33,14 @@ std::string EnumTextOf(const google::protobuf::EnumValueDescriptor* value);
 template <typename Enum>
 std::string EnumText(Enum value) {
   return EnumTextOf(google::protobuf::GetEnumDescriptor<Enum>()->FindValueByNumber(value));
+}
+
+// The enum value whose text is `text` (as EnumText writes it); nothing for "" or an unknown text.
+std::optional<int> EnumNumberOfText(const google::protobuf::EnumDescriptor* type, const std::string& text);
+template <typename Enum>
+std::optional<Enum> EnumFromText(const std::string& text) {
+  auto number = EnumNumberOfText(google::protobuf::GetEnumDescriptor<Enum>(), text);
+  return number ? std::optional<Enum>(static_cast<Enum>(*number)) : std::nullopt;
 }
 
 }  // namespace iofleet::wire

@@ -68,7 +68,7 @@ TEST(JudgeAndRecord, AFailedRunIsStoredWithoutAVerdict) {
   ASSERT_TRUE(v.ok());
   EXPECT_FALSE(v->has_value());
   auto db = HistoryDb::Open(options.db_path);
-  EXPECT_EQ((*db)->Load("f")->status, "failed");
+  EXPECT_EQ((*db)->Load("f")->status, v1::RUN_STATUS_FAILED);
 }
 
 // A judgement that cannot be made (the reference run is no baseline) still records the run.

@@ -16,7 +16,7 @@ StoredRun MakeRun(const std::string& id, uint64_t started, double bandwidth, dou
   r.workload_hash = "h1";
   r.effective_workload = "name: nightly\ndefaults: { queue_depth: 32, block_size: 4KiB }\nsteps:\n  - io: { op: read }\n";
   r.started_at_unix_ns = started;
-  r.status = "succeeded";
+  r.status = v1::RUN_STATUS_SUCCEEDED;
   r.agents = {{"a1", "", "", ""}};
   // Two cycles: the run counts once, by their mean.
   for (int cycle = 0; cycle < 2; ++cycle) {

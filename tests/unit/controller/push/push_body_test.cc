@@ -16,7 +16,7 @@ namespace {
 
 constexpr uint64_t kSec = 1'000'000'000;
 
-StepReport Io(const std::string& name, int point, int cycle, const std::string& status) {
+StepReport Io(const std::string& name, int point, int cycle, v1::StepStatus status) {
   StepReport step;
   step.name = name;
   step.kind = "io";
@@ -36,15 +36,15 @@ StepReport Io(const std::string& name, int point, int cycle, const std::string& 
 RunReport Report() {
   RunReport report;
   report.workload = "nightly-seq";
-  report.status = "failed";
+  report.status = v1::RUN_STATUS_FAILED;
   report.labels = {{"cluster", "lab1"}, {"fs", "/mnt/zeb"}};
-  report.steps.push_back(Io("write", 0, 0, "succeeded"));
+  report.steps.push_back(Io("write", 0, 0, v1::STEP_STATUS_SUCCEEDED));
   StepReport sleep;
   sleep.name = "pause";
   sleep.kind = "sleep";
-  sleep.status = "succeeded";
+  sleep.status = v1::STEP_STATUS_SUCCEEDED;
   report.steps.push_back(sleep);
-  StepReport grouped = Io("copy-in", 1, 0, "failed");
+  StepReport grouped = Io("copy-in", 1, 0, v1::STEP_STATUS_FAILED);
   grouped.group = "cycles";
   grouped.group_cycle = 2;
   grouped.name = "say \"hi\"\\";  // escaped in label values
@@ -92,7 +92,7 @@ TEST(PushBodyTest, AFailedStepPushesItsStatus) {
 // 0 B/s or a half-step's p99 for a step that failed or was aborted is not a figure to graph.
 TEST(PushBodyTest, AFailedOrAbortedStepPushesNoFigures) {
   RunReport report = Report();
-  report.steps.push_back(Io("read", 0, 0, "aborted"));
+  report.steps.push_back(Io("read", 0, 0, v1::STEP_STATUS_ABORTED));
   std::string body = PushBody(report, 1, 0);
   for (const char* family : {"iofleet_result_bytes_per_second{", "iofleet_result_iops{", "iofleet_result_latency_seconds{"}) {
     EXPECT_EQ(body.find(std::string(family) + "step=\"say"), std::string::npos) << family << "\n" << body;
@@ -123,7 +123,7 @@ TEST(PushBodyTest, VerdictsArePushedPerJudgedFigure) {
 TEST(PushBodyTest, TheRunsStatusHasNoStepLabels) {
   RunReport report;  // ended before its first step: agents unreachable
   report.workload = "w";
-  report.status = "failed";
+  report.status = v1::RUN_STATUS_FAILED;
   EXPECT_EQ(PushBody(report, 0.25, 1.0),
             "# HELP iofleet_result_status 1 for the status (succeeded, failed or aborted) of each step, and of the run (no step label).\n"
             "# TYPE iofleet_result_status gauge\n"

@@ -86,7 +86,7 @@ TEST(HeadlineTable, ASweepRepeatedHasEachPointsCyclesAndTheirSpread) {
   }
   // 100 and 300: mean 200, stddev 141.42, half width t(0.975, 1) = 12.706 x 141.42 / sqrt(2).
   // A failed cycle is left out of the spread: point 1 has one cycle left, and no spread.
-  steps[3].status = "failed";
+  steps[3].status = v1::STEP_STATUS_FAILED;
   EXPECT_EQ(HeadlineTables(ToDocument(Report(steps))),
             "\n"
             "read (io) by data.compressible_pct, 2 cycles per point\n"

@@ -25,12 +25,12 @@ AgentStep Row(const std::string& agent, uint64_t reads, uint64_t writes, uint64_
 // Two agents, a and b, one io step "mix" whose aggregate adds them up.
 RunReport Consistent() {
   RunReport r;
-  r.status = "succeeded";
+  r.status = v1::RUN_STATUS_SUCCEEDED;
   r.agents = {{"a", "", ""}, {"b", "", ""}};
   StepReport s;
   s.name = "mix";
   s.kind = "io";
-  s.status = "succeeded";
+  s.status = v1::STEP_STATUS_SUCCEEDED;
   s.agents = {Row("a", 10, 5, kSec), Row("b", 20, 7, 2 * kSec)};
   for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
   r.steps.push_back(std::move(s));
@@ -41,16 +41,16 @@ void ExpectFailedWith(RunReport& r, const std::vector<std::string>& violations, 
   ASSERT_EQ(violations.size(), 1u);
   EXPECT_NE(violations[0].find(part), std::string::npos) << violations[0];
   EXPECT_NE(violations[0].find("step mix"), std::string::npos) << violations[0];
-  EXPECT_EQ(r.steps[0].status, "failed");
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.steps[0].status, v1::STEP_STATUS_FAILED);
+  EXPECT_EQ(r.status, v1::RUN_STATUS_FAILED);
   EXPECT_EQ(r.error, violations[0]);
 }
 
 TEST(CheckInvariants, AConsistentReportPasses) {
   RunReport r = Consistent();
   EXPECT_TRUE(CheckInvariants(r).empty());
-  EXPECT_EQ(r.status, "succeeded");
-  EXPECT_EQ(r.steps[0].status, "succeeded");
+  EXPECT_EQ(r.status, v1::RUN_STATUS_SUCCEEDED);
+  EXPECT_EQ(r.steps[0].status, v1::STEP_STATUS_SUCCEEDED);
 }
 
 TEST(CheckInvariants, AggregateOpsAndBytesAreTheAgentsSum) {
@@ -112,9 +112,9 @@ TEST(CheckInvariants, ASucceededStepsAgentsRanTheirCourseUnlessStonewallStoppedT
 
 TEST(CheckInvariants, AFailedStepMayLackRowsButKeepsItsError) {
   RunReport r = Consistent();
-  r.status = "failed";
+  r.status = v1::RUN_STATUS_FAILED;
   r.error = "step mix: agent b was lost";
-  r.steps[0].status = "failed";
+  r.steps[0].status = v1::STEP_STATUS_FAILED;
   r.steps[0].agents.pop_back();  // the lost agent's row: the aggregate no longer adds up
   r.steps[0].aggregate = StepStats();
   r.steps[0].aggregate.Add(r.steps[0].agents[0].stats, true);
@@ -122,7 +122,7 @@ TEST(CheckInvariants, AFailedStepMayLackRowsButKeepsItsError) {
   r.steps[0].aggregate.ops += 1;
   EXPECT_EQ(CheckInvariants(r).size(), 1u);  // still reported, but the first error stays
   EXPECT_EQ(r.error, "step mix: agent b was lost");
-  EXPECT_EQ(r.steps[0].status, "failed");
+  EXPECT_EQ(r.steps[0].status, v1::STEP_STATUS_FAILED);
 }
 
 TEST(CheckInvariants, ASucceededIoStepMovesBytes) {
@@ -140,7 +140,7 @@ TEST(CheckInvariants, StepsThatMoveNoBytesByDesignPass) {
     StepReport s;
     s.name = kind;
     s.kind = kind;
-    s.status = "succeeded";
+    s.status = v1::STEP_STATUS_SUCCEEDED;
     s.agents = {Row("a", 0, 0, 1000), Row("b", 0, 0, 2000)};
     for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
     r.steps.push_back(s);
@@ -148,11 +148,11 @@ TEST(CheckInvariants, StepsThatMoveNoBytesByDesignPass) {
   StepReport sleep;  // the controller's: no agent rows
   sleep.name = "pause";
   sleep.kind = "sleep";
-  sleep.status = "succeeded";
+  sleep.status = v1::STEP_STATUS_SUCCEEDED;
   sleep.aggregate.window_ns = kSec;
   r.steps.push_back(sleep);
   EXPECT_TRUE(CheckInvariants(r).empty());
-  EXPECT_EQ(r.status, "succeeded");
+  EXPECT_EQ(r.status, v1::RUN_STATUS_SUCCEEDED);
 }
 
 TEST(CheckInvariants, AnAgentStoppedEarlyMayMoveNoBytes) {
@@ -188,7 +188,7 @@ TEST(CheckInvariants, AFilesStepsPhasesHoldThemToo) {
   StepReport s;
   s.name = "tree";
   s.kind = "files";
-  s.status = "succeeded";
+  s.status = v1::STEP_STATUS_SUCCEEDED;
   PhaseReport create{"create", {}, {Row("a", 0, 3, kSec), Row("b", 0, 4, kSec)}, 0};
   for (size_t i = 0; i < create.agents.size(); ++i) create.aggregate.Add(create.agents[i].stats, i == 0);
   PhaseReport stat{"stat", {}, {Row("a", 3, 0, kSec)}, 0};  // b's row lost
@@ -202,7 +202,7 @@ TEST(CheckInvariants, AFilesStepsPhasesHoldThemToo) {
   auto v = CheckInvariants(r);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0].find("step tree, phase stat: invariant \"every agent has a result\" broken by agent b"), std::string::npos) << v[0];
-  EXPECT_EQ(r.steps[1].status, "failed");
+  EXPECT_EQ(r.steps[1].status, v1::STEP_STATUS_FAILED);
 }
 
 TEST(CheckInvariants, NamesThePointAndCycleWhenThereAreSeveral) {
@@ -214,8 +214,8 @@ TEST(CheckInvariants, NamesThePointAndCycleWhenThereAreSeveral) {
   auto v = CheckInvariants(r);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].rfind("step mix (point 0, cycle 1): ", 0), 0u) << v[0];
-  EXPECT_EQ(r.steps[0].status, "succeeded");
-  EXPECT_EQ(r.steps[1].status, "failed");
+  EXPECT_EQ(r.steps[0].status, v1::STEP_STATUS_SUCCEEDED);
+  EXPECT_EQ(r.steps[1].status, v1::STEP_STATUS_FAILED);
 }
 
 // Thirty instances of a group's step differ only in their group cycle: the message names it.

@@ -31,7 +31,7 @@ StepReport Step(const std::string& kind, std::vector<AgentStep> agents, int cycl
   step.name = "write";
   step.kind = kind;
   step.cycle = cycle;
-  step.status = "succeeded";
+  step.status = v1::STEP_STATUS_SUCCEEDED;
   for (size_t i = 0; i < agents.size(); ++i) step.aggregate.Add(agents[i].stats, i == 0);
   step.agents = std::move(agents);
   return step;
@@ -41,7 +41,7 @@ json Render(std::vector<StepReport> steps) {
   RunReport report;
   report.run_id = "r";
   report.workload = "w";
-  report.status = "succeeded";
+  report.status = v1::RUN_STATUS_SUCCEEDED;
   for (const auto& a : steps.front().agents) report.agents.push_back({a.agent, "", ""});
   report.steps = std::move(steps);
   return json::parse(ReportJson(report));
@@ -251,11 +251,11 @@ RunReport Report(const std::string& kind, const std::vector<v1::StepResult>& res
   RunReport report;
   report.run_id = "r1";
   report.workload = "w";
-  report.status = "succeeded";
+  report.status = v1::RUN_STATUS_SUCCEEDED;
   StepReport step;
   step.name = kind + "-0";
   step.kind = kind;
-  step.status = "succeeded";
+  step.status = v1::STEP_STATUS_SUCCEEDED;
   for (size_t i = 0; i < results.size(); ++i) {
     StepStats stats = StepStats::FromProto(results[i]);
     step.aggregate.Add(stats, i == 0);
@@ -454,7 +454,7 @@ TEST(JsonReportTest, LabelsAreAnObjectInTheOrderGiven) {
   RunReport report;
   report.run_id = "r";
   report.workload = "w";
-  report.status = "succeeded";
+  report.status = v1::RUN_STATUS_SUCCEEDED;
   nlohmann::json none = nlohmann::json::parse(ReportJson(report));
   ASSERT_TRUE(none.contains("labels"));
   EXPECT_TRUE(none["labels"].is_object());

@@ -38,7 +38,7 @@ inline StepReport StepRun(int index, const std::string& name, const std::string&
   step.point = point;
   step.cycle = cycle;
   step.params = std::move(params);
-  step.status = "succeeded";
+  step.status = v1::STEP_STATUS_SUCCEEDED;
   step.aggregate = stats;
   step.agents.push_back({"a", stats});
   return step;
@@ -56,7 +56,7 @@ inline RunReport Report(std::vector<StepReport> steps) {
   RunReport report;
   report.run_id = "r1";
   report.workload = "w";
-  report.status = "succeeded";
+  report.status = v1::RUN_STATUS_SUCCEEDED;
   report.agents.push_back({"a", "", ""});
   report.steps = std::move(steps);
   return report;

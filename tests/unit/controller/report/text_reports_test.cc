@@ -54,7 +54,7 @@ TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
   RunReport no_phases = FilesSweep();  // failed before the first phase: nothing to tabulate
   for (auto& step : no_phases.steps) {
     step.phases.clear();
-    step.status = "failed";
+    step.status = v1::STEP_STATUS_FAILED;
   }
   EXPECT_EQ(HeadlineTables(ToDocument(no_phases)), "");
   EXPECT_NE(console.find("\n"
