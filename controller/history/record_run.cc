@@ -52,7 +52,7 @@ Result<std::optional<RunVerdicts>> JudgeAndRecord(const HistoryOptions& options,
     if (judged.ok()) {
       verdicts = std::move(*judged);
       report["verdicts"] = wire::ToJson(verdicts->verdicts);
-      run.verdict = verdicts->overall;
+      run.verdict = wire::EnumText(verdicts->overall);
     } else {
       judged_status = judged.status();  // the run is still recorded, without a verdict
     }

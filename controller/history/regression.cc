@@ -9,14 +9,6 @@ namespace iofleet::controller {
 namespace {
 
 // A verdict as controller/history/verdict.h words it, as report.json's enum.
-v1::Verdict VerdictOf(const std::string& text) {
-  if (text == "regression") return v1::VERDICT_REGRESSION;
-  if (text == "improvement") return v1::VERDICT_IMPROVEMENT;
-  if (text == "unchanged") return v1::VERDICT_UNCHANGED;
-  if (text == "not comparable") return v1::VERDICT_NOT_COMPARABLE;
-  return v1::VERDICT_NOT_ENOUGH_HISTORY;
-}
-
 // The runs that may be `now`'s baselines, oldest first: same workload name, agent count and
 // labels, succeeded, not excluded, started earlier. For --compare-to RUN_ID, those up to that run
 // (refused when it is none of them).
@@ -117,7 +109,7 @@ void AddFigureVerdict(const FigureVerdict& j, v1::ReportStepVerdicts& entry) {
   if (j.change_pct) f.set_change_pct(*j.change_pct);
   if (j.p_value) f.set_p_value(*j.p_value);
   f.set_baseline_runs(j.baseline_runs);
-  f.set_verdict(VerdictOf(j.verdict));
+  f.set_verdict(j.verdict);
 }
 
 }  // namespace
@@ -181,19 +173,19 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
     entry.set_point(static_cast<uint32_t>(point));
     std::vector<FigureVerdict> judged = JudgeStep(FigureHistoriesOf(step, point, now_means, baselines->means), options);
     for (FigureVerdict& j : judged) {
-      if (not_comparable) j = FigureVerdict{j.figure, j.better, j.now, 0, std::nullopt, std::nullopt, std::nullopt, "not comparable"};
+      if (not_comparable) j = FigureVerdict{j.figure, j.better, j.now, 0, std::nullopt, std::nullopt, std::nullopt, v1::VERDICT_NOT_COMPARABLE};
       AddFigureVerdict(j, entry);
-      if (j.verdict == "regression") ++out.regressions;
-      any_improvement = any_improvement || j.verdict == "improvement";
-      any_judged = any_judged || (j.verdict != "not enough history" && j.verdict != "not comparable");
+      if (j.verdict == v1::VERDICT_REGRESSION) ++out.regressions;
+      any_improvement = any_improvement || j.verdict == v1::VERDICT_IMPROVEMENT;
+      any_judged = any_judged || (j.verdict != v1::VERDICT_NOT_ENOUGH_HISTORY && j.verdict != v1::VERDICT_NOT_COMPARABLE);
     }
   }
-  out.overall = not_comparable     ? "not comparable"
-                : out.regressions  ? "regression"
-                : any_improvement  ? "improvement"
-                : any_judged       ? "unchanged"
-                                   : "not enough history";
-  v.set_verdict(VerdictOf(out.overall));
+  out.overall = not_comparable     ? v1::VERDICT_NOT_COMPARABLE
+                : out.regressions  ? v1::VERDICT_REGRESSION
+                : any_improvement  ? v1::VERDICT_IMPROVEMENT
+                : any_judged       ? v1::VERDICT_UNCHANGED
+                                   : v1::VERDICT_NOT_ENOUGH_HISTORY;
+  v.set_verdict(out.overall);
   return out;
 }
 

@@ -13,8 +13,9 @@ namespace iofleet::controller {
 
 struct RunVerdicts {
   v1::ReportVerdicts verdicts;  // report.json's `verdicts`
-  // regression | improvement | unchanged | not enough history: the worst over every figure.
-  std::string overall;
+  // The worst over every figure: regression, improvement, unchanged, else not enough history
+  // (or not comparable).
+  v1::Verdict overall = v1::VERDICT_UNSPECIFIED;
   int regressions = 0;
 };
 

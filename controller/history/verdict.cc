@@ -146,7 +146,7 @@ std::vector<FigureVerdict> JudgeStep(const std::vector<FigureHistory>& figures, 
     v.now = f.now;
     v.baseline_runs = f.baseline.size();
     if (f.baseline.size() < kMinBaselineRuns) {
-      v.verdict = "not enough history";
+      v.verdict = v1::VERDICT_NOT_ENOUGH_HISTORY;
       out.push_back(std::move(v));
       continue;
     }
@@ -192,8 +192,8 @@ std::vector<FigureVerdict> JudgeStep(const std::vector<FigureHistory>& figures, 
     const bool got_worse = v.better == Better::kHigher ? change < 0 : change > 0;
     v.p_value = got_worse ? worse[k] : better[k];
     const bool beyond = std::fabs(change) > options.max_regression_pct;
-    if (*v.p_value < options.alpha && beyond) v.verdict = got_worse ? "regression" : "improvement";
-    else v.verdict = "unchanged";
+    if (*v.p_value < options.alpha && beyond) v.verdict = got_worse ? v1::VERDICT_REGRESSION : v1::VERDICT_IMPROVEMENT;
+    else v.verdict = v1::VERDICT_UNCHANGED;
   }
   return out;
 }

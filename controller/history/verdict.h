@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "iofleet/v1/report.pb.h"
 
 namespace iofleet::controller {
 
@@ -61,9 +62,8 @@ struct FigureVerdict {
   std::optional<double> change_pct;  // (now - c) / c * 100
   // One-sided, in the direction of the change, Holm-adjusted within the step's figures.
   std::optional<double> p_value;
-  // "regression" | "improvement" | "unchanged" | "not enough history" | "not comparable" (the
-  // baselines ran another effective workload: controller/history/regression.h)
-  std::string verdict;
+  // Not comparable: the baselines ran another effective workload (controller/history/regression.h).
+  v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
 };
 
 struct VerdictOptions {

@@ -43,7 +43,7 @@ TEST(JudgeAndRecord, StoresEveryRunAndJudgesWhenAsked) {
   auto v = JudgeAndRecord(options, report, "steps: []\n", "step,agent\n");
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_TRUE(v->has_value());
-  EXPECT_EQ((*v)->overall, "regression");
+  EXPECT_EQ((*v)->overall, v1::VERDICT_REGRESSION);
   EXPECT_EQ(report["verdicts"]["verdict"], "regression");
 
   auto db = HistoryDb::Open(options.db_path);

@@ -50,7 +50,7 @@ TEST_F(JudgeRunTest, ASlowerRunIsARegressionOfThatFigureOnly) {
   auto v = JudgeRun(*db_, MakeRun("now", 1000, 800, 0.002), MeanOf5());
   ASSERT_TRUE(v.ok()) << v.status().message();
   nlohmann::ordered_json vj = wire::ToJson(v->verdicts);  // as report.json holds them
-  EXPECT_EQ(v->overall, "regression");
+  EXPECT_EQ(v->overall, v1::VERDICT_REGRESSION);
   EXPECT_EQ(v->regressions, 1);
   const auto& figures = vj["steps"][0]["figures"];
   ASSERT_EQ(figures.size(), 2u);
@@ -76,14 +76,14 @@ TEST_F(JudgeRunTest, LabelsSelectTheBaselineAndExcludedRunsAreLeftOut) {
   labelled.labels = {{"fs", "xfs"}};
   auto v = JudgeRun(*db_, labelled, MeanOf5());
   ASSERT_TRUE(v.ok());
-  EXPECT_EQ(v->overall, "not enough history");  // no xfs run before it
+  EXPECT_EQ(v->overall, v1::VERDICT_NOT_ENOUGH_HISTORY);  // no xfs run before it
   ASSERT_TRUE(db_->SetExcluded("b1", true).ok());
   ASSERT_TRUE(db_->SetExcluded("b2", true).ok());
   ASSERT_TRUE(db_->SetExcluded("b3", true).ok());
   auto few = JudgeRun(*db_, MakeRun("now", 1000, 800, 0.002), MeanOf5());
   ASSERT_TRUE(few.ok());
   nlohmann::ordered_json fewj = wire::ToJson(few->verdicts);
-  EXPECT_EQ(few->overall, "not enough history");  // two runs left
+  EXPECT_EQ(few->overall, v1::VERDICT_NOT_ENOUGH_HISTORY);  // two runs left
   EXPECT_EQ(fewj["steps"][0]["figures"][0]["baseline_runs"], 2);
   EXPECT_FALSE(fewj["steps"][0]["figures"][0].contains("p_value"));
 }
@@ -97,7 +97,7 @@ TEST_F(JudgeRunTest, AChangedWorkloadIsNotComparableNamingWhatDiffers) {
   auto v = JudgeRun(*db_, changed, MeanOf5());
   ASSERT_TRUE(v.ok()) << v.status().message();
   nlohmann::ordered_json vj = wire::ToJson(v->verdicts);
-  EXPECT_EQ(v->overall, "not comparable");
+  EXPECT_EQ(v->overall, v1::VERDICT_NOT_COMPARABLE);
   EXPECT_EQ(v->regressions, 0);
   EXPECT_EQ(vj["verdict"], "not comparable");
   EXPECT_EQ(vj["workload_differs_from"], "b4");
@@ -115,7 +115,7 @@ TEST_F(JudgeRunTest, AChangedWorkloadIsNotComparableNamingWhatDiffers) {
   auto f = JudgeRun(*db_, changed, forced);
   ASSERT_TRUE(f.ok());
   nlohmann::ordered_json fj = wire::ToJson(f->verdicts);
-  EXPECT_EQ(f->overall, "improvement");
+  EXPECT_EQ(f->overall, v1::VERDICT_IMPROVEMENT);
   EXPECT_TRUE(fj["forced"].get<bool>());
   EXPECT_TRUE(fj["workload_changed"].get<bool>());
   EXPECT_EQ(fj["workload_differences"].size(), 2u);
@@ -143,7 +143,7 @@ TEST_F(JudgeRunTest, OnlyBaselinesOfTheSameEffectiveWorkloadCount) {
   auto v = JudgeRun(*db_, MakeRun("now", 1000, 1000, 0.002), MeanOf5());
   ASSERT_TRUE(v.ok());
   nlohmann::ordered_json vj = wire::ToJson(v->verdicts);
-  EXPECT_EQ(v->overall, "unchanged");
+  EXPECT_EQ(v->overall, v1::VERDICT_UNCHANGED);
   EXPECT_EQ(vj["baseline_runs"], nlohmann::ordered_json::parse(R"(["b0", "b1", "b2", "b3", "b4"])"));
   EXPECT_FALSE(vj["workload_changed"].get<bool>());
 }

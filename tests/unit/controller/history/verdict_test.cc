@@ -46,7 +46,7 @@ TEST(Reference, RefusesBadCountsAndPaths) {
 TEST(JudgeStep, TooFewBaselineRunsGiveNoVerdict) {
   auto v = JudgeStep({{"bandwidth", Better::kHigher, 50, {100, 101}}}, MeanOf(5));
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].verdict, "not enough history");
+  EXPECT_EQ(v[0].verdict, v1::VERDICT_NOT_ENOUGH_HISTORY);
   EXPECT_FALSE(v[0].p_value.has_value());
   EXPECT_EQ(v[0].baseline_runs, 2u);
 }
@@ -55,10 +55,10 @@ TEST(JudgeStep, AClearDropIsARegressionAndAClearRiseAnImprovement) {
   auto v = JudgeStep({{"bandwidth", Better::kHigher, 80, {100, 101, 99, 100, 100}},
                       {"p99_latency", Better::kLower, 0.5, {1.0, 1.01, 0.99, 1.0, 1.0}}},
                      MeanOf(5));
-  EXPECT_EQ(v[0].verdict, "regression");
+  EXPECT_EQ(v[0].verdict, v1::VERDICT_REGRESSION);
   EXPECT_NEAR(*v[0].change_pct, -20, 1e-9);
   EXPECT_LT(*v[0].p_value, 0.05);
-  EXPECT_EQ(v[1].verdict, "improvement");  // latency halved
+  EXPECT_EQ(v[1].verdict, v1::VERDICT_IMPROVEMENT);  // latency halved
   EXPECT_NEAR(*v[1].baseline, 1.0, 1e-12);
 }
 
@@ -66,15 +66,15 @@ TEST(JudgeStep, SignificantButSmallerThanAllowedIsUnchanged) {
   // Baseline without noise to speak of: a 3% drop is significant but within --max-regression 5.
   auto v = JudgeStep({{"iops", Better::kHigher, 97, {100, 100.01, 99.99, 100}}}, MeanOf(4));
   EXPECT_LT(*v[0].p_value, 0.05);
-  EXPECT_EQ(v[0].verdict, "unchanged");
+  EXPECT_EQ(v[0].verdict, v1::VERDICT_UNCHANGED);
 }
 
 TEST(JudgeStep, NoSpreadAtAll) {
   auto same = JudgeStep({{"iops", Better::kHigher, 100, {100, 100, 100}}}, MeanOf(3));
-  EXPECT_EQ(same[0].verdict, "unchanged");
+  EXPECT_EQ(same[0].verdict, v1::VERDICT_UNCHANGED);
   EXPECT_EQ(*same[0].p_value, 0.5);  // t = 0: no direction is more likely
   auto drop = JudgeStep({{"iops", Better::kHigher, 50, {100, 100, 100}}}, MeanOf(3));
-  EXPECT_EQ(drop[0].verdict, "regression");
+  EXPECT_EQ(drop[0].verdict, v1::VERDICT_REGRESSION);
 }
 
 TEST(JudgeStep, ReferenceKindsPickTheirCentre) {
@@ -100,24 +100,24 @@ TEST(HolmAdjust, StepsDownAndStaysMonotonic) {
 TEST(JudgeStep, ANoisyBaselineNeedsALargerChange) {
   // Five runs spreading 3%: 12% below their mean is a regression.
   auto quiet = JudgeStep({{"bandwidth", Better::kHigher, 88, {100, 96.2, 103.8, 101.9, 98.1}}}, MeanOf(5));
-  EXPECT_EQ(quiet[0].verdict, "regression");
+  EXPECT_EQ(quiet[0].verdict, v1::VERDICT_REGRESSION);
   // The same shape spreading 8%, as a busy host's runs do (and now and then one at half the
   // bandwidth): 30% below is within its noise (the plain t test said p = 0.013), 70% is not.
   const std::vector<double> noisy = {100, 90, 110, 105, 95};
   auto within = JudgeStep({{"bandwidth", Better::kHigher, 70, noisy}}, MeanOf(5));
-  EXPECT_EQ(within[0].verdict, "unchanged");
+  EXPECT_EQ(within[0].verdict, v1::VERDICT_UNCHANGED);
   EXPECT_GT(*within[0].p_value, 0.05);
-  EXPECT_EQ(JudgeStep({{"bandwidth", Better::kHigher, 30, noisy}}, MeanOf(5))[0].verdict, "regression");
+  EXPECT_EQ(JudgeStep({{"bandwidth", Better::kHigher, 30, noisy}}, MeanOf(5))[0].verdict, v1::VERDICT_REGRESSION);
 }
 
 TEST(JudgeStep, ATimeOfZeroIsJudgedWithoutLogarithms) {
   auto zero = JudgeStep({{"p99_latency", Better::kLower, 0, {0, 0, 0}}}, MeanOf(3));
-  EXPECT_EQ(zero[0].verdict, "unchanged");
+  EXPECT_EQ(zero[0].verdict, v1::VERDICT_UNCHANGED);
   EXPECT_EQ(*zero[0].p_value, 0.5);
   auto some = JudgeStep({{"p99_latency", Better::kLower, 2e-6, {0, 1e-6, 0}}}, MeanOf(3));
   ASSERT_TRUE(some[0].p_value.has_value());
   EXPECT_TRUE(std::isfinite(*some[0].p_value));
-  EXPECT_EQ(some[0].verdict, "unchanged");  // a spread of 170%: noise
+  EXPECT_EQ(some[0].verdict, v1::VERDICT_UNCHANGED);  // a spread of 170%: noise
 }
 
 // Synthetic histories with known noise (coefficient of variation 3%, a baseline of 5 runs, one
@@ -134,7 +134,7 @@ double FlaggedRate(double change, size_t trials, uint64_t seed, Better better = 
     for (double& x : baseline) x = base(random);
     std::normal_distribution<double> now(1000 * factor, 30 * factor);
     auto v = JudgeStep({{better == Better::kHigher ? "bandwidth" : "p99_latency", better, now(random), baseline}}, MeanOf(5));
-    if (v[0].verdict == "regression") ++flagged;
+    if (v[0].verdict == v1::VERDICT_REGRESSION) ++flagged;
   }
   return static_cast<double>(flagged) / static_cast<double>(trials);
 }
@@ -166,7 +166,7 @@ TEST(JudgeStepStatistics, BestOfDoesNotCryWolf) {
   for (size_t t = 0; t < trials; ++t) {
     FigureHistory f{"bandwidth", Better::kHigher, noise(random), {}};
     for (int i = 0; i < 5; ++i) f.baseline.push_back(noise(random));
-    flagged += JudgeStep({f}, o)[0].verdict == "regression";
+    flagged += JudgeStep({f}, o)[0].verdict == v1::VERDICT_REGRESSION;
   }
   const double rate = static_cast<double>(flagged) / trials;
   std::printf("best-of:5, unchanged runs flagged: %.3f\n", rate);
@@ -191,7 +191,7 @@ TEST(JudgeStepStatistics, HolmKeepsTheBoundPerStep) {
       figures.push_back(f);
     }
     bool any = false;
-    for (const auto& v : JudgeStep(figures, o)) any |= v.verdict == "regression";
+    for (const auto& v : JudgeStep(figures, o)) any |= v.verdict == v1::VERDICT_REGRESSION;
     steps_flagged += any;
   }
   const double rate = static_cast<double>(steps_flagged) / trials;
@@ -248,7 +248,7 @@ double ReplayFalseAlarms(const NoiseSeries& series, size_t n) {
         for (size_t j = i - n; j < i; ++j) f.baseline.push_back(series.runs[j][step * 3 + k]);
         figures.push_back(std::move(f));
       }
-      for (const auto& v : JudgeStep(figures, MeanOf(n))) any |= v.verdict == "regression";
+      for (const auto& v : JudgeStep(figures, MeanOf(n))) any |= v.verdict == v1::VERDICT_REGRESSION;
     }
     ++judged;
     flagged += any;
