@@ -625,9 +625,12 @@ TEST(Serve, ServesHttpsWithAMakeCertsServerCertificate) {
     return RunCommand(argv, f.tmp / "logs", 30s);
   };
   CommandResult health;
-  for (int i = 0; i < 100; ++i) {
+  // 503 while serve is starting (its API not ready yet): asked again, as a health check would,
+  // for up to 30 s (a deadline, not a count of tries: under a loaded -j2 suite each curl and
+  // serve's own start take longer; a fixed 100 tries of 100 ms failed once there).
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < until) {
     health = curl({"https://localhost:" + port + "/healthz"});
-    // 503 while serve is starting (its API not ready yet): asked again, as a health check would.
     if (health.code == 0 && health.out.find("HTTP/1.1 200") != std::string::npos) break;
     std::this_thread::sleep_for(100ms);
   }
