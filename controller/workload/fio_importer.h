@@ -128,6 +128,10 @@ class Importer {
   void Fsync(const Option& o, Level& l);
   void EndFsync(const Option& o, Level& l);
   void GroupReporting(const Option& o, Level& l);
+  void Rate(const Option& o, Level& l);
+  void RateIops(const Option& o, Level& l);
+  void RateProcess(const Option& o, Level& l);
+  void Thread(const Option& o, Level& l);
   void Directory(const Option& o, Level& l);
   void Stonewall(const Option& o, Level& l);
   void Filename(const Option& o, Level& l);

@@ -44,8 +44,8 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
       {{{"size", &Importer::Size}, {"filesize", &Importer::Size}},
        "`size`, `filesize`",
        "`file_size` (each job's file; a percentage is refused)"},
-      {{{"runtime", &Importer::Runtime}, {"time_based", &Importer::TimeBased}},
-       "`runtime` + `time_based`",
+      {{{"runtime", &Importer::Runtime}, {"timeout", &Importer::Runtime}, {"time_based", &Importer::TimeBased}},
+       "`runtime` (or its alias `timeout`) + `time_based`",
        "`runtime` (time-based, wrapping around the file)"},
       {{}, "`runtime` without `time_based`", "`deadline` (a size-based step that stops at that time)"},
       {{{"ramp_time", &Importer::RampTime}}, "`ramp_time`", "`ramp` (time-based jobs only)"},
@@ -66,6 +66,14 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
       {{{"stonewall", &Importer::Stonewall}, {"wait_for_previous", &Importer::Stonewall}},
        "`stonewall`, `wait_for_previous`",
        "the step boundary (see below)"},
+      {{{"rate", &Importer::Rate}},
+       "`rate=10m` (or `10m,10m`)",
+       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`) is refused"},
+      {{{"rate_iops", &Importer::RateIops}}, "`rate_iops`", "`rate.iops`, a cap per job; likewise one value for reads and writes"},
+      {{{"rate_process", &Importer::RateProcess}},
+       "`rate_process=linear`",
+       "accepted, iofleet's pacing (evenly spaced requests); `poisson` is refused"},
+      {{{"thread", &Importer::Thread}}, "`thread`", "accepted, no effect: iofleet's jobs are threads of the agent"},
       {{{"group_reporting", &Importer::GroupReporting}},
        "`group_reporting`",
        "accepted, no effect: iofleet always reports each step aggregated and per agent"},
@@ -417,6 +425,65 @@ void Importer::EndFsync(const Option& o, Level& l) {
 
 // Accepted with no effect: iofleet reports every step aggregated over its jobs and per agent.
 void Importer::GroupReporting(const Option& o, Level&) { Bool(o); }
+
+// fio's jobs are processes unless `thread`; iofleet's are always threads of the agent.
+void Importer::Thread(const Option& o, Level&) { Bool(o); }
+
+namespace {
+
+// fio's "READ,WRITE[,TRIM]" value of rate and rate_iops as one value: the same for every
+// direction it names (an empty part leaves that direction uncapped, which iofleet cannot say).
+std::optional<std::string> OneRate(const std::string& value) {
+  std::vector<std::string> parts;
+  std::stringstream in(value);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (parts.empty()) return std::nullopt;
+  for (const std::string& part : parts) {
+    if (part != parts.front()) return std::nullopt;
+  }
+  return parts.front();
+}
+
+}  // namespace
+
+void Importer::Rate(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  auto one = OneRate(o.value);
+  if (!one) {
+    Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
+    return;
+  }
+  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kBytesPerSecFieldNumber);
+  if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
+    l.io.mutable_rate()->set_bytes_per_sec(*bytes);
+    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kBytesPerSecFieldNumber}, o);
+  }
+}
+
+void Importer::RateIops(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  auto one = OneRate(o.value);
+  if (!one) {
+    Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
+    return;
+  }
+  Option single = o;
+  single.value = *one;
+  if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kIopsFieldNumber))) {
+    l.io.mutable_rate()->set_iops(*iops);
+    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kIopsFieldNumber}, o);
+  }
+}
+
+void Importer::RateProcess(const Option& o, Level&) {
+  if (!NeedValue(o)) return;
+  if (o.value == "linear") return;  // fio's default, and what iofleet's pacer does
+  if (o.value == "poisson") {
+    Unsupported(ValueAt(o), "\"poisson\": exponentially distributed arrivals are not supported: iofleet spaces a rate's requests evenly");
+    return;
+  }
+  Error(ValueAt(o), "\"" + o.value + "\" is not linear or poisson");
+}
 
 void Importer::Directory(const Option& o, Level& l) {
   if (!NeedValue(o)) return;

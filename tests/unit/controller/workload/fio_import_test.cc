@@ -167,17 +167,17 @@ TEST(FioImport, RampWithoutTimeBasedIsUnsupported) {
 }
 
 TEST(FioImport, UnsupportedOptionIsAnErrorNamingItsLine) {
-  const char* text = "[global]\nsize=1m\n\n  thread\n[a]\nrw=read\niodepth_batch=4\n";
+  const char* text = "[global]\nsize=1m\n\n  cpus_allowed=0\n[a]\nrw=read\niodepth_batch=4\n";
   FioImport imp = ImportFioJobText(text, "u.fio", false);
-  EXPECT_TRUE(Has(imp.errors, "u.fio:4:3: thread: is not an option iofleet's fio import supports")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "u.fio:4:3: cpus_allowed: is not an option iofleet's fio import supports")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "u.fio:7:1: iodepth_batch: is not an option")) << Lines(imp.errors);
   EXPECT_EQ(imp.errors.size(), 2u) << Lines(imp.errors);  // all at once
 }
 
 TEST(FioImport, AllowUnsupportedWarnsAndLeavesItOut) {
-  FioImport imp = ImportFioJobText("[global]\nsize=1m\nthread\nfilename=testfile\n[a]\nrw=read\n", "u.fio", true);
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\ncpus_allowed=0\nfilename=testfile\n[a]\nrw=read\n", "u.fio", true);
   EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
-  EXPECT_TRUE(Has(imp.warnings, "u.fio:3:1: thread: is not an option iofleet's fio import supports; left out")) << Lines(imp.warnings);
+  EXPECT_TRUE(Has(imp.warnings, "u.fio:3:1: cpus_allowed: is not an option iofleet's fio import supports; left out")) << Lines(imp.warnings);
   EXPECT_TRUE(Has(imp.warnings, "u.fio:4:1: filename: is not supported: iofleet names each job's file itself")) << Lines(imp.warnings);
   EXPECT_EQ(imp.workload.steps(0).io().op(), v1::OP_READ);
 }
@@ -396,6 +396,31 @@ TEST(FioImport, RefusesANulByte) {
 
 // docs/workloads.md's table of fio options is the import's own option table: an option added to
 // the import, or a row edited, without the docs following fails here.
+// fio's rate, rate_iops (a cap per job), rate_process=linear, thread and timeout (runtime's alias)
+// mean here what they mean to fio; what would mean something else is refused at its place.
+TEST(FioImport, RatesThreadAndTimeoutMapAsFioMeansThem) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1g\nthread\n[a]\nrw=randread\nrate_iops=500\n[b]\nstonewall\nrw=write\n"
+                                   "rate=10m\ntime_based\ntimeout=30\n[c]\nstonewall\nrw=randrw\nrate=2m,2m\nrate_process=linear\n",
+                                   "r.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 3);
+  EXPECT_EQ(w.steps(0).io().rate().iops(), 500u);
+  EXPECT_FALSE(w.steps(0).io().rate().has_bytes_per_sec());
+  EXPECT_EQ(w.steps(1).io().rate().bytes_per_sec(), uint64_t{10} << 20);  // fio's k, m are 1024-based by default
+  EXPECT_EQ(w.steps(1).io().runtime(), 30'000'000'000u);
+  EXPECT_EQ(w.steps(2).io().rate().bytes_per_sec(), uint64_t{2} << 20);
+
+  FioImport bad = ImportFioJobText("[a]\nsize=1m\nrate=1m,500k\nrate_iops=0\nrate_process=poisson\n", "r.fio", false);
+  EXPECT_TRUE(Has(bad.errors, "r.fio:3:6: rate: \"1m,500k\": a separate cap for reads and writes is not supported")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "r.fio:4:11: rate_iops: 0 is below the minimum 1")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "r.fio:5:14: rate_process: \"poisson\": exponentially distributed arrivals are not supported"))
+      << Lines(bad.errors);
+  FioImport typo = ImportFioJobText("[a]\nsize=1m\nrate_process=lineer\nrate_iops=,100\n", "r.fio", false);
+  EXPECT_TRUE(Has(typo.errors, "r.fio:3:14: rate_process: \"lineer\" is not linear or poisson")) << Lines(typo.errors);
+  EXPECT_TRUE(Has(typo.errors, "r.fio:4:11: rate_iops: \",100\": a separate cap")) << Lines(typo.errors);
+}
+
 TEST(FioImport, TheDocsTableIsTheOptionTable) {
   std::ifstream in(std::filesystem::path(IOFLEET_SOURCE_DIR) / "docs" / "workloads.md", std::ios::binary);
   std::stringstream text;
