@@ -137,17 +137,17 @@ TEST(ShippedWorkloads, DropCachesNeedsTheAgentsPermission) {
 TEST(FioJobFiles, UnsupportedOptionIsRefusedWithItsLine) {
   TempDir tmp;
   const std::string job = (tmp / "job.fio").string();
-  WriteText(job, "[global]\nsize=1m\nioengine=null\n[a]\nrw=write\nthread\n");
+  WriteText(job, "[global]\nsize=1m\nioengine=null\n[a]\nrw=write\ncpus_allowed=0\n");
   CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
                                 (tmp / "out").string()},
                                tmp / "logs");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(job + ":6:1: thread: is not an option"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(job + ":6:1: cpus_allowed: is not an option"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("iofleet: 1 error(s) in " + job + "; nothing was started"), std::string::npos) << r.err;
 
   r = RunCommand({BinPath("iofleet"), "validate", job, "--allow-unsupported"}, tmp / "logs");
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("iofleet: warning: " + job + ":6:1: thread:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("iofleet: warning: " + job + ":6:1: cpus_allowed:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("engine: \"null\""), std::string::npos) << r.out;
 }
 
