@@ -1,271 +1,54 @@
 #include "agent/run/step_runner.h"
 
-#include <fcntl.h>
-#include <pthread.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <time.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <optional>
 
-#include "agent/tasks/job_engine.h"
-#include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
-#include "core/rules/defaults.h"
 #include "core/wire/histogram_proto.h"
 
 namespace iofleet::agent {
-namespace {
-
-constexpr size_t kBufferAlign = 4096;
-// Holes are filled in writes of at least this size, whatever the step's block size: filling is
-// untimed, so it should be quick, and large sequential writes lay the file out as a tool
-// preparing its files does (fio lays out in 1 MiB writes).
-constexpr size_t kFillChunk = 1 << 20;
-
-uint64_t Mix(uint64_t a, uint64_t b) {
-  SplitMix64 m(a ^ (b * 0x9E3779B97F4A7C15ull));
-  return m.Next();
-}
-
-}  // namespace
 
 StepRunner::~StepRunner() {
-  RequestStop();
-  {
-    std::lock_guard lock(mu_);
-    released_ = true;  // threads still waiting for Go return at once: stop is set
-  }
-  done_cv_.notify_all();
+  gate_.Abort();  // threads still waiting for Go return at once: stop is set
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
+  for (auto& slot : slots_) slot.task->JoinThreads();
 }
 
-Status StepRunner::OpenJobs() {
-  const v1::IoSpec& io = ctx_.io;
-  const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
-  const bool shared = io.file_layout() == v1::FILE_LAYOUT_SHARED || global;
-  const bool peer = !ctx_.read_from_agent.empty();
-  const bool null_engine = io.engine() == v1::ENGINE_NULL;
-  const bool writes = rules::Writes(io.op());
-  const int flags = (peer ? O_RDONLY : O_RDWR | O_CREAT) | (io.direct() ? O_DIRECT : 0);
-  slot_size_ = rules::MaxBlockSize(io);
-  // Jobs sharing the file: the agent's own (shared), or every job of the run (shared_global).
-  const uint32_t sharing_jobs = global ? ctx_.global_jobs : io.jobs();
-  const uint32_t first_job = global ? ctx_.global_first_job : 0;
-  const uint64_t job_bytes = rules::JobRangeBytes(io, ctx_.global_jobs);
-  const uint64_t file_slots = io.file_size() / slot_size_;
-
-  for (uint32_t j = 0; j < io.jobs(); ++j) {
-    // Owned by the runner from the start: a failure below leaves nothing open or allocated.
-    Job* job = jobs_.emplace_back(std::make_unique<Job>()).get();
-    job->file = rules::JobFileName(io, j);
-    std::string& path = job->path;
-    path = global ? ctx_.workspace->SharedPathOf(job->file)
-                       : peer ? ctx_.workspace->PeerPathOf(ctx_.read_from_agent, job->file)
-                              : ctx_.workspace->PathOf(job->file);
-    std::string where = "agent " + ctx_.agent_name + ": " + path;
-    if (!null_engine) {  // the null engine does no I/O and needs no file
-      Result<int> fd = global ? ctx_.workspace->OpenSharedFile(job->file, flags)
-                       : peer ? ctx_.workspace->OpenPeerFile(ctx_.read_from_agent, job->file, flags)
-                              : ctx_.workspace->OpenFile(job->file, flags);
-      if (!fd.ok()) return Status(fd.status().code(), "agent " + ctx_.agent_name + ": " + fd.status().message());
-      job->fd.Reset(*fd);
-      if (peer) {
-        // Another agent's file cannot be filled by this one: it must hold the whole range.
-        struct stat st;
-        if (fstat(job->fd.get(), &st) == 0 && static_cast<uint64_t>(st.st_size) < job_bytes) {
-          return FailedPrecondition(where + ": holds " + std::to_string(st.st_size) + " of the " +
-                                    std::to_string(job_bytes) + " bytes to read: have agent " +
-                                    ctx_.read_from_agent + " write it in an earlier step");
-        }
-      }
-    }
-
-    SequenceSpec& seq = job->plan.sequence;
-    seq.slot_size = slot_size_;
-    seq.random = rules::IsRandom(io.op());
-    seq.read_pct = !writes ? 100 : !rules::Reads(io.op()) ? 0 : io.read_pct();
-    seq.seed = Mix(ctx_.run_token, (uint64_t{ctx_.step_index} << 32) | j);
-    if (shared && io.shared_mode() == v1::SHARED_MODE_STRIDED) {
-      seq.slots = file_slots / sharing_jobs;
-      seq.stride = sharing_jobs;
-      seq.first = first_job + j;
-    } else {
-      seq.slots = job_bytes / slot_size_;
-      seq.base = shared ? (first_job + j) * job_bytes : 0;
-    }
-    uint64_t cumulative = 0;
-    for (const auto& split : io.block_size_split()) {
-      cumulative += split.weight();
-      seq.split_size[seq.split_count] = static_cast<uint32_t>(split.size());
-      seq.split_cumulative[seq.split_count] = cumulative;
-      ++seq.split_count;
-    }
-
-    const uint32_t depth = io.queue_depth();
-    size_t buffer_bytes = static_cast<size_t>(depth) * slot_size_;
-    job->buffer_block = AllocateAligned(kBufferAlign, buffer_bytes);
-    if (!job->buffer_block) {
-      return Status(Code::kResourceExhausted, where + ": cannot allocate " + std::to_string(buffer_bytes) + " bytes of buffers");
-    }
-    for (uint32_t s = 0; s < depth; ++s) {
-      job->buffers.push_back(job->buffer_block.get() + s * slot_size_);
-      job->iovecs.push_back(iovec{job->buffers.back(), slot_size_});
-    }
-    DataOptions data;
-    data.compressible_pct = io.data().compressible_pct();
-    data.pattern = DataGenerator::DecodePattern(io.data().pattern());
-    data.dedupe_pct = io.data().dedupe_pct();
-    data.stream = seq.seed;
-    data.verify = io.verify();
-    job->data_options = data;
-    job->data.Prepare(data, job->buffer_block.get(), slot_size_, depth);
-
-    job->plan.fd = job->fd.get();
-    job->plan.queue_depth = depth;
-    job->plan.submit_batch = std::max(1u, io.submit_batch());
-    job->plan.complete_batch = std::max(1u, io.complete_batch());
-    job->plan.ramp_ns = io.ramp();
-    job->plan.runtime_ns = io.runtime();
-    job->plan.deadline_ns = io.deadline();
-    job->plan.continue_on_error = io.continue_on_error();
-    job->plan.verify = io.verify();
-    job->plan.run_token = ctx_.run_token;
-    job->plan.fsync_every = null_engine ? 0 : io.fsync().every();
-    job->plan.fsync_at_end = !null_engine && writes && !io.direct() && io.fsync().at_end();
-    if (io.rate().bytes_per_sec() > 0) job->plan.rate_ns_per_byte = 1e9 / static_cast<double>(io.rate().bytes_per_sec());
-    if (io.rate().iops() > 0) job->plan.rate_ns_per_io = 1e9 / static_cast<double>(io.rate().iops());
-
-    auto engine = OpenJobEngine(io, job->iovecs, std::span<const int>(&job->plan.fd, 1), "agent " + ctx_.agent_name);
-    if (!engine.ok()) return engine.status();
-    job->engine = std::move(*engine);
-    job->requests.resize(depth);
-    job->completions.resize(depth);
-  }
-  return Status::Ok();
-}
-
-// Reads never read holes: whatever a reading step may touch that this run has not written is
-// written first, untimed, block by block with the step's own data (and verify headers).
-Status StepRunner::FillHoles() {
-  const v1::IoSpec& io = ctx_.io;
-  if (!rules::Reads(io.op()) || io.engine() == v1::ENGINE_NULL || !ctx_.read_from_agent.empty()) return Status::Ok();
-  for (auto& job : jobs_) {
-    const SequenceSpec& seq = job->plan.sequence;
-    // A strided job's slots lie between other jobs' slots: each is its own range. Ranges are
-    // visited one at a time (a strided file of a TiB has a billion slots: no list of them).
-    const bool strided = seq.stride > 1;
-    const uint64_t range_count = strided ? seq.slots : (seq.slots ? 1 : 0);
-    auto range_at = [&](uint64_t r) -> ByteSpan {
-      if (!strided) return JobSpan(seq);
-      return {SlotOffset(seq, r), SlotOffset(seq, r) + seq.slot_size};
-    };
-    const size_t slots = std::max<size_t>(job->buffers.size(), (kFillChunk + slot_size_ - 1) / slot_size_);
-    const size_t chunk = slots * slot_size_;
-    AlignedBuffer fill_buffer = AllocateAligned(kBufferAlign, chunk);
-    if (!fill_buffer) return Status(Code::kResourceExhausted, "agent " + ctx_.agent_name + ": cannot allocate a fill buffer");
-    std::byte* buffer = fill_buffer.get();
-    // Its own data stream (stamps stay unique in the run), with the step's data options.
-    DataOptions options = job->data_options;
-    options.stream = Mix(options.stream, 0xF111);
-    DataGenerator data;
-    data.Prepare(options, buffer, slot_size_, slots);
-    for (uint64_t r = 0; r < range_count; ++r) {
-      if ((r & 4095) == 0 && ctx_.cancel && ctx_.cancel->load(std::memory_order_relaxed)) {
-        return Aborted("agent " + ctx_.agent_name + ": " + job->path + ": setup stopped while filling");
-      }
-      const auto [begin, end] = range_at(r);
-      for (const auto& [hole_begin, hole_end] : ctx_.coverage->Holes(job->file, begin, end)) {
-        // Holes start and end on slot boundaries: coverage only ever holds whole transfers
-        // of this step's layout or of earlier steps, rounded outward here to whole slots.
-        uint64_t from = hole_begin / slot_size_ * slot_size_;
-        uint64_t to = std::min(end, (hole_end + slot_size_ - 1) / slot_size_ * slot_size_);
-        for (uint64_t at = from; at < to;) {
-          size_t length = static_cast<size_t>(std::min<uint64_t>(chunk, to - at));
-          for (size_t b = 0; b < length; b += slot_size_) {
-            uint32_t block = static_cast<uint32_t>(std::min<uint64_t>(slot_size_, length - b));
-            data.Stamp(buffer + b, block);
-            if (io.verify()) WriteVerifyHeader(buffer + b, block, at + b, ctx_.run_token);
-          }
-          if (ctx_.cancel && ctx_.cancel->load(std::memory_order_relaxed)) {
-            return Aborted("agent " + ctx_.agent_name + ": " + job->path + ": setup stopped while filling");
-          }
-          ssize_t n = pwrite(job->fd.get(), buffer, length, static_cast<off_t>(at));
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) {
-            return PosixError("agent " + ctx_.agent_name + ": " + job->path +
-                                  ": filling offset " + std::to_string(at), n < 0 ? errno : EIO);
-          }
-          ctx_.coverage->Add(job->file, at, at + static_cast<uint64_t>(n));
-          filled_bytes_ += static_cast<uint64_t>(n);
-          at += static_cast<uint64_t>(n);
-        }
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(StepContext context) {
+Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(std::vector<std::unique_ptr<StepTask>> tasks) {
   std::unique_ptr<StepRunner> runner(new StepRunner());
-  runner->ctx_ = std::move(context);
-  if (runner->ctx_.task) return runner;
-  IOFLEET_RETURN_IF_ERROR(runner->OpenJobs());
-  IOFLEET_RETURN_IF_ERROR(runner->FillHoles());
-  const v1::IoSpec& io = runner->ctx_.io;
-  if (!io.direct() && rules::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {  // reads the page cache can serve
-    std::vector<FileRange> ranges;
-    for (const auto& job : runner->jobs_) ranges.push_back(SequenceRange(job->fd.get(), job->plan.sequence));
-    runner->cache_ = MeasureResidency(ranges);
+  runner->slots_.reserve(tasks.size());  // never grows again: threads hold their slot
+  for (auto& task : tasks) {
+    Slot& slot = runner->slots_.emplace_back();
+    slot.task = std::move(task);
+    slot.window = slot.task->Window();
   }
+  for (auto& slot : runner->slots_) IOFLEET_RETURN_IF_ERROR(slot.task->Prepare());
   return runner;
 }
 
-void StepRunner::RunJob(Job& job) {
-  pthread_setname_np(pthread_self(), kJobThreadName);  // top -H, bench/scrape-cost
-  job.stats.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
-  {
-    std::unique_lock lock(mu_);
-    done_cv_.wait(lock, [&] { return released_; });
-  }
-  if (!stop_.load()) {  // aborted before Go: no I/O at all
-    IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
-                    rules::Writes(ctx_.io.op()) ? &job.data : nullptr);
-    worker.Run(start_ns_, stop_);
-  }
-  job.stats.tid.store(0, std::memory_order_relaxed);
-  std::lock_guard lock(mu_);
-  ++jobs_done_;
-  done_cv_.notify_all();
-}
-
-void StepRunner::Abort() {
-  RequestStop();
-  {
-    std::lock_guard lock(mu_);
-    released_ = true;
-  }
-  done_cv_.notify_all();
-}
-
 void StepRunner::Launch() {
-  for (auto& job : jobs_) threads_.emplace_back([this, j = job.get()] { RunJob(*j); });
-  if (ctx_.task) threads_.emplace_back([this] { RunTask(); });
+  uint32_t threads = 0;
+  for (auto& slot : slots_) {
+    const std::optional<uint32_t> own = slot.task->Launch(gate_);
+    slot.own_threads = own.has_value();
+    threads += own.value_or(0);
+  }
+  for (auto& slot : slots_) {
+    if (slot.own_threads) continue;
+    threads_.emplace_back([this, s = &slot] { RunTask(*s); });
+    ++threads;
+  }
+  gate_.Expect(threads);
 }
 
-void StepRunner::RunTask() {
-  {
-    std::unique_lock lock(mu_);
-    done_cv_.wait(lock, [&] { return released_; });
-  }
-  if (!stop_.load()) task_status_ = ctx_.task->Run(stop_);
-  task_end_ns_ = MonotonicNs();
-  std::lock_guard lock(mu_);
-  ++jobs_done_;
-  done_cv_.notify_all();
+void StepRunner::RunTask(Slot& slot) {
+  if (gate_.Wait()) slot.status = slot.task->Run(gate_.stop());
+  slot.end_ns = MonotonicNs();
+  gate_.Returned();
 }
 
 void StepRunner::Go() {
@@ -273,40 +56,53 @@ void StepRunner::Go() {
   clock_gettime(CLOCK_REALTIME, &wall);
   start_ns_ = MonotonicNs();
   go_unix_ns_ = static_cast<uint64_t>(wall.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(wall.tv_nsec);
-  window_start_ns_ = start_ns_ + ctx_.io.ramp();
-  window_end_ns_ = ctx_.io.runtime() > 0 ? window_start_ns_ + ctx_.io.runtime() : 0;
-  SampleWindowEdges();
-  {
-    std::lock_guard lock(mu_);
-    released_ = true;
+  for (auto& slot : slots_) {
+    slot.window_start_ns = start_ns_ + slot.window.ramp_ns;
+    slot.window_end_ns = slot.window.runtime_ns > 0 ? slot.window_start_ns + slot.window.runtime_ns : 0;
   }
-  done_cv_.notify_all();
+  SampleWindowEdges();
+  gate_.Open(start_ns_);
 }
 
-// Process and host CPU are sampled at the window's edges (the waits below wake for them).
+// Process and host CPU are sampled at each task's window's edges (the waits below wake for
+// them): one reading serves every window that opens, or closes, by the same call.
 void StepRunner::SampleWindowEdges() {
-  uint64_t now = MonotonicNs();
-  if (!sampled_start_ && now >= window_start_ns_) {
-    cpu_at_start_ = SampleCpu();
-    sampled_start_ = true;
+  const uint64_t now = MonotonicNs();
+  std::optional<CpuSample> at_start, at_end;
+  for (auto& slot : slots_) {
+    if (!slot.sampled_start && now >= slot.window_start_ns) {
+      if (!at_start) at_start = SampleCpu();
+      slot.cpu_at_start = *at_start;
+      slot.sampled_start = true;
+    }
+    if (slot.sampled_start && !slot.sampled_end && slot.window_end_ns && now >= slot.window_end_ns) {
+      if (!at_end) at_end = SampleCpu();
+      slot.cpu_at_end = *at_end;
+      slot.sampled_end = true;
+    }
   }
-  if (sampled_start_ && !sampled_end_ && window_end_ns_ && now >= window_end_ns_) {
-    cpu_at_end_ = SampleCpu();
-    sampled_end_ = true;
+}
+
+// The next window edge to sample at, 0 if none is left.
+uint64_t StepRunner::NextEdge() const {
+  uint64_t next = 0;
+  for (const auto& slot : slots_) {
+    const uint64_t edge = !slot.sampled_start                           ? slot.window_start_ns
+                          : (!slot.sampled_end && slot.window_end_ns) ? slot.window_end_ns
+                                                                        : 0;
+    if (edge && (!next || edge < next)) next = edge;
   }
+  return next;
 }
 
 bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     uint64_t now = MonotonicNs();
-    uint64_t edge = !sampled_start_ ? window_start_ns_ : (!sampled_end_ && window_end_ns_) ? window_end_ns_ : 0;
+    uint64_t edge = NextEdge();
     auto wake = deadline;
     if (edge > now) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::nanoseconds(edge - now));
-    {
-      std::unique_lock lock(mu_);
-      if (done_cv_.wait_until(lock, wake, [&] { return released_ && jobs_done_ == Expected(); })) return true;
-    }
+    if (gate_.WaitReturned(wake)) return true;
     SampleWindowEdges();
     if (std::chrono::steady_clock::now() >= deadline) return false;
   }
@@ -314,221 +110,136 @@ bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
 
 v1::Progress StepRunner::Progress() const {
   v1::Progress p;
-  uint64_t ops = ctx_.task ? ctx_.task->ops() : 0, bytes = ctx_.task ? ctx_.task->bytes() : 0;
-  for (const auto& job : jobs_) {
-    ops += job->stats.read.ops.load(std::memory_order_relaxed) + job->stats.write.ops.load(std::memory_order_relaxed);
-    bytes += job->stats.read.bytes.load(std::memory_order_relaxed) + job->stats.write.bytes.load(std::memory_order_relaxed);
-  }
-  p.set_ops(ops);
-  p.set_bytes(bytes);
+  for (const auto& slot : slots_) AddProgress(slot.task->Progress(), p);
   p.set_elapsed_ns(start_ns_ ? MonotonicNs() - start_ns_ : 0);
   p.set_started_at_unix_ns(go_unix_ns_);
-  if (ctx_.task) return p;  // files and copy steps: totals only
-  uint64_t errors = 0, expected_ops = 0, ramp_ops = 0, ramp_bytes = 0;
-  for (const auto& job : jobs_) {
-    const JobStats& s = job->stats;
-    ramp_ops += s.read.ramp_ops.load(std::memory_order_relaxed) + s.write.ramp_ops.load(std::memory_order_relaxed);
-    ramp_bytes += s.read.ramp_bytes.load(std::memory_order_relaxed) + s.write.ramp_bytes.load(std::memory_order_relaxed);
-    p.mutable_read()->set_ops(p.read().ops() + s.read.ops.load(std::memory_order_relaxed));
-    p.mutable_read()->set_bytes(p.read().bytes() + s.read.bytes.load(std::memory_order_relaxed));
-    p.mutable_write()->set_ops(p.write().ops() + s.write.ops.load(std::memory_order_relaxed));
-    p.mutable_write()->set_bytes(p.write().bytes() + s.write.bytes.load(std::memory_order_relaxed));
-    errors += s.ErrorCount();
-    expected_ops += job->plan.sequence.slots;  // one I/O per slot, one pass
-  }
-  p.set_errors(errors);
-  p.set_ramp_ops(ramp_ops);
-  p.set_ramp_bytes(ramp_bytes);
-  if (ctx_.io.runtime() == 0) p.set_expected_ops(expected_ops);
   return p;
 }
 
 StepSample StepRunner::Sample() const {
   StepSample s;
-  if (ctx_.task) {
-    ctx_.task->Sample(s);
-    return s;
-  }
-  const v1::IoSpec& io = ctx_.io;
-  s.engine = EngineName(io.engine());
-  // Each direction's counters, read once: a scrape racing the writers sees each value at
-  // some instant, and every value only grows.
-  auto sample_op = [](const OpCounters& c, IoSample& out) {
-    const uint64_t reaped = c.reaped.load(std::memory_order_relaxed);  // before submitted
-    const uint64_t submitted = c.submitted.load(std::memory_order_relaxed);
-    out.inflight += submitted > reaped ? submitted - reaped : 0;
-    out.ops += c.ops.load(std::memory_order_relaxed);
-    out.bytes += c.bytes.load(std::memory_order_relaxed);
-    for (int e = 0; e < kErrnoSlots; ++e) {
-      if (uint64_t n = c.errors[e].load(std::memory_order_relaxed)) out.errors[ErrorReasonOf(e)] += n;
-    }
-    AddFolded(out.latency, Fold(c.latency));
-  };
-  if (rules::Reads(io.op())) s.read.emplace();
-  if (rules::Writes(io.op())) s.write.emplace();
-  for (const auto& job : jobs_) {
-    if (s.read) sample_op(job->stats.read, *s.read);
-    if (s.write) {
-      sample_op(job->stats.write, *s.write);
-      s.write->fsyncs += job->stats.fsyncs.load(std::memory_order_relaxed);
-    }
-  }
+  for (const auto& slot : slots_) slot.task->Sample(s);
   return s;
 }
 
 JobsCpuTime StepRunner::JobsCpu() const {
-  if (ctx_.task) return ctx_.task->JobsCpu().value_or(JobsCpuTime{});
   JobsCpuTime t;
-  for (const auto& job : jobs_) {
-    t.user_ns += job->stats.cpu_user_ns;
-    t.sys_ns += job->stats.cpu_sys_ns;
-    t.busiest_ns = std::max(t.busiest_ns, job->stats.cpu_user_ns + job->stats.cpu_sys_ns);
+  for (const auto& slot : slots_) {
+    const JobsCpuTime task = slot.task->JobsCpu().value_or(JobsCpuTime{});
+    t.user_ns += task.user_ns;
+    t.sys_ns += task.sys_ns;
+    t.busiest_ns = std::max(t.busiest_ns, task.busiest_ns);
   }
   return t;
 }
 
 void StepRunner::JobThreadIds(std::vector<int>& out) const {
-  for (const auto& job : jobs_) {
-    if (int tid = job->stats.tid.load(std::memory_order_relaxed)) out.push_back(tid);
-  }
-  if (ctx_.task) ctx_.task->JobThreadIds(out);
+  for (const auto& slot : slots_) slot.task->JobThreadIds(out);
 }
 
 void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const {
-  for (const auto& job : jobs_) {
-    read.Add(job->stats.read.latency);
-    write.Add(job->stats.write.latency);
-  }
+  for (const auto& slot : slots_) slot.task->MergeLatency(read, write);
 }
 
-Status StepRunner::JobError(const Job& job) const {
-  std::string where = "agent " + ctx_.agent_name + ": " + job.path + ": offset " +
-                      std::to_string(job.stats.error_offset);
-  if (job.stats.verify_failure) {
-    auto failure = static_cast<VerifyFailure>(job.stats.verify_failure);
-    return Status(Code::kDataLoss, where + ": verify failed: " + VerifyFailureName(failure) + " (found " +
-                                       std::to_string(job.stats.verify_found) + ", expected " +
-                                       std::to_string(job.stats.verify_expected) + ")");
-  }
-  return PosixError(where, job.stats.error);
-}
-
-// What the step wrote, replayed from each job's deterministic sequence.
-void StepRunner::RecordCoverage() {
-  if (!rules::Writes(ctx_.io.op()) || ctx_.io.engine() == v1::ENGINE_NULL) return;  // peer reads never write
-  for (const auto& job : jobs_) {
-    // A job that counted errors (continue_on_error) may not have written what its sequence
-    // says: nothing of it counts as written, so a later read fills it first.
-    if (job->stats.error != 0 || job->stats.ErrorCount() > 0) continue;
-    const SequenceSpec& seq = job->plan.sequence;
-    const bool writes_only = seq.read_pct == 0;
-    if (writes_only && job->stats.passes > 0 && seq.stride == 1) {
-      ctx_.coverage->Add(job->file, seq.base, seq.base + seq.slots * seq.slot_size);
-      continue;
-    }
-    IoSequence replay(seq);
-    IoChoice choice;
-    for (uint64_t i = 0; i < job->stats.issued; ++i) {
-      while (!replay.Next(choice)) replay.NextPass();
-      if (choice.dir == IoDir::kWrite) ctx_.coverage->Add(job->file, choice.offset, choice.offset + choice.length);
-    }
-  }
-}
-
+// Every task finishes (an io task records what it wrote even when another failed); the first
+// error is the step's.
 Result<v1::StepResult> StepRunner::Finish() {
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
+  for (auto& slot : slots_) slot.task->JoinThreads();
   SampleWindowEdges();
-  if (!sampled_end_) cpu_at_end_ = SampleCpu();
-  if (ctx_.task) {
-    if (!task_status_.ok()) return task_status_;
-    v1::StepResult result;
-    ctx_.task->Report(result);
-    result.set_window_ns(task_end_ns_ > start_ns_ ? task_end_ns_ - start_ns_ : 0);
-    result.set_started_at_unix_ns(go_unix_ns_);
-    result.set_stopped_early(stop_.load());
-    if (auto jobs_cpu = ctx_.task->JobsCpu()) ReportTaskCpu(*jobs_cpu, cpu_at_start_, cpu_at_end_, result.window_ns(), *result.mutable_cpu());
-    return result;
+  std::optional<CpuSample> at_end;
+  for (auto& slot : slots_) {
+    if (slot.sampled_end) continue;
+    if (!at_end) at_end = SampleCpu();
+    slot.cpu_at_end = *at_end;
   }
-  RecordCoverage();
-  for (const auto& job : jobs_) {
-    if (job->stats.error != 0 || job->stats.verify_failure != 0) return JobError(*job);
+  const bool stopped = stop_requested();
+  Status failed;
+  std::optional<v1::StepResult> step;
+  for (auto& slot : slots_) {
+    StepTiming timing{start_ns_, go_unix_ns_, slot.end_ns, stopped, slot.cpu_at_start, slot.cpu_at_end};
+    Result<v1::StepResult> result = slot.status.ok() ? slot.task->Finish(timing) : Result<v1::StepResult>(slot.status);
+    if (!result.ok()) {
+      if (failed.ok()) failed = result.status();
+    } else if (!step) {
+      step = std::move(*result);
+    } else {
+      AddStepResult(*result, *step);
+    }
   }
+  if (!failed.ok()) return failed;
+  return step ? std::move(*step) : v1::StepResult();
+}
 
-  const v1::IoSpec& io = ctx_.io;
-  const bool rate_limited = io.rate().bytes_per_sec() > 0 || io.rate().iops() > 0;
-  auto read_latency = std::make_unique<LatencyHistogram>();  // 30 KiB each: not on the stack
-  auto write_latency = std::make_unique<LatencyHistogram>();
-  auto read_scheduled = std::make_unique<LatencyHistogram>();
-  auto write_scheduled = std::make_unique<LatencyHistogram>();
-  auto all_latency = std::make_unique<LatencyHistogram>();
-  auto fsync_latency = std::make_unique<LatencyHistogram>();
-  v1::StepResult result;
-  uint64_t last = window_start_ns_, passes = UINT64_MAX, fsyncs = 0, first_issue = UINT64_MAX;
-  uint64_t cpu_user = 0, cpu_sys = 0, max_job_cpu = 0;
-  std::array<uint64_t, JobStats::kErrnoSlots> errors{};
-  for (const auto& job : jobs_) {
-    const JobStats& s = job->stats;
-    auto add = [&](v1::OpStats* out, const OpCounters& c) {
-      out->set_ops(out->ops() + c.ops.load());
-      out->set_bytes(out->bytes() + c.bytes.load());
-    };
-    add(result.mutable_read(), s.read);
-    add(result.mutable_write(), s.write);
-    read_latency->Add(s.read.latency);
-    write_latency->Add(s.write.latency);
-    read_scheduled->Add(s.read.scheduled);
-    write_scheduled->Add(s.write.scheduled);
-    fsync_latency->Add(s.fsync_latency);
-    fsyncs += s.fsyncs.load();
-    last = std::max(last, s.last_completion_ns.load());
-    first_issue = std::min(first_issue, s.first_issue_ns);
-    passes = std::min(passes, s.passes);
-    cpu_user += s.cpu_user_ns;
-    cpu_sys += s.cpu_sys_ns;
-    max_job_cpu = std::max(max_job_cpu, s.cpu_user_ns + s.cpu_sys_ns);
-    for (int e = 0; e < JobStats::kErrnoSlots; ++e) errors[e] += s.read.errors[e].load() + s.write.errors[e].load();
+void AddProgress(const v1::Progress& from, v1::Progress& into) {
+  into.set_ops(into.ops() + from.ops());
+  into.set_bytes(into.bytes() + from.bytes());
+  into.set_errors(into.errors() + from.errors());
+  into.set_expected_ops(into.expected_ops() + from.expected_ops());
+  into.set_ramp_ops(into.ramp_ops() + from.ramp_ops());
+  into.set_ramp_bytes(into.ramp_bytes() + from.ramp_bytes());
+  auto add_op = [](const v1::ProgressOp& op, v1::ProgressOp& to) {
+    to.set_ops(to.ops() + op.ops());
+    to.set_bytes(to.bytes() + op.bytes());
+  };
+  if (from.has_read()) add_op(from.read(), *into.mutable_read());
+  if (from.has_write()) add_op(from.write(), *into.mutable_write());
+}
+
+namespace {
+
+void AddResultHistogram(const v1::Histogram& from, v1::Histogram& into) {
+  if (from.bucket_size() == 0) return;
+  auto merged = std::make_unique<LatencyHistogram>();  // 30 KiB: not on the stack
+  wire::AddFromProto(into, *merged);
+  wire::AddFromProto(from, *merged);
+  wire::ToProto(*merged, &into);
+}
+
+void AddOpStats(const v1::OpStats& from, v1::OpStats& into) {
+  into.set_ops(into.ops() + from.ops());
+  into.set_bytes(into.bytes() + from.bytes());
+  AddResultHistogram(from.latency_ns(), *into.mutable_latency_ns());
+  if (from.has_scheduled_latency_ns()) AddResultHistogram(from.scheduled_latency_ns(), *into.mutable_scheduled_latency_ns());
+}
+
+}  // namespace
+
+void AddStepResult(const v1::StepResult& from, v1::StepResult& into) {
+  into.set_ops(into.ops() + from.ops());
+  into.set_bytes(into.bytes() + from.bytes());
+  into.set_window_ns(std::max(into.window_ns(), from.window_ns()));
+  AddResultHistogram(from.latency_ns(), *into.mutable_latency_ns());
+  into.set_passes(std::min(into.passes(), from.passes()));
+  into.set_filled_bytes(into.filled_bytes() + from.filled_bytes());
+  if (from.has_read()) AddOpStats(from.read(), *into.mutable_read());
+  if (from.has_write()) AddOpStats(from.write(), *into.mutable_write());
+  for (const v1::ErrorCount& error : from.errors()) {
+    auto same = std::find_if(into.mutable_errors()->begin(), into.mutable_errors()->end(),
+                             [&](const v1::ErrorCount& e) { return e.kind() == error.kind(); });
+    if (same == into.mutable_errors()->end()) *into.add_errors() = error;
+    else same->set_count(same->count() + error.count());
   }
-  all_latency->Add(*read_latency);
-  all_latency->Add(*write_latency);
-  wire::ToProto(*read_latency, result.mutable_read()->mutable_latency_ns());
-  wire::ToProto(*write_latency, result.mutable_write()->mutable_latency_ns());
-  if (rate_limited) {
-    wire::ToProto(*read_scheduled, result.mutable_read()->mutable_scheduled_latency_ns());
-    wire::ToProto(*write_scheduled, result.mutable_write()->mutable_scheduled_latency_ns());
+  into.set_fsyncs(into.fsyncs() + from.fsyncs());
+  AddResultHistogram(from.fsync_latency_ns(), *into.mutable_fsync_latency_ns());
+  if (from.has_cpu()) {
+    v1::CpuStats& cpu = *into.mutable_cpu();
+    cpu.set_worker_user_ns(cpu.worker_user_ns() + from.cpu().worker_user_ns());
+    cpu.set_worker_sys_ns(cpu.worker_sys_ns() + from.cpu().worker_sys_ns());
+    cpu.set_max_worker_busy_permille(std::max(cpu.max_worker_busy_permille(), from.cpu().max_worker_busy_permille()));
   }
-  wire::ToProto(*all_latency, result.mutable_latency_ns());
-  wire::ToProto(*fsync_latency, result.mutable_fsync_latency_ns());
-  result.set_ops(result.read().ops() + result.write().ops());
-  result.set_bytes(result.read().bytes() + result.write().bytes());
-  result.set_fsyncs(fsyncs);
-  // A time-based window is its runtime, stretched only by a final flush that ended later; a
-  // size-based step's window ends at its last completion.
-  uint64_t window = last - window_start_ns_;
-  if (io.runtime() > 0 && !stop_.load()) window = std::max<uint64_t>(io.runtime(), window);
-  result.set_window_ns(window);
-  result.set_passes(jobs_.empty() ? 0 : passes);
-  result.set_filled_bytes(filled_bytes_);
-  result.set_rate_limited(rate_limited);
-  result.set_stopped_early(stop_.load());
-  if (first_issue != UINT64_MAX && first_issue >= start_ns_) result.set_started_at_unix_ns(go_unix_ns_ + (first_issue - start_ns_));
-  for (int e = 0; e < JobStats::kErrnoSlots; ++e) {
-    if (!errors[e]) continue;
-    v1::ErrorCount* count = result.add_errors();
-    count->set_kind(e == JobStats::kVerifySlot ? "verify" : ErrnoName(e));
-    count->set_count(errors[e]);
+  into.set_rate_limited(into.rate_limited() || from.rate_limited());
+  if (from.started_at_unix_ns() && (!into.started_at_unix_ns() || from.started_at_unix_ns() < into.started_at_unix_ns())) {
+    into.set_started_at_unix_ns(from.started_at_unix_ns());
   }
-  v1::CpuStats* cpu = result.mutable_cpu();
-  cpu->set_worker_user_ns(cpu_user);
-  cpu->set_worker_sys_ns(cpu_sys);
-  cpu->set_process_user_ns(cpu_at_end_.process_user_ns - cpu_at_start_.process_user_ns);
-  cpu->set_process_sys_ns(cpu_at_end_.process_sys_ns - cpu_at_start_.process_sys_ns);
-  cpu->set_host_busy_ticks(cpu_at_end_.host_busy_ticks - cpu_at_start_.host_busy_ticks);
-  cpu->set_host_total_ticks(cpu_at_end_.host_total_ticks - cpu_at_start_.host_total_ticks);
-  cpu->set_max_worker_busy_permille(window ? static_cast<uint32_t>(std::min<uint64_t>(max_job_cpu * 1000 / window, 1000)) : 0);
-  if (cache_) ReportResidency(*cache_, result);
-  return result;
+  into.set_stopped_early(into.stopped_early() || from.stopped_early());
+  into.set_dirs(into.dirs() + from.dirs());
+  if (from.has_cache()) {
+    into.mutable_cache()->set_resident_pages(into.cache().resident_pages() + from.cache().resident_pages());
+    into.mutable_cache()->set_pages(into.cache().pages() + from.cache().pages());
+  }
 }
 
 }  // namespace iofleet::agent

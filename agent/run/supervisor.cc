@@ -21,6 +21,7 @@
 #include "agent/engine/io_engine.h"
 #include "agent/host/host_info.h"
 #include "agent/run/preflight.h"
+#include "agent/tasks/io_task.h"
 #include "agent/tasks/task_factory.h"
 #include "core/base/checked.h"
 #include "core/base/unique_fd.h"
@@ -220,18 +221,18 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
     coverage_ = std::make_shared<FileCoverage>();
     point_ = planned.point();
   }
-  StepContext context;
-  context.io = planned.io();
-  context.read_from_agent = planned.read_from_agent();
-  context.global_first_job = planned.global_first_job();
-  context.global_jobs = std::max(1u, planned.global_jobs());
-  context.step_index = request.step_index();
-  context.workspace = workspace_;
-  context.agent_name = run_agent_name_;
-  context.run_token = run_token_;
-  context.coverage = coverage_;  // only the step being set up or run touches it
+  IoPlan io_plan;  // an io step's
+  io_plan.io = planned.io();
+  io_plan.read_from_agent = planned.read_from_agent();
+  io_plan.global_first_job = planned.global_first_job();
+  io_plan.global_jobs = std::max(1u, planned.global_jobs());
+  io_plan.step_index = request.step_index();
+  io_plan.workspace = workspace_;
+  io_plan.agent_name = run_agent_name_;
+  io_plan.run_token = run_token_;
+  io_plan.coverage = coverage_;  // only the step being set up or run touches it
   setup_cancel_ = std::make_shared<std::atomic<bool>>(false);
-  context.cancel = setup_cancel_;
+  io_plan.cancel = setup_cancel_;
   state_ = AgentState::kSettingUp;
   step_ready_ = false;
   setup_in_flight_ = true;
@@ -247,13 +248,17 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   // setup_in_flight_ to clear, so it must clear on every way out.
   Result<std::unique_ptr<StepRunner>> runner = Status(Code::kInternal, "");
   try {
-    Status task_status;
-    if (!planned.has_io()) {
-      auto task = MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{name_, config_, host_, readahead_});
-      if (task.ok()) context.task = std::move(*task);
-      else task_status = task.status();
+    // The step's one task: its io jobs, or the task of its kind.
+    Result<std::unique_ptr<StepTask>> task = Status(Code::kInternal, "");
+    if (planned.has_io()) task = std::unique_ptr<StepTask>(std::make_unique<IoTask>(std::move(io_plan)));
+    else task = MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{name_, config_, host_, readahead_});
+    if (task.ok()) {
+      std::vector<std::unique_ptr<StepTask>> tasks;
+      tasks.push_back(std::move(*task));
+      runner = StepRunner::Prepare(std::move(tasks));
+    } else {
+      runner = task.status();
     }
-    runner = task_status.ok() ? StepRunner::Prepare(std::move(context)) : Result<std::unique_ptr<StepRunner>>(task_status);
   } catch (const std::exception& e) {
     runner = Status(Code::kInternal, "agent " + name_ + ": setting up step " + planned.name() + ": " + e.what());
   }

@@ -10,6 +10,63 @@
 
 namespace iofleet::agent {
 
+bool StartGate::Wait() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return open_; });
+  return !stop_.load();
+}
+
+void StartGate::Returned() {
+  std::lock_guard lock(mu_);
+  ++returned_;
+  cv_.notify_all();
+}
+
+void StartGate::Expect(uint32_t threads) {
+  std::lock_guard lock(mu_);
+  expected_ = threads;
+}
+
+void StartGate::Open(uint64_t start_ns) {
+  {
+    std::lock_guard lock(mu_);
+    start_ns_ = start_ns;
+    open_ = true;
+  }
+  cv_.notify_all();
+}
+
+void StartGate::Abort() {
+  RequestStop();
+  {
+    std::lock_guard lock(mu_);
+    open_ = true;  // threads still waiting return at once: stop is set
+  }
+  cv_.notify_all();
+}
+
+bool StartGate::WaitReturned(std::chrono::steady_clock::time_point until) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_until(lock, until, [&] { return open_ && returned_ == expected_; });
+}
+
+v1::Progress StepTask::Progress() const {
+  v1::Progress p;
+  p.set_ops(ops());
+  p.set_bytes(bytes());
+  return p;
+}
+
+Result<v1::StepResult> StepTask::Finish(const StepTiming& timing) {
+  v1::StepResult result;
+  Report(result);
+  result.set_window_ns(timing.end_ns > timing.start_ns ? timing.end_ns - timing.start_ns : 0);
+  result.set_started_at_unix_ns(timing.start_unix_ns);
+  result.set_stopped_early(timing.stopped);
+  if (auto jobs_cpu = JobsCpu()) ReportTaskCpu(*jobs_cpu, timing.cpu_at_start, timing.cpu_at_end, result.window_ns(), *result.mutable_cpu());
+  return result;
+}
+
 uint64_t SumOps(const std::vector<std::unique_ptr<TaskCounters>>& jobs) {
   uint64_t n = 0;
   for (const auto& j : jobs) n += j->ops.load(std::memory_order_relaxed);

@@ -1,11 +1,21 @@
-// A step that is not an io job: a host action (sync, drop_caches, readahead, hook), one phase
-// of a files step, or a copy. StepRunner releases it at the step's start instant like io jobs
-// and times it; the task does the work with its own threads and keeps its own counters.
+// One part of a step that StepRunner (agent/run/step_runner.h) prepares, releases at the step's
+// start instant and finishes: an io step's jobs (IoTask, agent/tasks/io_task.h), or the work of a
+// step that is not an io job: a host action (sync, drop_caches, readahead, hook), one phase of a
+// files step, or a copy (task_factory.h). A step holds a list of tasks (today one), released
+// together through one StartGate; the runner adds up their progress, samples and CPU.
+//
+// A task runs in one of two ways. Most are run: StepRunner calls Run on a thread of its own that
+// waits on the gate, and times it. A task with threads of its own (io: one per job, started at
+// setup so that every job's first I/O follows the start by a wake-up, not a thread creation)
+// starts them in Launch, each waiting on the gate, and times itself in Finish.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -53,23 +63,101 @@ struct JobsCpuTime {
   uint64_t busiest_ns = 0;
 };
 
+// The one release of a step: every thread of every task of the step waits on it, so one notify
+// lets them all go at the start instant. It also holds the step's stop flag, and counts the
+// threads that have returned, by which StepRunner learns that the step is done.
+//
+// Thread-safety: all of it, from any thread.
+class StartGate {
+ public:
+  // Task threads: blocks until the step is released or aborted. False when stop was set by then
+  // (aborted, or stopped before the start): the thread then does no work.
+  bool Wait();
+  // The start instant, monotonic (core/base/clock.h): valid once Wait returned true.
+  uint64_t start_ns() const { return start_ns_; }
+  const std::atomic<bool>& stop() const { return stop_; }
+  // Called once by every thread that waited, as the last thing it does.
+  void Returned();
+
+  // StepRunner's side. How many threads will wait (set before any of them can return).
+  void Expect(uint32_t threads);
+  // Releases the step at `start_ns`: Wait returns in every thread.
+  void Open(uint64_t start_ns);
+  void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
+  // Stops the step whether or not it was released: waiting threads return without work.
+  void Abort();
+  // True once the gate is open and every expected thread has returned; waits until `until`.
+  bool WaitReturned(std::chrono::steady_clock::time_point until);
+
+ private:
+  std::atomic<bool> stop_{false};
+  uint64_t start_ns_ = 0;  // written under mu_ before open_, read after Wait
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  uint32_t expected_ = 0;
+  uint32_t returned_ = 0;
+};
+
+// A task's measurement window: it opens `ramp_ns` after the start and, for a time-based task,
+// closes `runtime_ns` later (0: when the task is done). StepRunner samples the process's and
+// the host's CPU at its edges.
+struct TaskWindow {
+  uint64_t ramp_ns = 0;
+  uint64_t runtime_ns = 0;
+};
+
+// What StepRunner measured around a task, for its Finish.
+struct StepTiming {
+  uint64_t start_ns = 0;       // the release, monotonic (0: never released)
+  uint64_t start_unix_ns = 0;  // the same instant on the wall clock
+  uint64_t end_ns = 0;         // when Run returned (a task that is run; 0 for one with own threads)
+  bool stopped = false;        // stopped early: stop was requested
+  CpuSample cpu_at_start;      // at the edges of the task's window
+  CpuSample cpu_at_end;
+};
+
 class StepTask {
  public:
   virtual ~StepTask() = default;
-  // The timed part. Returns early with Ok once `stop` is set; the first error otherwise.
+
+  // Setup, untimed, once, before Launch (StepRunner::Prepare): an io task opens its files and
+  // fills what it would read as holes here. The default has nothing to do.
+  virtual Status Prepare() { return Status::Ok(); }
+  // A task with threads of its own starts them here, each waiting on `gate` (gate.Wait) and
+  // calling gate.Returned() as it returns, and answers how many it started (0 is one: an io step
+  // with no jobs on this agent). The default, none, means StepRunner runs Run on a thread of
+  // its own.
+  virtual std::optional<uint32_t> Launch(StartGate& gate) { return std::nullopt; }
+  // Joins the threads Launch started, once the gate is open (Finish, the runner's destructor).
+  virtual void JoinThreads() {}
+  // The timed part of a task that is run. Returns early with Ok once `stop` is set; the first
+  // error otherwise.
   virtual Status Run(const std::atomic<bool>& stop) = 0;
-  // What the task did, beyond the window StepRunner measured: ops, bytes, latency, note.
-  virtual void Report(v1::StepResult& result) const = 0;
+  virtual TaskWindow Window() const { return {}; }
+
   // Cumulative, from any thread.
   virtual uint64_t ops() const { return 0; }
   virtual uint64_t bytes() const { return 0; }
-  // Tasks that run jobs (files, copy): their threads' CPU time, after Run. None for a host
-  // action (sync, drop_caches, readahead, hook): its step then reports no CPU at all.
+  // Cumulative counters so far (not elapsed_ns nor started_at_unix_ns: StepRunner's). The
+  // default has ops() and bytes() only; an io task adds per-op counters, errors, ramp and
+  // expected ops.
+  virtual v1::Progress Progress() const;
+  // Adds the latency recorded so far into `read` and `write` (io tasks; nothing by default).
+  virtual void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const {}
+  // Tasks that run jobs (io, files, copy): their threads' CPU time, once they returned. None for
+  // a host action (sync, drop_caches, readahead, hook): its step then reports no CPU at all.
   virtual std::optional<JobsCpuTime> JobsCpu() const { return std::nullopt; }
-  // For the metrics, from any thread while it runs: what its jobs did so far (files and copy
-  // tasks; nothing for a host action), and its job threads' ids.
+  // For the metrics, from any thread while it runs: adds what its jobs did so far into `out`
+  // (io, files and copy tasks; nothing for a host action), and its job threads' ids.
   virtual void Sample(StepSample& out) const {}
   virtual void JobThreadIds(std::vector<int>& out) const {}
+
+  // The task's result once its threads returned, or its first error. The default: Report, plus
+  // the window StepRunner measured (start to end_ns), the start, stopped early and CPU.
+  virtual Result<v1::StepResult> Finish(const StepTiming& timing);
+  // What the task did, for the default Finish: ops, bytes, latency, note.
+  virtual void Report(v1::StepResult& result) const {}
 };
 
 // Sums counters and merges histograms of the jobs into `result`.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/tasks/io_task.h"
 #include "core/rules/defaults.h"
 #include "tests/support/temp_dir.h"
 
@@ -36,7 +37,7 @@ TEST(ProgressSampler, TheDeltasOfAStreamAddUpToTheStepsHistogram) {
   ASSERT_TRUE(roots.ok()) << roots.status().message();
   auto ws = Workspace::Create(*roots->Find("default"), "", "run-1", "node1");
   ASSERT_TRUE(ws.ok()) << ws.status().message();
-  StepContext c;
+  IoPlan c;
   c.workspace = *ws;
   c.agent_name = "node1";
   c.run_token = 7;
@@ -48,7 +49,9 @@ TEST(ProgressSampler, TheDeltasOfAStreamAddUpToTheStepsHistogram) {
   c.io.set_block_size(4096);
   c.io.set_file_size(4 << 20);
   c.io.set_jobs(2);
-  auto runner = StepRunner::Prepare(std::move(c));
+  std::vector<std::unique_ptr<StepTask>> tasks;
+  tasks.push_back(std::make_unique<IoTask>(std::move(c)));
+  auto runner = StepRunner::Prepare(std::move(tasks));
   ASSERT_TRUE(runner.ok()) << runner.status().message();
   (*runner)->Launch();
   ProgressSampler sampler(**runner);

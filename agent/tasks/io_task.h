@@ -1,0 +1,103 @@
+// The task of an io step (agent/tasks/step_task.h): its jobs. Prepare opens the step's files,
+// fills what it would read as holes (untimed), prepares each job's buffers, data and engine, and
+// measures how much of what a buffered read touches is in the page cache. Launch starts one
+// thread per job, each waiting on the step's StartGate; released, each runs the hot path's
+// IoWorker (agent/worker/io_worker.h) over its own JobStats. Finish records what the step wrote
+// (the run's coverage) and turns the jobs' counters into the step's exact result, or the first
+// job's error naming agent, file and offset.
+//
+// Thread-safety: Prepare, Launch, JoinThreads and Finish from one thread (StepRunner's caller);
+// Progress, MergeLatency, Sample and JobThreadIds from any thread (they read the jobs' counters:
+// one writer each); JobsCpu once the jobs returned.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/engine/io_engine.h"
+#include "agent/fs/coverage.h"
+#include "agent/fs/workspace.h"
+#include "agent/host/page_cache.h"
+#include "agent/stats/job_stats.h"
+#include "agent/tasks/step_task.h"
+#include "agent/worker/data_generator.h"
+#include "agent/worker/io_worker.h"
+#include "core/base/unique_fd.h"
+#include "iofleet/v1/agent.pb.h"
+
+namespace iofleet::agent {
+
+// What an io step's jobs need: the step, and where its files are.
+struct IoPlan {
+  v1::IoSpec io;                    // resolved and planned: nothing left to default
+  std::string read_from_agent;      // read_from: next_agent: whose files to read
+  uint32_t global_first_job = 0;    // file_layout: shared_global: this agent's first job ...
+  uint32_t global_jobs = 1;         // ... of all the jobs of the run
+  uint32_t step_index = 0;
+  std::shared_ptr<Workspace> workspace;
+  std::string agent_name;
+  uint64_t run_token = 0;           // unique per run: seeds data and tags verify headers
+  std::shared_ptr<FileCoverage> coverage;  // what this run wrote so far; updated by Finish
+  // Set when the run ends while the step is being set up: filling stops between writes.
+  std::shared_ptr<const std::atomic<bool>> cancel;
+};
+
+class IoTask final : public StepTask {
+ public:
+  explicit IoTask(IoPlan plan) : plan_(std::move(plan)) {}
+  // Joins the job threads: the gate they wait on must have been opened (StepRunner does).
+  ~IoTask() override;
+
+  Status Prepare() override;
+  std::optional<uint32_t> Launch(StartGate& gate) override;
+  void JoinThreads() override;
+  // Not called: Launch starts the jobs' own threads.
+  Status Run(const std::atomic<bool>& stop) override;
+  TaskWindow Window() const override { return {plan_.io.ramp(), plan_.io.runtime()}; }
+
+  v1::Progress Progress() const override;
+  void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const override;
+  std::optional<JobsCpuTime> JobsCpu() const override;
+  void Sample(StepSample& out) const override;
+  void JobThreadIds(std::vector<int>& out) const override;
+  Result<v1::StepResult> Finish(const StepTiming& timing) override;
+
+ private:
+  // Members are destroyed in reverse order: the engine (which reaps what is in flight) before
+  // the buffers and the file it uses.
+  struct Job {
+    std::string file;  // its name, the key of its coverage
+    std::string path;  // where it is, for messages
+    UniqueFd fd;
+    AlignedBuffer buffer_block;  // queue_depth slots of slot_size bytes, aligned
+    JobPlan plan;
+    std::unique_ptr<IoEngine> engine;
+    std::vector<IoRequest> requests;
+    std::vector<Completion> completions;
+    std::vector<std::byte*> buffers;
+    std::vector<iovec> iovecs;
+    DataOptions data_options;
+    DataGenerator data;
+    JobStats stats;
+  };
+  Status OpenJobs();
+  Status FillHoles();
+  void RunJob(Job& job, StartGate& gate);
+  void RecordCoverage();
+  Status JobError(const Job& job) const;
+
+  IoPlan plan_;
+  uint64_t slot_size_ = 0;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  std::vector<std::thread> threads_;
+  uint64_t filled_bytes_ = 0;
+  std::optional<CacheResidency> cache_;  // measured at the end of setup (buffered reads)
+};
+
+}  // namespace iofleet::agent

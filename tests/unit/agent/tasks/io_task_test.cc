@@ -1,0 +1,172 @@
+// An io step's task on its own, driven through its StartGate as StepRunner drives it: what it
+// measures around the step rather than guesses (the page cache residency of a read step's data
+// just before it starts), the data it writes, and the files a read step lays out and reads.
+#include "agent/tasks/io_task.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <vector>
+#include <zlib.h>
+
+#include "core/base/clock.h"
+#include "core/rules/defaults.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kIoFileBytes = 8 << 20;
+
+class IoTaskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(tmp_ / "root");
+    auto roots = Roots::Open({(tmp_ / "root").string()});
+    ASSERT_TRUE(roots.ok()) << roots.status().message();
+    roots_ = std::make_unique<Roots>(std::move(*roots));
+    auto ws = Workspace::Create(*roots_->Find("default"), "", "run-1", "node1");
+    ASSERT_TRUE(ws.ok()) << ws.status().message();
+    ws_ = *ws;
+  }
+
+  IoPlan Io(uint32_t step_index, v1::Op op, bool direct) {
+    IoPlan c;
+    c.step_index = step_index;
+    c.workspace = ws_;
+    c.agent_name = "node1";
+    c.run_token = 7;
+    c.coverage = coverage_;
+    c.io = rules::BuiltinIoDefaults();
+    c.io.set_op(op);
+    c.io.set_engine(v1::ENGINE_PSYNC);
+    c.io.set_block_size(1 << 20);
+    c.io.set_file_size(kIoFileBytes);
+    c.io.set_direct(direct);
+    return c;
+  }
+  // Prepares the task, launches its jobs on a gate, opens it and finishes the task once every
+  // job has returned.
+  Result<v1::StepResult> Run(IoPlan plan) {
+    const uint32_t jobs = plan.io.jobs();
+    IoTask task(std::move(plan));
+    IOFLEET_RETURN_IF_ERROR(task.Prepare());
+    StartGate gate;
+    const uint32_t threads = task.Launch(gate).value_or(0);
+    EXPECT_EQ(threads, jobs);  // a thread of its own per job
+    gate.Expect(threads);
+    StepTiming timing;
+    timing.start_ns = MonotonicNs();
+    timing.start_unix_ns = 1;
+    gate.Open(timing.start_ns);
+    while (!gate.WaitReturned(std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {
+    }
+    task.JoinThreads();
+    return task.Finish(timing);
+  }
+  // Drops the file's clean pages, as a drop_caches step would (without needing root's sysctl).
+  void DropFromCache(const std::string& name) {
+    int fd = open((fs::path(ws_->run_dir()) / name).c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fdatasync(fd), 0);
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    close(fd);
+  }
+
+  testing::TempDir tmp_;
+  std::unique_ptr<Roots> roots_;
+  std::shared_ptr<Workspace> ws_;
+  std::shared_ptr<FileCoverage> coverage_ = std::make_shared<FileCoverage>();
+};
+
+TEST_F(IoTaskTest, ReadRightAfterTheCacheWasDroppedIsMeasuredAsNotResident) {
+  auto written = Run(Io(0, v1::OP_WRITE, false));
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  DropFromCache("job-0.dat");
+  auto read = Run(Io(1, v1::OP_READ, false));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  // The old size rule said "likely served from page cache" here (8 MiB is far below the RAM).
+  EXPECT_FALSE(read->cache_resident());
+  ASSERT_TRUE(read->has_cache());
+  EXPECT_EQ(read->cache().pages(), kIoFileBytes / static_cast<uint64_t>(sysconf(_SC_PAGESIZE)));
+  EXPECT_LT(static_cast<double>(read->cache().resident_pages()), 0.1 * static_cast<double>(read->cache().pages()));
+}
+
+TEST_F(IoTaskTest, ReadOfDataJustWrittenIsMeasuredAsResident) {
+  ASSERT_TRUE(Run(Io(0, v1::OP_WRITE, false)).ok());
+  auto read = Run(Io(1, v1::OP_READ, false));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_TRUE(read->has_cache());
+  EXPECT_GT(static_cast<double>(read->cache().resident_pages()), 0.9 * static_cast<double>(read->cache().pages()));
+}
+
+TEST_F(IoTaskTest, StepsThePageCacheCannotServeAreNotMeasured) {
+  auto written = Run(Io(0, v1::OP_WRITE, false));
+  ASSERT_TRUE(written.ok());
+  EXPECT_FALSE(written->has_cache());  // a write step reads nothing
+  auto direct = Run(Io(1, v1::OP_READ, true));
+  ASSERT_TRUE(direct.ok()) << direct.status().message();
+  EXPECT_FALSE(direct->has_cache());  // O_DIRECT bypasses the page cache
+}
+
+// Seed 002: compressible_pct P means what the agent writes, as read back from the
+// file, compresses to about (100 - P)% with zlib level 1 in 4 KiB chunks (DESIGN.md's
+// definition; ZebClient's figure across the compressibility spectrum depends on it).
+TEST_F(IoTaskTest, WrittenDataCompressesAsAsked) {
+  uint32_t index = 0;
+  for (uint32_t pct : {0u, 25u, 50u, 75u}) {
+    IoPlan c = Io(index++, v1::OP_WRITE, false);
+    c.io.set_block_size(64 << 10);
+    c.io.set_file_prefix("p" + std::to_string(pct));
+    c.io.mutable_data()->set_compressible_pct(pct);
+    c.io.mutable_data()->set_pattern("0xdeadbeef");
+    auto written = Run(std::move(c));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    ASSERT_EQ(written->bytes(), kIoFileBytes);
+    std::string data = testing::ReadAll(fs::path(ws_->run_dir()) / ("p" + std::to_string(pct) + "-0.dat"));
+    ASSERT_EQ(data.size(), kIoFileBytes);
+    constexpr size_t kChunk = 4096;
+    std::vector<Bytef> out(compressBound(kChunk));
+    uint64_t compressed = 0;
+    for (size_t at = 0; at < data.size(); at += kChunk) {
+      uLongf size = out.size();
+      ASSERT_EQ(compress2(out.data(), &size, reinterpret_cast<const Bytef*>(data.data() + at), kChunk, 1), Z_OK);
+      compressed += size;
+    }
+    double share = static_cast<double>(compressed) / static_cast<double>(data.size());
+    // zlib's framing and the blocks' stamps add a little to the compressible part.
+    EXPECT_NEAR(share, (100.0 - pct) / 100.0, 0.04) << "compressible_pct " << pct;
+  }
+}
+
+// Seed 002: by default a read step reads the write step's files; with a file_prefix
+// of its own it lays out (untimed) and reads its own, as fio's read job of another name does.
+TEST_F(IoTaskTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {
+  auto written = Run(Io(0, v1::OP_WRITE, false));
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  const auto job0 = fs::path(ws_->run_dir()) / "job-0.dat";
+  const auto mtime = fs::last_write_time(job0);
+
+  auto shared_files = Run(Io(1, v1::OP_READ, false));
+  ASSERT_TRUE(shared_files.ok()) << shared_files.status().message();
+  EXPECT_EQ(shared_files->filled_bytes(), 0u);  // the write step's file, whole
+  EXPECT_EQ(shared_files->bytes(), kIoFileBytes);
+
+  IoPlan own = Io(2, v1::OP_READ, false);
+  own.io.set_file_prefix("read");
+  auto own_files = Run(std::move(own));
+  ASSERT_TRUE(own_files.ok()) << own_files.status().message();
+  EXPECT_EQ(own_files->filled_bytes(), kIoFileBytes);  // laid out first, untimed
+  EXPECT_EQ(own_files->bytes(), kIoFileBytes);
+  EXPECT_EQ(fs::file_size(fs::path(ws_->run_dir()) / "read-0.dat"), kIoFileBytes);
+  EXPECT_EQ(fs::last_write_time(job0), mtime);
+  ws_->Cleanup();
+  EXPECT_FALSE(fs::exists(fs::path(ws_->run_dir()) / "read-0.dat"));
+}
+
+}  // namespace
+}  // namespace iofleet::agent
