@@ -129,7 +129,8 @@ void Importer::PlaceRuntime(const Level& defaults, const std::vector<Job>& jobs)
       continue;
     }
     if (!runtime || runtime->value == 0) continue;
-    const std::string field = time_based ? "runtime" : "deadline";
+    const std::string field =
+        v1::IoSpec::descriptor()->FindFieldByNumber(time_based ? v1::IoSpec::kRuntimeFieldNumber : v1::IoSpec::kDeadlineFieldNumber)->name();
     if (l.runtime) {
       v1::IoSpec* io = out_.workload.mutable_steps(static_cast<int>(i))->mutable_io();
       time_based ? io->set_runtime(runtime->value) : io->set_deadline(runtime->value);

@@ -56,27 +56,17 @@ bool SameRun(const v1::Workload& a, const v1::Workload& b) {
   return true;
 }
 
-// The io field a defaults path sets ("runtime" for "runtime" or "defaults.runtime", "rate" for
-// "defaults.rate.iops"), or "" for a path elsewhere.
-std::string DefaultsField(const std::string& path) {
+// The io field a defaults path sets (runtime for "runtime" or "defaults.runtime", rate for
+// "defaults.rate.iops"), or nullptr for a path elsewhere.
+const google::protobuf::FieldDescriptor* DefaultsField(const std::string& path) {
   std::string rest = path;
   if (rest.rfind("defaults.", 0) == 0) rest = rest.substr(9);
-  else if (v1::Workload::descriptor()->FindFieldByName(rest.substr(0, rest.find_first_of(".["))) != nullptr) return "";
-  return rest.substr(0, rest.find_first_of(".["));
+  else if (v1::Workload::descriptor()->FindFieldByName(rest.substr(0, rest.find_first_of(".["))) != nullptr) return nullptr;
+  return v1::IoSpec::descriptor()->FindFieldByName(rest.substr(0, rest.find_first_of(".[")));
 }
 
-// The fields that replace `field` where they are set (core/rules/defaults.cc Overlay).
-std::vector<std::string> Overriders(const std::string& field) {
-  if (field == "jobs") return {"jobs", "total_jobs"};
-  if (field == "total_jobs") return {"total_jobs", "jobs"};
-  if (field == "file_size") return {"file_size", "total_size"};
-  if (field == "total_size") return {"total_size", "file_size"};
-  return {field};
-}
-
-bool SetsIoField(const v1::IoSpec& io, const std::string& field) {
-  const auto* desc = v1::IoSpec::descriptor()->FindFieldByName(field);
-  if (!desc) return false;
+bool SetsIoField(const v1::IoSpec& io, int number) {
+  const auto* desc = v1::IoSpec::descriptor()->FindFieldByNumber(number);
   const auto* refl = v1::IoSpec::GetReflection();
   return desc->is_repeated() ? refl->FieldSize(io, desc) > 0 : refl->HasField(io, desc);
 }
@@ -87,22 +77,22 @@ std::optional<std::string> UnchangingSetWarning(const v1::Workload& before, cons
                                                 const std::string& set_text) {
   if (!SameRun(before, after)) return std::nullopt;
   std::string message = "warning: --set " + set_text + " changes nothing any step runs";
-  const std::string field = DefaultsField(path);
-  if (field.empty()) return message;
+  const google::protobuf::FieldDescriptor* field = DefaultsField(path);
+  if (!field) return message;
   std::vector<std::string> by;
-  for (const std::string& over : Overriders(field)) {
+  for (int over : rules::FieldsReplacing(field->number())) {
     for (const auto& [swept, values] : after.sweep()) {
-      const std::string swept_field = DefaultsField(swept);
-      if (swept_field == over) by.push_back("sweep." + swept + " (at every point)");
+      const google::protobuf::FieldDescriptor* swept_field = DefaultsField(swept);
+      if (swept_field && swept_field->number() == over) by.push_back("sweep." + swept + " (at every point)");
     }
   }
   std::vector<std::string> steps;
   for (const rules::LeafStep& leaf : rules::LeafSteps(after)) {
     const v1::Step& step = rules::StepOf(after, leaf);
     if (!step.has_io()) continue;
-    for (const std::string& over : Overriders(field)) {
+    for (int over : rules::FieldsReplacing(field->number())) {
       if (SetsIoField(step.io(), over)) {
-        steps.push_back(leaf.path + " (" + leaf.name + ") sets its own " + over);
+        steps.push_back(leaf.path + " (" + leaf.name + ") sets its own " + v1::IoSpec::descriptor()->FindFieldByNumber(over)->name());
         break;
       }
     }
@@ -111,7 +101,7 @@ std::optional<std::string> UnchangingSetWarning(const v1::Workload& before, cons
   if (by.empty()) return message + " (they run with that value already)";
   message += ": ";
   for (size_t i = 0; i < by.size(); ++i) message += (i ? "; " : "") + by[i];
-  if (!steps.empty()) message += " (set one step's with --set steps[N].io." + field + "=...)";
+  if (!steps.empty()) message += " (set one step's with --set steps[N].io." + field->name() + "=...)";
   return message;
 }
 

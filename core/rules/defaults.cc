@@ -37,11 +37,31 @@ v1::IoSpec BuiltinIoDefaults() {
   return io;
 }
 
+namespace {
+
+// Two fields that say one thing two ways: a level that sets either replaces both below it.
+constexpr std::pair<int, int> kAlternatives[] = {
+    {v1::IoSpec::kJobsFieldNumber, v1::IoSpec::kTotalJobsFieldNumber},
+    {v1::IoSpec::kFileSizeFieldNumber, v1::IoSpec::kTotalSizeFieldNumber},
+};
+
+}  // namespace
+
+std::vector<int> FieldsReplacing(int field) {
+  for (const auto& [a, b] : kAlternatives) {
+    if (field == a) return {a, b};
+    if (field == b) return {b, a};
+  }
+  return {field};
+}
+
 void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
-  if (over.has_jobs()) base.clear_total_jobs();
-  if (over.has_total_jobs()) base.clear_jobs();
-  if (over.has_file_size()) base.clear_total_size();
-  if (over.has_total_size()) base.clear_file_size();
+  const auto* refl = v1::IoSpec::GetReflection();
+  const auto* desc = v1::IoSpec::descriptor();
+  for (const auto& [a, b] : kAlternatives) {
+    if (refl->HasField(over, desc->FindFieldByNumber(a))) refl->ClearField(&base, desc->FindFieldByNumber(b));
+    if (refl->HasField(over, desc->FindFieldByNumber(b))) refl->ClearField(&base, desc->FindFieldByNumber(a));
+  }
   if (over.rate().has_bytes_per_sec()) base.mutable_rate()->clear_iops();
   if (over.rate().has_iops()) base.mutable_rate()->clear_bytes_per_sec();
   if (over.block_size_split_size() > 0) base.clear_block_size_split();

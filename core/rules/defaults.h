@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/base/status.h"
 #include "iofleet/v1/workload.pb.h"
@@ -17,6 +18,10 @@ v1::IoSpec BuiltinIoDefaults();
 // setting one of an exclusive pair (file_size/total_size, rate.bytes_per_sec/rate.iops) clears
 // the other.
 void Overlay(v1::IoSpec& base, const v1::IoSpec& over);
+// The IoSpec fields (by number) that a level setting replaces `field` of the levels below
+// with: `field` itself and its alternative (jobs and total_jobs, file_size and total_size), as
+// Overlay applies them.
+std::vector<int> FieldsReplacing(int field);
 
 // The fully resolved I/O spec of steps[index] (which must be an io step).
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index);
