@@ -25,6 +25,10 @@ struct SettingError {
 // is checked as the loader checks a field; paths name steps as `workload` does now.
 std::vector<SettingError> ParseSettings(v1::Workload& workload);
 
+// The workload without its sweep, parsed sweep and agents: what a setting is parsed against and
+// what an override is checked on (neither reaches those fields).
+v1::Workload WithoutSettings(const v1::Workload& workload);
+
 // Sets the one field `setting` holds in `workload`, at its resolved path. The path's list
 // elements must exist (the planner checks that sweeps and overrides keep the steps).
 Status ApplySetting(v1::Workload& workload, const v1::FieldSetting& setting);

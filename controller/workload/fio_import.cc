@@ -227,6 +227,29 @@ void Importer::CheckSizes(const Level& defaults, const std::vector<Job>& jobs) {
   }
 }
 
+// fio caps reads and writes each at a job's rate; iofleet's rate paces all of a job's requests
+// on one schedule. For a job that mixes them the two differ (fio's rate=2m lets 2 MiB/s of reads
+// and 2 MiB/s of writes through, iofleet's 2 MiB/s in all), so it is refused, in either mode: left
+// out it would run another test.
+void Importer::CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs) {
+  for (const Job& job : jobs) {
+    const v1::IoSpec& own = job.level.io;
+    const v1::Op op = own.has_op() ? own.op() : defaults.io.op();
+    if (op != v1::OP_READWRITE && op != v1::OP_RANDRW) continue;
+    const bool own_rate = own.has_rate();
+    if (!own_rate && !defaults.io.has_rate()) continue;
+    const std::string rate = (own_rate ? job.level.path : defaults.path) + ".rate.";
+    const Place* at = origins_.count(rate + "iops") ? &origins_.at(rate + "iops")
+                      : origins_.count(rate + "bytes_per_sec") ? &origins_.at(rate + "bytes_per_sec")
+                                                               : nullptr;
+    const std::string where = at ? "" : " (job " + job.header.name + ")";
+    Error(at ? *at : HeaderAt(job.header),
+          "on a job that mixes reads and writes" + where + ": fio caps reads and writes each at this rate, iofleet's rate "
+          "caps them together, so it cannot mean the same here (split the job into a read job and a write job, or "
+          "remove the rate)");
+  }
+}
+
 void Importer::AddFioDefaults() {
   v1::Workload& w = out_.workload;
   for (const FioDefault& d : kFioDefaults) {
@@ -303,6 +326,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   CheckSequential(defaults, jobs);
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
+  CheckMixedRates(defaults, jobs);
   std::string description;
   for (const auto& d : descriptions_) description += (description.empty() ? "" : "; ") + d;
   w.set_description(description);

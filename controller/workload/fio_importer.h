@@ -155,6 +155,7 @@ class Importer {
   void CheckSequential(const Level& defaults, const std::vector<Job>& jobs);
   void PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs);
   void CheckSizes(const Level& defaults, const std::vector<Job>& jobs);
+  void CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs);
   void AddFioDefaults();
   void LeaveOutIgnored();
   void ValidateResult();

@@ -68,8 +68,9 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
        "the step boundary (see below)"},
       {{{"rate", &Importer::Rate}},
        "`rate=10m` (or `10m,10m`)",
-       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`) is refused"},
-      {{{"rate_iops", &Importer::RateIops}}, "`rate_iops`", "`rate.iops`, a cap per job; likewise one value for reads and writes"},
+       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`, `1m,`) is refused, "
+       "and so is a rate on a job that mixes reads and writes (fio caps each direction, iofleet both together)"},
+      {{{"rate_iops", &Importer::RateIops}}, "`rate_iops`", "`rate.iops`, a cap per job, with the same limits as `rate`"},
       {{{"rate_process", &Importer::RateProcess}},
        "`rate_process=linear`",
        "accepted, iofleet's pacing (evenly spaced requests); `poisson` is refused"},
@@ -434,6 +435,8 @@ namespace {
 // fio's "READ,WRITE[,TRIM]" value of rate and rate_iops as one value: the same for every
 // direction it names (an empty part leaves that direction uncapped, which iofleet cannot say).
 std::optional<std::string> OneRate(const std::string& value) {
+  // "10m," caps reads only in fio (getline would drop the empty part after the last comma).
+  if (!value.empty() && value.back() == ',') return std::nullopt;
   std::vector<std::string> parts;
   std::stringstream in(value);
   for (std::string part; std::getline(in, part, ',');) parts.push_back(part);

@@ -510,12 +510,9 @@ Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const st
   return Status::Ok();
 }
 
-Result<v1::FieldSetting> ParseSetting(const v1::Workload& workload, const std::string& path, const std::string& text,
+Result<v1::FieldSetting> ParseSetting(const v1::Workload& base, const std::string& path, const std::string& text,
                                       const std::string& where) {
-  v1::Workload scratch = workload;  // steps named as the workload names them
-  scratch.clear_sweep();
-  scratch.clear_sweep_axes();
-  scratch.clear_agents();
+  v1::Workload scratch = base;  // steps named as the workload names them
   v1::FieldSetting setting;
   setting.set_path(path);
   setting.set_text(text);
@@ -557,11 +554,10 @@ void CheckOverrides(LoadedWorkload& out) {
     std::string base = "agents.overrides[" + std::to_string(o) + "]";
     if (override.match().empty()) out.errors.push_back(out.sources.Format(base, "needs a match (a glob on agent name or address)"));
     if (!out.errors.empty()) continue;
-    v1::Workload copy = w;
+    v1::Workload copy = WithoutSettings(w);  // not the sweep's fragments, once per override
     for (const v1::FieldSetting& setting : override.settings()) {
       if (Status st = ApplySetting(copy, setting); !st.ok()) out.errors.push_back(out.sources.Format(base, st.message()));
     }
-    copy.clear_agents();
     for (const rules::Violation& v : rules::Validate(copy)) {
       out.errors.push_back(out.sources.Format(base, "with this override, " + v.path + ": " + v.message));
     }

@@ -32,9 +32,10 @@ LoadedWorkload LoadWorkloadFile(const std::string& path);
 Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
                        const std::string& where);
 
-// One value for `path` parsed against `workload` (steps chosen by name as it names them), as
-// SetWorkloadPath would set it: the sweep's and the overrides' values (field_settings.h).
-Result<v1::FieldSetting> ParseSetting(const v1::Workload& workload, const std::string& path, const std::string& text,
+// One value for `path` parsed against `base` (steps chosen by name as it names them), as
+// SetWorkloadPath would set it: the sweep's and the overrides' values (field_settings.h). `base`
+// is WithoutSettings(workload).
+Result<v1::FieldSetting> ParseSetting(const v1::Workload& base, const std::string& path, const std::string& text,
                                       const std::string& where);
 
 // The workload as agent `name` at `address` runs it: every matching override applied (from

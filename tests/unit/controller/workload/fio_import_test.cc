@@ -400,7 +400,7 @@ TEST(FioImport, RefusesANulByte) {
 // mean here what they mean to fio; what would mean something else is refused at its place.
 TEST(FioImport, RatesThreadAndTimeoutMapAsFioMeansThem) {
   FioImport imp = ImportFioJobText("[global]\nsize=1g\nthread\n[a]\nrw=randread\nrate_iops=500\n[b]\nstonewall\nrw=write\n"
-                                   "rate=10m\ntime_based\ntimeout=30\n[c]\nstonewall\nrw=randrw\nrate=2m,2m\nrate_process=linear\n",
+                                   "rate=10m\ntime_based\ntimeout=30\n[c]\nstonewall\nrw=randwrite\nrate=2m,2m\nrate_process=linear\n",
                                    "r.fio", false);
   ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
   const v1::Workload& w = imp.workload;
@@ -416,6 +416,14 @@ TEST(FioImport, RatesThreadAndTimeoutMapAsFioMeansThem) {
   EXPECT_TRUE(Has(bad.errors, "r.fio:4:11: rate_iops: 0 is below the minimum 1")) << Lines(bad.errors);
   EXPECT_TRUE(Has(bad.errors, "r.fio:5:14: rate_process: \"poisson\": exponentially distributed arrivals are not supported"))
       << Lines(bad.errors);
+  // fio's rate=2m on a mixed job lets 2 MiB/s of reads and 2 MiB/s of writes through; iofleet's
+  // rate would be 2 MiB/s in all. "10m," caps reads only in fio.
+  FioImport mixed = ImportFioJobText("[global]\nsize=1m\nrate_iops=100\n[a]\nrw=randrw\n[b]\nstonewall\nrw=read\nrate=10m,\n",
+                                     "r.fio", true);
+  EXPECT_TRUE(Has(mixed.errors, "r.fio:3:1: rate_iops: on a job that mixes reads and writes: fio caps reads and writes each"))
+      << Lines(mixed.errors);
+  EXPECT_TRUE(Has(mixed.warnings, "r.fio:9:6: rate: \"10m,\": a separate cap for reads and writes is not supported"))
+      << Lines(mixed.warnings) << Lines(mixed.errors);
   FioImport typo = ImportFioJobText("[a]\nsize=1m\nrate_process=lineer\nrate_iops=,100\n", "r.fio", false);
   EXPECT_TRUE(Has(typo.errors, "r.fio:3:14: rate_process: \"lineer\" is not linear or poisson")) << Lines(typo.errors);
   EXPECT_TRUE(Has(typo.errors, "r.fio:4:11: rate_iops: \",100\": a separate cap")) << Lines(typo.errors);
