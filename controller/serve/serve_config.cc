@@ -49,11 +49,6 @@ bool ValidName(const std::string& name) {
   return std::regex_match(name, kName) && name.find("..") == std::string::npos;
 }
 
-// The text after "PREFIX: " of a message that begins with PREFIX, else the whole message.
-std::string After(const std::string& message, const std::string& prefix) {
-  if (message.rfind(prefix + ": ", 0) == 0) return message.substr(prefix.size() + 2);
-  return message;
-}
 
 Result<std::string> ReadSmallFile(const std::string& path) {
   std::ifstream in(path);

@@ -24,11 +24,6 @@ std::string ItemText(const YAML::Node& item) {
   return emitter.c_str();
 }
 
-// `message` without the "WHERE: " that SetWorkloadPath's errors begin with.
-std::string After(const std::string& message, const std::string& where) {
-  return message.rfind(where + ": ", 0) == 0 ? message.substr(where.size() + 2) : message;
-}
-
 // The settings are parsed against `base`: the workload without its sweep and agents (a setting
 // reaches neither), made once for all of them: a copy of the workload per value would copy every
 // fragment parsed so far (10,000 sweep values x 2,000 override entries: 2e7 copies).

@@ -128,6 +128,8 @@ class Importer {
   void Fsync(const Option& o, Level& l);
   void EndFsync(const Option& o, Level& l);
   void GroupReporting(const Option& o, Level& l);
+  // A rate option's one value for reads and writes, or nothing (refused at its place).
+  std::optional<std::string> OneRateOf(const Option& o);
   void Rate(const Option& o, Level& l);
   void RateIops(const Option& o, Level& l);
   void RateProcess(const Option& o, Level& l);

@@ -449,13 +449,16 @@ std::optional<std::string> OneRate(const std::string& value) {
 
 }  // namespace
 
-void Importer::Rate(const Option& o, Level& l) {
-  if (!NeedValue(o)) return;
+std::optional<std::string> Importer::OneRateOf(const Option& o) {
+  if (!NeedValue(o)) return std::nullopt;
   auto one = OneRate(o.value);
-  if (!one) {
-    Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
-    return;
-  }
+  if (!one) Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
+  return one;
+}
+
+void Importer::Rate(const Option& o, Level& l) {
+  auto one = OneRateOf(o);
+  if (!one) return;
   const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kBytesPerSecFieldNumber);
   if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
     l.io.mutable_rate()->set_bytes_per_sec(*bytes);
@@ -464,12 +467,8 @@ void Importer::Rate(const Option& o, Level& l) {
 }
 
 void Importer::RateIops(const Option& o, Level& l) {
-  if (!NeedValue(o)) return;
-  auto one = OneRate(o.value);
-  if (!one) {
-    Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
-    return;
-  }
+  auto one = OneRateOf(o);
+  if (!one) return;
   Option single = o;
   single.value = *one;
   if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kIopsFieldNumber))) {

@@ -32,6 +32,12 @@ LoadedWorkload LoadWorkloadFile(const std::string& path);
 Status SetWorkloadPath(v1::Workload& workload, const std::string& path, const std::string& value,
                        const std::string& where);
 
+// The text after "PREFIX: " of a message that begins with PREFIX (SetWorkloadPath's `where`,
+// or any other such place), else the whole message: for callers that name the place themselves.
+inline std::string After(const std::string& message, const std::string& prefix) {
+  return message.rfind(prefix + ": ", 0) == 0 ? message.substr(prefix.size() + 2) : message;
+}
+
 // One value for `path` parsed against `base` (steps chosen by name as it names them), as
 // SetWorkloadPath would set it: the sweep's and the overrides' values (field_settings.h). `base`
 // is WithoutSettings(workload).
