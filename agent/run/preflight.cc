@@ -42,22 +42,24 @@ Status PreflightIo(const v1::PrepareRequest& request, Workspace& workspace, cons
   std::map<uint32_t, std::map<std::string, uint64_t>> point_files;
   for (const auto& step : request.steps()) {
     if (!step.has_io()) continue;
-    const v1::IoSpec& io = step.io();
-    if (io.engine() == v1::ENGINE_NULL) continue;
-    if (io.direct()) needs_direct = true;
-    if (auto engine = OpenJobEngine(io, {}, {}, who + "step " + step.name()); !engine.ok()) return engine.status();
-    if (io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers()) {
-      locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * rules::MaxBlockSize(io));
-    }
-    if (!step.read_from_agent().empty()) continue;  // reads another agent's files
-    auto& file_bytes = point_files[step.point()];
-    if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
-      std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + rules::JobFileName(io, 0);
-      file_bytes[f] = std::max(file_bytes[f], io.file_size());
-    } else {
-      for (uint32_t j = 0; j < io.jobs(); ++j) {
-        std::string f = rules::JobFileName(io, j);
-        file_bytes[f] = std::max(file_bytes[f], rules::JobRangeBytes(io));
+    for (const v1::IoSpec* stream : rules::StreamsOf(step.io())) {
+      const v1::IoSpec& io = *stream;
+      if (io.engine() == v1::ENGINE_NULL) continue;
+      if (io.direct()) needs_direct = true;
+      if (auto engine = OpenJobEngine(io, {}, {}, who + "step " + step.name()); !engine.ok()) return engine.status();
+      if (io.engine() == v1::ENGINE_IO_URING && io.uring().fixed_buffers()) {
+        locked_bytes = std::max(locked_bytes, uint64_t{io.jobs()} * io.queue_depth() * rules::MaxBlockSize(io));
+      }
+      if (!step.read_from_agent().empty()) continue;  // reads another agent's files
+      auto& file_bytes = point_files[step.point()];
+      if (io.file_layout() != v1::FILE_LAYOUT_PER_JOB) {
+        std::string f = (io.file_layout() == v1::FILE_LAYOUT_SHARED ? "" : "shared/") + rules::JobFileName(io, 0);
+        file_bytes[f] = std::max(file_bytes[f], io.file_size());
+      } else {
+        for (uint32_t j = 0; j < io.jobs(); ++j) {
+          std::string f = rules::JobFileName(io, j);
+          file_bytes[f] = std::max(file_bytes[f], rules::JobRangeBytes(io));
+        }
       }
     }
   }
@@ -124,15 +126,19 @@ Status PreflightIo(const v1::PrepareRequest& request, Workspace& workspace, cons
   }
   if (dio_align > 1) {
     for (const auto& step : request.steps()) {
-      if (!step.has_io() || !step.io().direct()) continue;
-      std::vector<uint64_t> sizes = {step.io().block_size()};
-      for (const auto& s : step.io().block_size_split()) sizes.push_back(s.size());
-      if (step.io().block_size_split_size() > 0) sizes.erase(sizes.begin());
-      for (uint64_t size : sizes) {
-        if (size % dio_align != 0) {
-          return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": block size " + FormatSize(size) +
-                                                       " is not a multiple of the file system's O_DIRECT alignment of " +
-                                                       std::to_string(dio_align) + " bytes");
+      if (!step.has_io()) continue;
+      for (const v1::IoSpec* stream : rules::StreamsOf(step.io())) {
+        const v1::IoSpec& io = *stream;
+        if (!io.direct()) continue;
+        std::vector<uint64_t> sizes = {io.block_size()};
+        for (const auto& s : io.block_size_split()) sizes.push_back(s.size());
+        if (io.block_size_split_size() > 0) sizes.erase(sizes.begin());
+        for (uint64_t size : sizes) {
+          if (size % dio_align != 0) {
+            return Status(Code::kFailedPrecondition, who + "step " + step.name() + ": block size " + FormatSize(size) +
+                                                         " is not a multiple of the file system's O_DIRECT alignment of " +
+                                                         std::to_string(dio_align) + " bytes");
+          }
         }
       }
     }

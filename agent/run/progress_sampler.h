@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "agent/run/step_runner.h"
 #include "core/base/histogram.h"
@@ -25,6 +26,8 @@ class ProgressSampler {
   // What the previous message covered (30 KiB each: on the heap).
   std::unique_ptr<LatencyHistogram> sent_read_ = std::make_unique<LatencyHistogram>();
   std::unique_ptr<LatencyHistogram> sent_write_ = std::make_unique<LatencyHistogram>();
+  // The same per stream (an io step with streams), made at the first message.
+  std::vector<std::unique_ptr<LatencyHistogram>> sent_stream_read_, sent_stream_write_;
 };
 
 // The buckets of `now` not yet in `before`, and their sum: `now` was read later than `before`

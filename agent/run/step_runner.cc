@@ -110,7 +110,18 @@ bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
 
 v1::Progress StepRunner::Progress() const {
   v1::Progress p;
-  for (const auto& slot : slots_) AddProgress(slot.task->Progress(), p);
+  for (const auto& slot : slots_) {
+    const v1::Progress task = slot.task->Progress();
+    AddProgress(task, p);
+    if (slot.task->stream().empty()) continue;
+    v1::StreamProgress& stream = *p.add_streams();
+    stream.set_ops(task.ops());
+    stream.set_bytes(task.bytes());
+    stream.mutable_read()->set_ops(task.read().ops());
+    stream.mutable_read()->set_bytes(task.read().bytes());
+    stream.mutable_write()->set_ops(task.write().ops());
+    stream.mutable_write()->set_bytes(task.write().bytes());
+  }
   p.set_elapsed_ns(start_ns_ ? MonotonicNs() - start_ns_ : 0);
   p.set_started_at_unix_ns(go_unix_ns_);
   return p;
@@ -141,6 +152,12 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
   for (const auto& slot : slots_) slot.task->MergeLatency(read, write);
 }
 
+size_t StepRunner::streams() const { return slots_.empty() || slots_[0].task->stream().empty() ? 0 : slots_.size(); }
+
+void StepRunner::MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const {
+  slots_.at(stream).task->MergeLatency(read, write);
+}
+
 // Every task finishes (an io task records what it wrote even when another failed); the first
 // error is the step's.
 Result<v1::StepResult> StepRunner::Finish() {
@@ -158,19 +175,33 @@ Result<v1::StepResult> StepRunner::Finish() {
   const bool stopped = stop_requested();
   Status failed;
   std::optional<v1::StepResult> step;
+  std::vector<v1::StreamResult> streams;
+  // Streams: the step's window spans every stream's, from the first to open to the last to close.
+  uint64_t first_open = UINT64_MAX, last_close = 0;
   for (auto& slot : slots_) {
     StepTiming timing{start_ns_, go_unix_ns_, slot.end_ns, stopped, slot.cpu_at_start, slot.cpu_at_end};
     Result<v1::StepResult> result = slot.status.ok() ? slot.task->Finish(timing) : Result<v1::StepResult>(slot.status);
     if (!result.ok()) {
       if (failed.ok()) failed = result.status();
-    } else if (!step) {
-      step = std::move(*result);
-    } else {
-      AddStepResult(*result, *step);
+      continue;
     }
+    first_open = std::min(first_open, slot.window.ramp_ns);
+    last_close = std::max(last_close, slot.window.ramp_ns + result->window_ns());
+    if (!slot.task->stream().empty()) {
+      v1::StreamResult& stream = streams.emplace_back();
+      stream.set_name(slot.task->stream());
+      *stream.mutable_result() = *result;
+    }
+    if (!step) step = std::move(*result);
+    else AddStepResult(*result, *step);
   }
   if (!failed.ok()) return failed;
-  return step ? std::move(*step) : v1::StepResult();
+  if (!step) return v1::StepResult();
+  if (!streams.empty()) {
+    step->set_window_ns(last_close - first_open);
+    for (auto& stream : streams) *step->add_streams() = std::move(stream);
+  }
+  return std::move(*step);
 }
 
 void AddProgress(const v1::Progress& from, v1::Progress& into) {

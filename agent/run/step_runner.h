@@ -54,6 +54,10 @@ class StepRunner {
   JobsCpuTime JobsCpu() const;
   // Adds every task's latency histograms so far into `read` and `write` (io tasks only).
   void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const;
+  // An io step with streams: how many (a task each, in the step's order; 0 for a step without),
+  // and stream k's latency so far.
+  size_t streams() const;
+  void MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const;
   // Joins the threads; the exact result of every task together, or the first task's error (an
   // io job's names agent, file and offset).
   Result<v1::StepResult> Finish();

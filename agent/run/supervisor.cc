@@ -248,17 +248,27 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
   // setup_in_flight_ to clear, so it must clear on every way out.
   Result<std::unique_ptr<StepRunner>> runner = Status(Code::kInternal, "");
   try {
-    // The step's one task: its io jobs, or the task of its kind.
-    Result<std::unique_ptr<StepTask>> task = Status(Code::kInternal, "");
-    if (planned.has_io()) task = std::unique_ptr<StepTask>(std::make_unique<IoTask>(std::move(io_plan)));
-    else task = MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{name_, config_, host_, readahead_});
-    if (task.ok()) {
-      std::vector<std::unique_ptr<StepTask>> tasks;
-      tasks.push_back(std::move(*task));
-      runner = StepRunner::Prepare(std::move(tasks));
+    // The step's tasks: an io task per stream (one for a step without streams), or the one task
+    // of its kind.
+    std::vector<std::unique_ptr<StepTask>> tasks;
+    Status made;
+    if (planned.has_io() && planned.io().streams_size() > 0) {
+      for (int k = 0; k < planned.io().streams_size(); ++k) {
+        IoPlan stream_plan = io_plan;
+        stream_plan.io = planned.io().streams(k);
+        stream_plan.stream = stream_plan.io.name();
+        stream_plan.stream_index = static_cast<uint32_t>(k);
+        tasks.push_back(std::make_unique<IoTask>(std::move(stream_plan)));
+      }
+    } else if (planned.has_io()) {
+      tasks.push_back(std::make_unique<IoTask>(std::move(io_plan)));
     } else {
-      runner = task.status();
+      Result<std::unique_ptr<StepTask>> task =
+          MakeTask(planned, request.phase(), request.step_index(), places, TaskHost{name_, config_, host_, readahead_});
+      if (task.ok()) tasks.push_back(std::move(*task));
+      else made = task.status();
     }
+    runner = made.ok() ? StepRunner::Prepare(std::move(tasks)) : Result<std::unique_ptr<StepRunner>>(made);
   } catch (const std::exception& e) {
     runner = Status(Code::kInternal, "agent " + name_ + ": setting up step " + planned.name() + ": " + e.what());
   }

@@ -46,6 +46,14 @@ Status IoTask::OpenJobs() {
   const uint32_t first_job = global ? plan_.global_first_job : 0;
   const uint64_t job_bytes = rules::JobRangeBytes(io, plan_.global_jobs);
   const uint64_t file_slots = io.file_size() / slot_size_;
+  // A seed of the step's own makes every choice the same on a rerun; else each run draws its own.
+  const uint64_t seed_base = io.has_seed() ? io.seed() : plan_.run_token;
+  std::optional<DistributionSpec> distribution;
+  if (io.has_distribution()) {
+    auto spec = ParseDistribution(io.distribution());
+    if (!spec.ok()) return InvalidArgument("agent " + plan_.agent_name + ": distribution " + spec.status().message());
+    if (spec->kind != DistributionSpec::Kind::kUniform) distribution = *spec;
+  }
 
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     // Owned by the runner from the start: a failure below leaves nothing open or allocated.
@@ -76,15 +84,23 @@ Status IoTask::OpenJobs() {
     SequenceSpec& seq = job->plan.sequence;
     seq.slot_size = slot_size_;
     seq.random = rules::IsRandom(io.op());
+    seq.repeats = seq.random && io.random() == v1::RANDOM_ORDER_UNIFORM;
     seq.read_pct = !writes ? 100 : !rules::Reads(io.op()) ? 0 : io.read_pct();
-    seq.seed = Mix(plan_.run_token, (uint64_t{plan_.step_index} << 32) | j);
-    if (shared && io.shared_mode() == v1::SHARED_MODE_STRIDED) {
+    seq.seed = Mix(seed_base, (uint64_t{plan_.step_index} << 32) | (uint64_t{plan_.stream_index} << 16) | j);
+    if (shared && io.shared_mode() == v1::SHARED_MODE_WHOLE) {
+      seq.slots = job_bytes / slot_size_;  // the whole file, for every job
+    } else if (shared && io.shared_mode() == v1::SHARED_MODE_STRIDED) {
       seq.slots = file_slots / sharing_jobs;
       seq.stride = sharing_jobs;
       seq.first = first_job + j;
     } else {
       seq.slots = job_bytes / slot_size_;
       seq.base = shared ? (first_job + j) * job_bytes : 0;
+    }
+    if (seq.random && distribution) {
+      auto table = DistributionFor(*distribution, seq.slots, seed_base);
+      if (!table.ok()) return Status(table.status().code(), where + ": distribution: " + table.status().message());
+      seq.distribution = *table;
     }
     uint64_t cumulative = 0;
     for (const auto& split : io.block_size_split()) {
@@ -135,6 +151,20 @@ Status IoTask::OpenJobs() {
     job->completions.resize(depth);
   }
   return Status::Ok();
+}
+
+// The table for `slots`: one per range size, shared by the jobs of the task. Its scatter (zipf's
+// and pareto's hot blocks) is keyed by the step, so every job of a shared file has one hot set.
+Result<const OffsetDistribution*> IoTask::DistributionFor(const DistributionSpec& spec, uint64_t slots, uint64_t seed_base) {
+  for (const auto& table : distributions_) {
+    if (table->slots() == slots) return table.get();
+  }
+  DistributionSpec keyed = spec;
+  keyed.scatter_seed = Mix(seed_base, (uint64_t{plan_.step_index} << 32) | (uint64_t{plan_.stream_index} << 16) | 0xFFFF);
+  auto built = OffsetDistribution::Build(keyed, slots);
+  if (!built.ok()) return built.status();
+  distributions_.push_back(std::move(*built));
+  return distributions_.back().get();
 }
 
 // Reads never read holes: whatever a reading step may touch that this run has not written is
@@ -202,6 +232,13 @@ Status IoTask::Prepare() {
   IOFLEET_RETURN_IF_ERROR(OpenJobs());
   IOFLEET_RETURN_IF_ERROR(FillHoles());
   const v1::IoSpec& io = plan_.io;
+  if (io.invalidate() && !io.direct() && io.engine() != v1::ENGINE_NULL) {
+    for (const auto& job : jobs_) {
+      // Dirty pages cannot be dropped: written back first (untimed, as the rest of setup).
+      const int err = fdatasync(job->fd.get()) != 0 ? errno : posix_fadvise(job->fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+      if (err != 0) return PosixError("agent " + plan_.agent_name + ": " + job->path + ": invalidate (drop from the page cache)", err);
+    }
+  }
   if (!io.direct() && rules::Reads(io.op()) && io.engine() != v1::ENGINE_NULL) {  // reads the page cache can serve
     std::vector<FileRange> ranges;
     for (const auto& job : jobs_) ranges.push_back(SequenceRange(job->fd.get(), job->plan.sequence));
@@ -227,9 +264,17 @@ void IoTask::RunJob(Job& job, StartGate& gate) {
   pthread_setname_np(pthread_self(), kJobThreadName);  // top -H, bench/scrape-cost
   job.stats.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
   if (gate.Wait()) {  // false: aborted before the start, no I/O at all
-    IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
-                    rules::Writes(plan_.io.op()) ? &job.data : nullptr);
-    worker.Run(gate.start_ns(), gate.stop());
+    // A start_delay: the job begins (and its ramp, runtime and deadline count) that much later,
+    // unless the step is stopped meanwhile.
+    const uint64_t start_ns = gate.start_ns() + plan_.io.start_delay();
+    for (uint64_t now = MonotonicNs(); now < start_ns && !gate.stop().load(std::memory_order_relaxed); now = MonotonicNs()) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(start_ns - now, 20'000'000)));
+    }
+    if (!gate.stop().load(std::memory_order_relaxed)) {
+      IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
+                      rules::Writes(plan_.io.op()) ? &job.data : nullptr);
+      worker.Run(start_ns, gate.stop());
+    }
   }
   job.stats.tid.store(0, std::memory_order_relaxed);
   gate.Returned();
@@ -360,7 +405,7 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   }
 
   const v1::IoSpec& io = plan_.io;
-  const uint64_t window_start_ns = timing.start_ns + io.ramp();
+  const uint64_t window_start_ns = timing.start_ns + io.start_delay() + io.ramp();
   const bool rate_limited = io.rate().bytes_per_sec() > 0 || io.rate().iops() > 0;
   auto read_latency = std::make_unique<LatencyHistogram>();  // 30 KiB each: not on the stack
   auto write_latency = std::make_unique<LatencyHistogram>();
@@ -386,7 +431,7 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
     fsync_latency->Add(s.fsync_latency);
     fsyncs += s.fsyncs.load();
     last = std::max(last, s.last_completion_ns.load());
-    first_issue = std::min(first_issue, s.first_issue_ns);
+    if (s.first_issue_ns) first_issue = std::min(first_issue, s.first_issue_ns);  // 0: stopped before its start_delay ended
     passes = std::min(passes, s.passes);
     for (int e = 0; e < JobStats::kErrnoSlots; ++e) errors[e] += s.read.errors[e].load() + s.write.errors[e].load();
   }

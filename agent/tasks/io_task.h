@@ -40,6 +40,10 @@ struct IoPlan {
   uint32_t global_first_job = 0;    // file_layout: shared_global: this agent's first job ...
   uint32_t global_jobs = 1;         // ... of all the jobs of the run
   uint32_t step_index = 0;
+  // A step with streams: the stream's name and place in the step (its jobs' seeds differ from
+  // every other stream's); empty and 0 for a step without.
+  std::string stream;
+  uint32_t stream_index = 0;
   std::shared_ptr<Workspace> workspace;
   std::string agent_name;
   uint64_t run_token = 0;           // unique per run: seeds data and tags verify headers
@@ -59,7 +63,8 @@ class IoTask final : public StepTask {
   void JoinThreads() override;
   // Not called: Launch starts the jobs' own threads.
   Status Run(const std::atomic<bool>& stop) override;
-  TaskWindow Window() const override { return {plan_.io.ramp(), plan_.io.runtime()}; }
+  TaskWindow Window() const override { return {plan_.io.start_delay() + plan_.io.ramp(), plan_.io.runtime()}; }
+  const std::string& stream() const override { return plan_.stream; }
 
   v1::Progress Progress() const override;
   void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const override;
@@ -87,6 +92,7 @@ class IoTask final : public StepTask {
     JobStats stats;
   };
   Status OpenJobs();
+  Result<const OffsetDistribution*> DistributionFor(const DistributionSpec& spec, uint64_t slots, uint64_t seed_base);
   Status FillHoles();
   void RunJob(Job& job, StartGate& gate);
   void RecordCoverage();
@@ -94,6 +100,9 @@ class IoTask final : public StepTask {
 
   IoPlan plan_;
   uint64_t slot_size_ = 0;
+  // A non-uniform distribution's tables, one per range size, read by the jobs' sequences (so
+  // declared before them: destroyed after them).
+  std::vector<std::shared_ptr<const OffsetDistribution>> distributions_;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::thread> threads_;
   uint64_t filled_bytes_ = 0;

@@ -10,6 +10,11 @@
 
 namespace iofleet::agent {
 
+const std::string& StepTask::stream() const {
+  static const std::string kNone;
+  return kNone;
+}
+
 bool StartGate::Wait() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return open_; });

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "agent/stats/step_sample.h"
@@ -102,6 +103,7 @@ class StartGate {
 // A task's measurement window: it opens `ramp_ns` after the start and, for a time-based task,
 // closes `runtime_ns` later (0: when the task is done). StepRunner samples the process's and
 // the host's CPU at its edges.
+// A stream's start_delay is part of `ramp_ns`: its window opens that much later.
 struct TaskWindow {
   uint64_t ramp_ns = 0;
   uint64_t runtime_ns = 0;
@@ -135,6 +137,8 @@ class StepTask {
   // error otherwise.
   virtual Status Run(const std::atomic<bool>& stop) = 0;
   virtual TaskWindow Window() const { return {}; }
+  // The stream of its step this task runs (an io step with streams); empty for a step without.
+  virtual const std::string& stream() const;
 
   // Cumulative, from any thread.
   virtual uint64_t ops() const { return 0; }

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "agent/engine/io_engine.h"
+#include "agent/worker/offset_distribution.h"
 #include "core/base/random.h"
 
 namespace iofleet::agent {
@@ -17,6 +18,11 @@ struct SequenceSpec {
   uint64_t stride = 1;        // strided shared files: slot i of the job is file slot first + i * stride
   uint64_t first = 0;
   bool random = false;
+  // Random jobs only. `repeats`: each I/O a slot drawn uniformly (fio's norandommap) instead of
+  // a permutation per pass; `distribution` (owned by the job's task, shared by its jobs): each
+  // I/O a slot drawn from it (zipf, pareto, normal, zoned), with repeats.
+  bool repeats = false;
+  const OffsetDistribution* distribution = nullptr;
   uint32_t read_pct = 100;    // 100: reads only, 0: writes only
   uint32_t split_count = 0;   // 0: every transfer is slot_size
   std::array<uint32_t, 16> split_size{};
@@ -52,7 +58,10 @@ class IoSequence {
   // The next I/O of the current pass; false when the pass is complete.
   bool Next(IoChoice& out) noexcept {
     if (index_ == spec_.slots) return false;
-    uint64_t slot = spec_.random ? permutation_(index_) : index_;
+    uint64_t slot = spec_.distribution ? spec_.distribution->Draw(rng_.Next())
+                    : spec_.repeats    ? UniformSlot(rng_.Next())
+                    : spec_.random     ? permutation_(index_)
+                                       : index_;
     ++index_;
     uint64_t r = (spec_.read_pct % 100 != 0 || spec_.split_count) ? rng_.Next() : 0;
     out.dir = spec_.read_pct == 100 ? IoDir::kRead
@@ -70,6 +79,10 @@ class IoSequence {
   const SequenceSpec& spec() const { return spec_; }
 
  private:
+  // A uniform slot from 64 random bits: the high half of r x slots (Lemire's multiply, no division).
+  uint64_t UniformSlot(uint64_t r) const noexcept {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * spec_.slots) >> 64);
+  }
   uint32_t PickSize(uint64_t r32) const noexcept {
     uint64_t total = spec_.split_cumulative[spec_.split_count - 1];
     uint64_t pick = (r32 * total) >> 32;

@@ -32,9 +32,11 @@ namespace {
 void OnInterrupt(int signo) { ctl::g_interrupt.Raise(signo == SIGTERM ? "SIGTERM" : "Ctrl-C"); }
 
 // A YAML workload, or an fio job file translated to one; fio's warnings go to stderr.
-ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported) {
+// `fio_paths_relative`: --fio-paths relative (an fio job file's absolute filename= and directory=
+// taken within each agent's run directory).
+ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported, bool fio_paths_relative) {
   if (!ctl::IsFioJobFile(file)) return ctl::LoadWorkloadFile(file);
-  ctl::FioImport imported = ctl::ImportFioJobFile(file, allow_unsupported);
+  ctl::FioImport imported = ctl::ImportFioJobFile(file, allow_unsupported, fio_paths_relative);
   for (const auto& w : imported.warnings) std::cerr << "iofleet: warning: " << w << "\n";
   ctl::LoadedWorkload loaded;
   loaded.workload = std::move(imported.workload);
@@ -45,9 +47,9 @@ ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported) {
 
 // Loads, applies --set PATH=VALUE in order, and validates, printing every error; false when
 // the workload is rejected.
-bool Load(const std::string& file, bool allow_unsupported, const std::vector<std::string>& sets,
+bool Load(const std::string& file, bool allow_unsupported, bool fio_paths_relative, const std::vector<std::string>& sets,
           iofleet::v1::Workload& out) {
-  ctl::LoadedWorkload loaded = LoadAny(file, allow_unsupported);
+  ctl::LoadedWorkload loaded = LoadAny(file, allow_unsupported, fio_paths_relative);
   for (const auto& e : loaded.errors) std::cerr << e << "\n";
   if (!loaded.errors.empty()) {
     std::cerr << "iofleet: " << loaded.errors.size() << " error(s) in " << file << "; nothing was started\n";
@@ -141,6 +143,7 @@ struct CommandLine {
   std::string progress = "auto";
   std::string tls_dir, tls_server_name;  // run, agents and validate
   bool allow_unsupported = false;         // run and validate
+  std::string fio_paths = "as-written";   // run and validate: --fio-paths
   std::string list_spec;                  // agents --agents
   std::string validate_file, validate_agents;
   ctl::ReportCommandOptions report;
@@ -154,6 +157,9 @@ struct CommandLine {
 
 constexpr const char* kTlsDirHelp = "mutual TLS with the agents: DIR holds ca.pem, cert.pem, key.pem";
 constexpr const char* kServerNameHelp = "the name agents' certificates must carry (default: the host part of each address)";
+constexpr const char* kFioPathsHelp =
+    "fio job files: as-written (default: an absolute filename= or directory= is refused) | relative (an absolute file is "
+    "taken as its base name in each agent's run directory, an absolute directory as that directory; never a device)";
 constexpr const char* kAllowUnsupportedHelp = "fio job files: leave out options iofleet cannot honour, with a warning, instead of "
                                               "refusing the file (commands in the file are never run)";
 constexpr const char* kLocalOnlyError =
@@ -177,6 +183,7 @@ void AddRunCommand(CLI::App& app, CommandLine& cl) {
   run_cmd->add_option("--tls-dir", cl.tls_dir, kTlsDirHelp);
   run_cmd->add_option("--tls-server-name", cl.tls_server_name, kServerNameHelp);
   run_cmd->add_flag("--allow-unsupported", cl.allow_unsupported, kAllowUnsupportedHelp);
+  run_cmd->add_option("--fio-paths", cl.fio_paths, kFioPathsHelp)->check(CLI::IsMember({"as-written", "relative"}));
   run_cmd->add_option("--db", run.db, "history database (default: history.db in --out); every run is recorded there");
   run_cmd->add_option("--note", cl.notes, "KEY=VALUE recorded with the run (e.g. kernel=6.18); selects no baseline (repeatable)");
   run_cmd->add_option("--compare-to", cl.compare_to,
@@ -203,6 +210,7 @@ void AddValidateCommand(CLI::App& app, CommandLine& cl) {
       app.add_subcommand("validate", "check a workload; print its expanded plan and every default filled in");
   validate_cmd->add_option("workload", cl.validate_file, "workload YAML file, or fio job file (.fio)")->required();
   validate_cmd->add_flag("--allow-unsupported", cl.allow_unsupported, kAllowUnsupportedHelp);
+  validate_cmd->add_option("--fio-paths", cl.fio_paths, kFioPathsHelp)->check(CLI::IsMember({"as-written", "relative"}));
   validate_cmd->add_option("--set", cl.sets, "PATH=VALUE: override any field (repeatable)");
   validate_cmd->add_option("--agents", cl.validate_agents, "plan for these agents (their names and overrides); default: one local agent");
   validate_cmd->add_option("--tls-dir", cl.tls_dir, kTlsDirHelp);
@@ -259,7 +267,7 @@ int AgentsCommand(const CommandLine& cl, const std::optional<iofleet::TlsFiles>&
 // printed.
 int ValidateCommand(const CommandLine& cl, const std::optional<iofleet::TlsFiles>& tls) {
   iofleet::v1::Workload workload;
-  if (!Load(cl.validate_file, cl.allow_unsupported, cl.sets, workload)) return iofleet::kExitRejected;
+  if (!Load(cl.validate_file, cl.allow_unsupported, cl.fio_paths == "relative", cl.sets, workload)) return iofleet::kExitRejected;
   if (!cl.validate_agents.empty() && (!cl.run.local_roots.empty() || !cl.run.local_config.empty())) {
     std::cerr << kLocalOnlyError;
     return iofleet::kExitRejected;
@@ -339,7 +347,7 @@ int RunCommand(CommandLine& cl, const std::optional<iofleet::TlsFiles>& tls) {
   }
   for (const auto& e : option_errors) std::cerr << "iofleet: " << e << "\n";
   if (!option_errors.empty()) return iofleet::kExitRejected;
-  if (!Load(run.workload_file, cl.allow_unsupported, cl.sets, run.workload)) return iofleet::kExitRejected;
+  if (!Load(run.workload_file, cl.allow_unsupported, cl.fio_paths == "relative", cl.sets, run.workload)) return iofleet::kExitRejected;
   if (!cl.agents_spec.empty()) {
     if (!run.local_roots.empty() || !run.local_config.empty()) {
       std::cerr << kLocalOnlyError;

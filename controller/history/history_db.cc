@@ -65,6 +65,25 @@ CREATE TABLE figures (
     // 1 -> 2 made iofleet serve's tables, which serve now creates and migrates itself
     // (controller/serve/serve_schema.cc): the history does not know them.
     "SELECT 1;",
+    // 2 -> 3: figures per stream of an io step with streams ('' for a step's own), part of the key.
+    R"sql(
+CREATE TABLE figures_v3 (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  point INTEGER NOT NULL,
+  cycle INTEGER NOT NULL,
+  group_cycle INTEGER NOT NULL,
+  stream TEXT NOT NULL DEFAULT '',  -- a stream of the step; '' for the step's own figures
+  agent TEXT NOT NULL,
+  figure TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (run_id, step, point, cycle, group_cycle, stream, agent, figure)
+);
+INSERT INTO figures_v3 (rowid, run_id, step, point, cycle, group_cycle, stream, agent, figure, value)
+  SELECT rowid, run_id, step, point, cycle, group_cycle, '', agent, figure, value FROM figures ORDER BY rowid;
+DROP TABLE figures;
+ALTER TABLE figures_v3 RENAME TO figures;
+)sql",
 };
 constexpr int kKnownVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kKnownVersions == HistoryDb::kSchemaVersion);
@@ -181,11 +200,12 @@ Status HistoryDb::Insert(const StoredRun& run) {
     if (agent.Step() != SQLITE_DONE) return Error("cannot store agent " + a.name + " of run " + run.run_id);
   }
 
-  SqlStatement figure(db_, "INSERT INTO figures (run_id, step, point, cycle, group_cycle, agent, figure, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  SqlStatement figure(db_, "INSERT INTO figures (run_id, step, point, cycle, group_cycle, agent, figure, value, stream) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const StoredFigure& f : run.figures) {
     figure.Reset();
     figure.Bind(1, run.run_id).Bind(2, f.step).Bind(3, int64_t{f.point}).Bind(4, int64_t{f.cycle}).Bind(5, int64_t{f.group_cycle});
-    figure.Bind(6, f.agent).Bind(7, f.figure).Bind(8, f.value);
+    figure.Bind(6, f.agent).Bind(7, f.figure).Bind(8, f.value).Bind(9, f.stream);
     if (figure.Step() != SQLITE_DONE) return Error("cannot store figure " + f.figure + " of step " + f.step + " of run " + run.run_id);
   }
   if (Status s = Exec("COMMIT"); !s.ok()) return s;
@@ -269,14 +289,14 @@ Result<StoredRun> HistoryDb::Load(const std::string& run_id) {
 }
 
 Result<std::vector<StoredFigure>> HistoryDb::Figures(const std::string& run_id) {
-  SqlStatement query(db_, "SELECT step, point, cycle, group_cycle, agent, figure, value FROM figures WHERE run_id = ? ORDER BY rowid");
+  SqlStatement query(db_, "SELECT step, point, cycle, group_cycle, agent, figure, value, stream FROM figures WHERE run_id = ? ORDER BY rowid");
   if (!query.ok()) return Error("cannot read the figures of run " + run_id);
   query.Bind(1, run_id);
   std::vector<StoredFigure> out;
   int rc;
   while ((rc = query.Step()) == SQLITE_ROW) {
     out.push_back({query.Text(0), static_cast<int>(query.Int(1)), static_cast<int>(query.Int(2)), static_cast<int>(query.Int(3)),
-                   query.Text(4), query.Text(5), query.Real(6)});
+                   query.Text(4), query.Text(5), query.Real(6), query.Text(7)});
   }
   if (rc != SQLITE_DONE) return Error("cannot read the figures of run " + run_id);
   return out;

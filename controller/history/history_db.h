@@ -31,6 +31,7 @@ struct StoredFigure {
   std::string agent;   // "" for the aggregate
   std::string figure;  // e.g. bandwidth, iops, p99_latency, files_per_sec:create, copy_seconds
   double value = 0;
+  std::string stream = {};  // an io step with streams: the stream's figure; "" for the step's own
 };
 
 struct StoredAgent {
@@ -81,7 +82,7 @@ class HistoryDb {
   static Result<std::unique_ptr<HistoryDb>> Open(const std::string& path);
   ~HistoryDb();
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   Status Insert(const StoredRun& run);
   // The runs (without report, samples and figures) in start order.

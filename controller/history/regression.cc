@@ -90,6 +90,7 @@ std::vector<FigureHistory> FigureHistoriesOf(const std::string& step, int point,
   for (const auto& [key, value] : now_means) {
     if (key.step != step || key.point != point) continue;
     FigureHistory h{key.figure, BetterOf(key.figure), value, {}};
+    h.stream = key.stream;
     for (const auto& means : baseline_means) {
       if (auto it = means.find(key); it != means.end()) h.baseline.push_back(it->second);
     }
@@ -102,6 +103,7 @@ std::vector<FigureHistory> FigureHistoriesOf(const std::string& step, int point,
 void AddFigureVerdict(const FigureVerdict& j, v1::ReportStepVerdicts& entry) {
   v1::ReportFigureVerdict& f = *entry.add_figures();
   f.set_figure(j.figure);
+  if (!j.stream.empty()) f.set_stream(j.stream);
   f.set_unit(UnitOf(j.figure));
   f.set_better(j.better == Better::kHigher ? v1::BETTER_HIGHER : v1::BETTER_LOWER);
   if (j.baseline) f.set_baseline(*j.baseline);
@@ -118,7 +120,7 @@ std::map<FigureKey, double> RunMeans(const std::vector<StoredFigure>& figures) {
   std::map<FigureKey, std::pair<double, int>> sums;
   for (const StoredFigure& f : figures) {
     if (!f.agent.empty()) continue;
-    auto& [sum, n] = sums[{f.step, f.point, f.figure}];
+    auto& [sum, n] = sums[{f.step, f.point, f.figure, f.stream}];
     sum += f.value;
     ++n;
   }
@@ -173,7 +175,9 @@ Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictO
     entry.set_point(static_cast<uint32_t>(point));
     std::vector<FigureVerdict> judged = JudgeStep(FigureHistoriesOf(step, point, now_means, baselines->means), options);
     for (FigureVerdict& j : judged) {
-      if (not_comparable) j = FigureVerdict{j.figure, j.better, j.now, 0, std::nullopt, std::nullopt, std::nullopt, v1::VERDICT_NOT_COMPARABLE};
+      if (not_comparable) {
+        j = FigureVerdict{j.figure, j.better, j.now, 0, std::nullopt, std::nullopt, std::nullopt, v1::VERDICT_NOT_COMPARABLE, j.stream};
+      }
       AddFigureVerdict(j, entry);
       if (j.verdict == v1::VERDICT_REGRESSION) ++out.regressions;
       any_improvement = any_improvement || j.verdict == v1::VERDICT_IMPROVEMENT;

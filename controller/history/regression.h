@@ -22,11 +22,12 @@ struct RunVerdicts {
 // `now`: the new run with its figures (HeadlineFigures), labels, agents and workload hash.
 Result<RunVerdicts> JudgeRun(HistoryDb& db, const StoredRun& now, const VerdictOptions& options);
 
-// The per-run mean of each aggregate figure, by (step, point, figure).
+// The per-run mean of each aggregate figure, by (step, point, stream, figure).
 struct FigureKey {
   std::string step;
   int point = 0;
   std::string figure;
+  std::string stream = {};  // "" for the step's own figures
   auto operator<=>(const FigureKey&) const = default;
 };
 std::map<FigureKey, double> RunMeans(const std::vector<StoredFigure>& figures);

@@ -42,10 +42,11 @@ std::vector<StoredFigure> HeadlineFigures(const v1::Report& report) {
     base.point = static_cast<int>(step.point());
     base.cycle = static_cast<int>(step.cycle());
     base.group_cycle = step.has_group_cycle() ? step.group_cycle() : -1;
-    auto emit = [&](const std::string& agent, const Figures& figures) {
+    auto emit = [&](const std::string& agent, const Figures& figures, const std::string& stream = "") {
       for (const auto& [name, value] : figures) {
         StoredFigure f = base;
         f.agent = agent;
+        f.stream = stream;
         f.figure = name;
         f.value = value;
         out.push_back(std::move(f));
@@ -67,6 +68,17 @@ std::vector<StoredFigure> HeadlineFigures(const v1::Report& report) {
       figures.clear();
       RowFigures(step.kind(), a.figures(), a.has_copy() ? &a.copy() : nullptr, figures);
       emit(a.agent(), figures);
+    }
+    // A step with streams: each stream's figures too, over its own window.
+    for (const v1::ReportStream& stream : step.streams()) {
+      figures.clear();
+      RowFigures(step.kind(), stream.aggregate().figures(), nullptr, figures);
+      emit("", figures, stream.name());
+      for (const v1::ReportAgentFigures& a : stream.agents()) {
+        figures.clear();
+        RowFigures(step.kind(), a.figures(), nullptr, figures);
+        emit(a.agent(), figures, stream.name());
+      }
     }
   }
   return out;

@@ -142,6 +142,7 @@ std::vector<FigureVerdict> JudgeStep(const std::vector<FigureHistory>& figures, 
     const FigureHistory& f = figures[i];
     FigureVerdict v;
     v.figure = f.figure;
+    v.stream = f.stream;
     v.better = f.better;
     v.now = f.now;
     v.baseline_runs = f.baseline.size();

@@ -51,6 +51,7 @@ struct FigureHistory {
   // The baseline runs' values, oldest first, already chosen for `reference` (the caller picks
   // the runs: the last n, or those ending with the reference run, which is then the last value).
   std::vector<double> baseline;
+  std::string stream = {};  // a stream's figure (an io step with streams); "" for the step's
 };
 
 struct FigureVerdict {
@@ -64,6 +65,7 @@ struct FigureVerdict {
   std::optional<double> p_value;
   // Not comparable: the baselines ran another effective workload (controller/history/regression.h).
   v1::Verdict verdict = v1::VERDICT_UNSPECIFIED;
+  std::string stream = {};
 };
 
 struct VerdictOptions {

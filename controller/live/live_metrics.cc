@@ -71,6 +71,8 @@ void LiveCollector::CollectInto(std::vector<MetricFamily>& out) const {
   for (const auto& series : io) {
     std::vector<ClientMetric::Label> labels = {
         {"workload", workload}, {"step", series.step}, {"op", series.op}, {"engine", series.engine}, {"agent", series.agent}};
+    // A step with streams: a series per stream (at most 64 a step), labelled by its name.
+    if (!series.stream.empty()) labels.insert(labels.begin() + 2, {"stream", series.stream});
     ops.metric.push_back(Counter(labels, static_cast<double>(series.ops)));
     bytes.metric.push_back(Counter(labels, static_cast<double>(series.bytes)));
     latency.metric.push_back(HistogramMetric(labels, series.latency));

@@ -62,11 +62,16 @@ void LiveRun::AddErrors(const std::string& agent, uint64_t errors) {
   e.errors += errors;
 }
 
-void LiveRun::AddIo(const std::string& agent, const char* op, uint64_t ops, uint64_t bytes, const FoldedHistogram* latency) {
-  LiveIoSeries& s = io_series_[{step_.name, op, step_.engine, agent}];
+void LiveRun::AddIo(const std::string& agent, size_t stream, const char* op, uint64_t ops, uint64_t bytes,
+                    const FoldedHistogram* latency) {
+  const bool named = stream < step_.streams.size();
+  const std::string& stream_name = named ? step_.streams[stream].name : std::string();
+  const std::string& engine = named ? step_.streams[stream].engine : step_.engine;
+  LiveIoSeries& s = io_series_[{step_.name, stream_name, op, engine, agent}];
   s.step = step_.name;
+  s.stream = stream_name;
   s.op = op;
-  s.engine = step_.engine;
+  s.engine = engine;
   s.agent = agent;
   s.ops += ops;
   s.bytes += bytes;
@@ -84,15 +89,37 @@ void LiveRun::AddTask(const std::string& agent, uint64_t ops, uint64_t bytes) {
   s.bytes += bytes;
 }
 
-void LiveRun::MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
+void LiveRun::MergeOp(AgentState& a, size_t stream, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
                       LatencyHistogram& interval) {
   auto delta = std::make_unique<LatencyHistogram>();
   AddDelta(now.latency_ns_delta(), *delta);
   interval.Add(*delta);
-  a.step_latency->Add(*delta);
+  if (stream == SIZE_MAX) a.step_latency->Add(*delta);  // a stream's is in the step's delta too
+  if (stream == SIZE_MAX && !step_.streams.empty()) return;  // its streams feed the series
   if (now.ops() == before.ops() && delta->count() == 0) return;  // no series for an op the step does not do
   const FoldedHistogram folded = Fold(*delta);
-  AddIo(a.live.name, op, now.ops() - before.ops(), now.bytes() - before.bytes(), &folded);
+  AddIo(a.live.name, stream, op, now.ops() - before.ops(), now.bytes() - before.bytes(), &folded);
+}
+
+// Each stream's series and last-interval rates (CheckProgress made sure the message has the
+// step's streams, adding up to its totals, and the previous one as many).
+void LiveRun::MergeStreams(AgentState& a, const v1::Progress& progress) {
+  if (step_.streams.empty() || static_cast<size_t>(progress.streams_size()) != step_.streams.size()) return;
+  a.streams.resize(step_.streams.size());
+  const bool has_before = a.has_last && a.last.streams_size() == progress.streams_size();
+  for (size_t k = 0; k < step_.streams.size(); ++k) {
+    const v1::StreamProgress& now = progress.streams(static_cast<int>(k));
+    const v1::StreamProgress before = has_before ? a.last.streams(static_cast<int>(k)) : v1::StreamProgress();
+    auto interval = std::make_unique<LatencyHistogram>();
+    MergeOp(a, k, "read", now.read(), before.read(), *interval);
+    MergeOp(a, k, "write", now.write(), before.write(), *interval);
+    a.streams[k].interval_latency = std::move(interval);
+    auto rate = [&](const v1::ProgressOp& n, const v1::ProgressOp& b) {
+      return RateBetween({a.last.elapsed_ns(), b.ops(), b.bytes()}, {progress.elapsed_ns(), n.ops(), n.bytes()}, step_.ramp_ns);
+    };
+    a.streams[k].read = rate(now.read(), before.read());
+    a.streams[k].write = rate(now.write(), before.write());
+  }
 }
 
 bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
@@ -111,8 +138,9 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   a.live.measured = a.live.measured || a.live.rate.known;
   auto interval = std::make_unique<LatencyHistogram>();
   if (progress.has_read() || progress.has_write()) {
-    MergeOp(a, "read", progress.read(), a.last.read(), *interval);
-    MergeOp(a, "write", progress.write(), a.last.write(), *interval);
+    MergeOp(a, SIZE_MAX, "read", progress.read(), a.last.read(), *interval);
+    MergeOp(a, SIZE_MAX, "write", progress.write(), a.last.write(), *interval);
+    MergeStreams(a, progress);
     if (progress.errors() > a.last.errors()) AddErrors(a.live.name, progress.errors() - a.last.errors());
   }
   if (step_.kind == "files" || step_.kind == "copy") {
@@ -136,6 +164,10 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   a.last = progress;
   a.last.mutable_read()->clear_latency_ns_delta();
   a.last.mutable_write()->clear_latency_ns_delta();
+  for (v1::StreamProgress& stream : *a.last.mutable_streams()) {
+    stream.mutable_read()->clear_latency_ns_delta();
+    stream.mutable_write()->clear_latency_ns_delta();
+  }
   a.has_last = true;
   ++changes_;
   return true;
@@ -150,12 +182,25 @@ void LiveRun::AgentDone(size_t agent, const v1::StepResult* result) {
   if (result == nullptr || !running_) return;
   const std::string& name = a.live.name;
   if (step_.kind == "io") {
-    const std::pair<const char*, std::pair<const v1::OpStats*, const v1::ProgressOp*>> ops[] = {
-        {"read", {&result->read(), &a.last.read()}}, {"write", {&result->write(), &a.last.write()}}};
-    for (const auto& [op, pair] : ops) {
-      const uint64_t more_ops = Beyond(pair.first->ops(), pair.second->ops());
-      const uint64_t more_bytes = Beyond(pair.first->bytes(), pair.second->bytes());
-      if (more_ops || more_bytes) AddIo(name, op, more_ops, more_bytes, nullptr);
+    // What the result counts beyond the last progress, per stream where the step has streams.
+    auto add_beyond = [&](size_t stream, const v1::StepResult& r, const v1::ProgressOp& read, const v1::ProgressOp& write) {
+      const std::pair<const char*, std::pair<const v1::OpStats*, const v1::ProgressOp*>> ops[] = {
+          {"read", {&r.read(), &read}}, {"write", {&r.write(), &write}}};
+      for (const auto& [op, pair] : ops) {
+        const uint64_t more_ops = Beyond(pair.first->ops(), pair.second->ops());
+        const uint64_t more_bytes = Beyond(pair.first->bytes(), pair.second->bytes());
+        if (more_ops || more_bytes) AddIo(name, stream, op, more_ops, more_bytes, nullptr);
+      }
+    };
+    if (step_.streams.empty()) {
+      add_beyond(SIZE_MAX, *result, a.last.read(), a.last.write());
+    } else if (static_cast<size_t>(result->streams_size()) == step_.streams.size()) {
+      for (size_t k = 0; k < step_.streams.size(); ++k) {
+        const int i = static_cast<int>(k);
+        const bool seen = a.last.streams_size() > i;
+        add_beyond(k, result->streams(i).result(), seen ? a.last.streams(i).read() : v1::ProgressOp(),
+                   seen ? a.last.streams(i).write() : v1::ProgressOp());
+      }
     }
     uint64_t errors = 0;
     for (const auto& e : result->errors()) errors += e.count();
@@ -233,6 +278,30 @@ LiveSnapshot LiveRun::Snapshot() const {
     s.agents.push_back(std::move(l));
   }
   s.clock = ClockOf(elapsed, step_.ramp_ns, step_.runtime_ns, s.ops, expected_ops, s.rate.ops_per_sec);
+  for (size_t k = 0; k < step_.streams.size(); ++k) {
+    LiveStream& stream = s.streams.emplace_back();
+    stream.name = step_.streams[k].name;
+    auto stream_interval = std::make_unique<LatencyHistogram>();
+    for (const auto& a : agents_) {
+      if (a.has_last && a.last.streams_size() > static_cast<int>(k)) {
+        const v1::StreamProgress& p = a.last.streams(static_cast<int>(k));
+        stream.read_ops += p.read().ops();
+        stream.read_bytes += p.read().bytes();
+        stream.write_ops += p.write().ops();
+        stream.write_bytes += p.write().bytes();
+      }
+      const bool going = !a.live.lost && !a.live.done && a.live.rate.known;
+      if (!going || a.streams.size() <= k) continue;
+      for (const auto& [into, from] : {std::pair{&stream.read, &a.streams[k].read}, std::pair{&stream.write, &a.streams[k].write}}) {
+        if (!from->known) continue;
+        into->known = true;
+        into->ops_per_sec += from->ops_per_sec;
+        into->bytes_per_sec += from->bytes_per_sec;
+      }
+      stream_interval->Add(*a.streams[k].interval_latency);
+    }
+    if (stream_interval->count()) stream.p99_ns = stream_interval->Quantile(0.99);
+  }
   // The ramp lasts, as far as the view goes, until some agent has measured a rate after it.
   s.clock.ramp = s.clock.ramp || (step_.ramp_ns > 0 && !s.measured && !s.all_done);
   if (interval->count()) s.p99_ns = interval->Quantile(0.99);

@@ -30,11 +30,17 @@
 
 namespace iofleet::controller {
 
+// A stream of an io step with streams: its name and engine.
+struct LiveStreamInfo {
+  std::string name, engine;
+};
+
 struct LiveStepInfo {
   std::string name, kind;  // kind: io, files, copy, ...
-  std::string engine;      // io steps: the engine's name, e.g. libaio; empty otherwise
+  std::string engine;      // io steps: the engine's name, e.g. libaio; empty otherwise (or with streams)
   int index = 0, point = 0, cycle = 0;
   uint64_t ramp_ns = 0, runtime_ns = 0;  // io steps; runtime 0: size-bound
+  std::vector<LiveStreamInfo> streams = {};  // an io step with streams, in the step's order
 };
 
 // An agent taking part in a step, as the fleet knows it.
@@ -58,6 +64,15 @@ struct LiveAgent {
   uint64_t rejected = 0;  // progress messages refused (controller/live/progress_check.h), this run
 };
 
+// One stream of the step, every agent together: cumulative counts and the last interval's rates
+// by direction (the view's "[r=...,w=...]").
+struct LiveStream {
+  std::string name;
+  uint64_t read_ops = 0, read_bytes = 0, write_ops = 0, write_bytes = 0;
+  IntervalRate read, write;
+  std::optional<uint64_t> p99_ns;  // of the last interval, every agent's merged
+};
+
 struct LiveSnapshot {
   std::string run_id, workload;
   bool running = false;  // a step is running
@@ -73,11 +88,12 @@ struct LiveSnapshot {
   IntervalRate rate;                        // every reporting agent's last interval, added up
   std::optional<uint64_t> p99_ns;           // of the last interval, every agent's merged
   std::optional<uint64_t> p99_step_ns;      // since the step began
+  std::vector<LiveStream> streams;          // an io step with streams
 };
 
 // One /metrics series of io figures.
 struct LiveIoSeries {
-  std::string step, op, engine, agent;
+  std::string step, stream, op, engine, agent;  // stream: empty for a step without streams
   uint64_t ops = 0, bytes = 0;
   FoldedHistogram latency;
 };
@@ -150,14 +166,23 @@ class LiveRun {
     uint64_t started_at_unix_ns = 0;
     std::unique_ptr<LatencyHistogram> step_latency = std::make_unique<LatencyHistogram>();
     std::unique_ptr<LatencyHistogram> interval_latency = std::make_unique<LatencyHistogram>();
+    // Per stream (a step with streams): the last interval's rates and latency by direction.
+    struct Stream {
+      IntervalRate read, write;
+      std::unique_ptr<LatencyHistogram> interval_latency = std::make_unique<LatencyHistogram>();
+    };
+    std::vector<Stream> streams;
   };
-  using SeriesKey = std::tuple<std::string, std::string, std::string, std::string>;  // step, op, engine, agent
+  using SeriesKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;  // step, stream, op, engine, agent
 
   void AddTask(const std::string& agent, uint64_t ops, uint64_t bytes);
-  void AddIo(const std::string& agent, const char* op, uint64_t ops, uint64_t bytes, const FoldedHistogram* latency);
+  void AddIo(const std::string& agent, size_t stream, const char* op, uint64_t ops, uint64_t bytes, const FoldedHistogram* latency);
   void AddErrors(const std::string& agent, uint64_t errors);
-  void MergeOp(AgentState& a, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
+  // Adds an op's delta to `interval` and the agent's step latency; `stream` (SIZE_MAX: none) names
+  // the series it feeds, and a step with streams feeds its streams' series only.
+  void MergeOp(AgentState& a, size_t stream, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
                LatencyHistogram& interval);
+  void MergeStreams(AgentState& a, const v1::Progress& progress);
   std::optional<double> LiveSkewLocked() const;
 
   const std::string run_id_, workload_;

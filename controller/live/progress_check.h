@@ -13,6 +13,8 @@ namespace iofleet::controller {
 // More than this many completions in one histogram delta is not a measurement: a million
 // I/Os per second for 60 s (the longest sample interval) is 6e7; this leaves room above.
 inline constexpr uint64_t kMaxDeltaCount = uint64_t{1} << 40;
+// A step holds at most 64 streams (core/rules/defaults.h).
+inline constexpr int kMaxProgressStreams = 64;
 
 // `before`: the previous accepted message of the same stream, or nullptr for its first.
 // Also refuses a start instant above INT64_MAX ns (the live skew computes with signed instants).

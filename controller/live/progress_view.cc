@@ -52,6 +52,20 @@ std::string Spread(const LiveSnapshot& s) {
   return fmt::format("  per agent {:.1f}..{:.1f} MiB/s", low / kMiB, high / kMiB);
 }
 
+// A step with streams: each stream's last interval as fio shows a job's, reads and writes apart:
+// "  probe [r=12.0MiB/s,w=0.0MiB/s][r=3072,w=0 IOPS] p99 850 us".
+std::string Streams(const LiveSnapshot& s) {
+  if (s.clock.ramp || !s.rate.known) return "";
+  std::string out;
+  for (const LiveStream& stream : s.streams) {
+    if (!stream.read.known && !stream.write.known) continue;
+    out += fmt::format("  {} [r={:.1f}MiB/s,w={:.1f}MiB/s][r={:.0f},w={:.0f} IOPS]", stream.name, stream.read.bytes_per_sec / kMiB,
+                       stream.write.bytes_per_sec / kMiB, stream.read.ops_per_sec, stream.write.ops_per_sec);
+    if (stream.p99_ns) out += " p99 " + ShortLatency(*stream.p99_ns);
+  }
+  return out;
+}
+
 class NoView : public ProgressView {
  public:
   void Tick(const LiveRun&, int64_t) override {}
@@ -143,13 +157,13 @@ std::string TtyLine(const LiveSnapshot& s) {
   if (s.clock.fraction) line += Bar(*s.clock.fraction, kBarWidth) + " ";
   line += ShortDuration(s.clock.elapsed_s);
   if (s.clock.eta_s) line += " ETA " + ShortDuration(*s.clock.eta_s);
-  return line + "  " + Figures(s) + "  " + Agents(s);
+  return line + "  " + Figures(s) + "  " + Agents(s) + Streams(s);
 }
 
 std::string PlainLine(const LiveSnapshot& s) {
   std::string line = fmt::format("[{}] {}", s.step.name, ShortDuration(s.clock.elapsed_s));
   if (s.clock.eta_s) line += "  ETA " + ShortDuration(*s.clock.eta_s);
-  return line + "  " + Figures(s) + Spread(s) + "  " + Agents(s);
+  return line + "  " + Figures(s) + Spread(s) + "  " + Agents(s) + Streams(s);
 }
 
 nlohmann::json JsonLine(const LiveSnapshot& s, const std::string& event) {
@@ -165,6 +179,20 @@ nlohmann::json JsonLine(const LiveSnapshot& s, const std::string& event) {
                       {"progress_rejected", a.rejected},
                       {"bytes_per_sec", a.rate.known ? json(a.rate.bytes_per_sec) : json(nullptr)},
                       {"ops_per_sec", a.rate.known ? json(a.rate.ops_per_sec) : json(nullptr)}});
+  }
+  json streams = json::array();
+  for (const auto& stream : s.streams) {
+    auto rate = [](const IntervalRate& r, bool bytes) { return r.known ? json(bytes ? r.bytes_per_sec : r.ops_per_sec) : json(nullptr); };
+    streams.push_back({{"stream", stream.name},
+                       {"read_ops", stream.read_ops},
+                       {"read_bytes", stream.read_bytes},
+                       {"write_ops", stream.write_ops},
+                       {"write_bytes", stream.write_bytes},
+                       {"read_bytes_per_sec", rate(stream.read, true)},
+                       {"read_ops_per_sec", rate(stream.read, false)},
+                       {"write_bytes_per_sec", rate(stream.write, true)},
+                       {"write_ops_per_sec", rate(stream.write, false)},
+                       {"p99_ns", optional(stream.p99_ns)}});
   }
   return {{"event", event},
           {"run_id", s.run_id},
@@ -189,7 +217,8 @@ nlohmann::json JsonLine(const LiveSnapshot& s, const std::string& event) {
           {"agents_reporting", s.reporting},
           {"agents_lost", s.lost},
           {"start_skew_seconds", optional(s.start_skew_s)},
-          {"agents", agents}};
+          {"agents", agents},
+          {"streams", streams}};
 }
 
 }  // namespace iofleet::controller

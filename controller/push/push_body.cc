@@ -55,6 +55,18 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
     for (const auto& [text, q] : {std::pair<const char*, double>{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}}) {
       f.latency_seconds.emplace_back(text, static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9);
     }
+    // A step with streams: each stream's series beside the step's, over the stream's window.
+    const ResultFigures step_figures = f;
+    for (const StreamReport& stream : s.streams) {
+      ResultFigures& g = figures.emplace_back(step_figures);
+      g.stream = stream.name;
+      g.bytes_per_sec = stream.aggregate.bytes_per_sec();
+      g.iops = stream.aggregate.iops();
+      g.latency_seconds.clear();
+      for (const auto& [text, q] : {std::pair<const char*, double>{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}}) {
+        g.latency_seconds.emplace_back(text, static_cast<double>(stream.aggregate.latency->Quantile(q)) / 1e9);
+      }
+    }
   }
   std::vector<ResultVerdict> judged;
   if (verdicts) {
@@ -62,7 +74,7 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
       for (const v1::ReportFigureVerdict& f : step.figures()) {
         const v1::Verdict verdict = f.verdict();
         if (verdict == v1::VERDICT_NOT_ENOUGH_HISTORY || verdict == v1::VERDICT_NOT_COMPARABLE) continue;  // no verdict: not 0
-        judged.push_back({{}, step.step(), step.point(), f.figure(), verdict == v1::VERDICT_REGRESSION});
+        judged.push_back({{}, step.step(), step.point(), f.figure(), verdict == v1::VERDICT_REGRESSION, f.stream()});
       }
     }
   }

@@ -18,6 +18,7 @@ std::string FigureLabels(const ResultFigures& f) {
   PromLabels labels = f.labels;
   labels.insert(labels.end(), {{"step", f.step}, {"point", std::to_string(f.point)}, {"cycle", f.cycle}});
   if (f.group_cycle >= 0) labels.emplace_back("group_cycle", std::to_string(f.group_cycle));
+  if (!f.stream.empty()) labels.emplace_back("stream", f.stream);  // at most 64 a step
   return LabelText(labels);
 }
 
@@ -56,6 +57,7 @@ std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std:
   for (const ResultVerdict& v : verdicts) {
     PromLabels labels = v.labels;
     labels.insert(labels.end(), {{"step", v.step}, {"point", std::to_string(v.point)}, {"figure", v.figure}});
+    if (!v.stream.empty()) labels.emplace_back("stream", v.stream);
     verdict += fmt::format("iofleet_result_verdict{{{}}} {}\n", LabelText(labels), v.regression ? 1 : 0);
   }
   std::string out;

@@ -26,6 +26,7 @@ struct ResultFigures {
   std::optional<double> bytes_per_sec;
   std::optional<double> iops;
   std::vector<std::pair<std::string, double>> latency_seconds;  // quantile ("0.99") -> seconds
+  std::string stream = {};  // a stream of an io step with streams (label `stream`); "": the step's
 };
 
 // A judged headline figure of a step at one point: 1 a regression, 0 not.
@@ -35,6 +36,7 @@ struct ResultVerdict {
   uint32_t point = 0;
   std::string figure;
   bool regression = false;
+  std::string stream = {};  // a stream's figure (label `stream`); "": the step's
 };
 
 // The families iofleet_result_bytes_per_second, _iops, _latency_seconds{quantile} and _verdict

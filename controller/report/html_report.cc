@@ -88,7 +88,7 @@ std::string Notes(const std::vector<std::string>& notes) {
 
 const std::pair<const char*, const char*> kSections[] = {
     {"sweep", "By swept value"}, {"cycles", "Cycles"}, {"bandwidth", "Bandwidth and IOPS by agent"},
-    {"timeline", "Throughput over time"}, {"latency", "Latency percentiles"}};
+    {"streams", "Streams"}, {"timeline", "Throughput over time"}, {"latency", "Latency percentiles"}};
 
 std::string ChartsHtml(const nlohmann::ordered_json& specs, const HtmlAssets& assets) {
   std::string out = "<h2 id=\"charts\">Charts</h2>\n";

@@ -90,6 +90,28 @@ class Checker {
     }
   }
 
+  // A step with streams: its figures are its streams' together.
+  void StreamsAdd(const Scope& step, const std::vector<StreamReport>& streams) {
+    if (streams.empty()) return;
+    StepStats sum;
+    for (const auto& stream : streams) {
+      sum.ops += stream.aggregate.ops;
+      sum.bytes += stream.aggregate.bytes;
+      sum.read.ops += stream.aggregate.read.ops;
+      sum.write.ops += stream.aggregate.write.ops;
+    }
+    const std::pair<const char*, std::pair<uint64_t, uint64_t>> figures[] = {
+        {"ops", {step.aggregate.ops, sum.ops}},
+        {"bytes", {step.aggregate.bytes, sum.bytes}},
+        {"read ops", {step.aggregate.read.ops, sum.read.ops}},
+        {"write ops", {step.aggregate.write.ops, sum.write.ops}},
+    };
+    for (const auto& [name, values] : figures) {
+      if (values.first == values.second) continue;
+      Broken(step, "step = sum of streams", "", fmt::format("{} {} in the step, {} summed over streams", name, values.first, values.second));
+    }
+  }
+
   bool broken() const { return broken_; }
 
  private:
@@ -126,6 +148,13 @@ std::vector<std::string> CheckInvariants(RunReport& report) {
     if (succeeded && step.kind != "sleep") check.EveryAgent(whole);
     if (succeeded && !step.stonewall) check.RanTheirCourse(whole);
     if (succeeded && step.kind == "io") check.MovesBytes(whole);
+    check.StreamsAdd(whole, step.streams);
+    for (const auto& stream : step.streams) {
+      Scope p{where + ", stream " + stream.name, stream.aggregate, stream.agents, step.span_ns};
+      check.Sums(p);
+      check.Windows(p);
+      if (succeeded) check.EveryAgent(p);
+    }
     for (const auto& phase : step.phases) {
       Scope p{where + ", phase " + phase.op, phase.aggregate, phase.agents, phase.span_ns};
       check.Sums(p);

@@ -253,6 +253,62 @@ void LatencyCurves(const ReportDocument& doc, Charts& charts) {
   }
 }
 
+// A step with streams: each stream's bandwidth and IOPS (reads and writes apart where it mixes
+// them), and each stream's latency by percentile, over its own window.
+void StreamCharts(const ReportDocument& doc, Charts& charts) {
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (step.streams().empty()) continue;
+    J labels = J::array(), mib = J::array(), iops = J::array();
+    auto bar = [&](const std::string& label, double bytes_per_sec, double ops_per_sec) {
+      labels.push_back(label);
+      mib.push_back(bytes_per_sec / kMiB);
+      iops.push_back(ops_per_sec);
+    };
+    for (const v1::ReportStream& stream : step.streams()) {
+      const v1::ReportFigures& f = stream.aggregate().figures();
+      if (f.has_read() && f.has_write()) {
+        bar(stream.name() + " read", f.read().bytes_per_sec(), f.read().iops());
+        bar(stream.name() + " write", f.write().bytes_per_sec(), f.write().iops());
+      } else {
+        bar(stream.name(), f.bytes_per_sec(), f.iops());
+      }
+    }
+    J options = BaseOptions(Instance(step) + ": bandwidth and IOPS by stream");
+    options["scales"] = {{"y", Axis("MiB/s")}, {"y1", Axis("IOPS", "right")}};
+    options["scales"]["y1"]["grid"] = {{"drawOnChartArea", false}};
+    J config = {{"type", "bar"},
+                {"data",
+                 {{"labels", labels},
+                  {"datasets",
+                   {{{"type", "bar"}, {"label", "MiB/s"}, {"data", mib}, {"backgroundColor", Color(0)}, {"yAxisID", "y"}},
+                    {{"type", "line"}, {"label", "IOPS"}, {"data", iops}, {"borderColor", Color(1)}, {"backgroundColor", Color(1)},
+                     {"showLine", false}, {"pointRadius", 5}, {"yAxisID", "y1"}}}}}},
+                {"options", options}};
+    charts.Add("streams", Instance(step), std::move(config));
+
+    J curve_labels = J::array(), datasets = J::array();
+    size_t i = 0;
+    for (const v1::ReportStream& stream : step.streams()) {
+      const auto& curve = stream.aggregate().latency_curve_ns();
+      if (curve.empty()) continue;
+      if (curve_labels.empty()) {
+        for (const v1::ReportCurvePoint& point : curve) curve_labels.push_back(fmt::format("p{:g}", point.percentile()));
+      }
+      J values = J::array();
+      for (const v1::ReportCurvePoint& point : curve) values.push_back(static_cast<double>(point.ns()) / 1e3);
+      datasets.push_back({{"label", stream.name()}, {"data", values}, {"borderColor", Color(i)}, {"backgroundColor", Color(i)},
+                          {"tension", 0.2}});
+      ++i;
+    }
+    if (datasets.empty()) continue;
+    J curve_options = BaseOptions(Instance(step) + ": latency by percentile, per stream");
+    curve_options["scales"] = {{"x", {{"title", {{"display", true}, {"text", "percentile"}}}}},
+                               {"y", {{"type", "logarithmic"}, {"title", {{"display", true}, {"text", "latency (us)"}}}}}};
+    charts.Add("streams", Instance(step) + " latency",
+               {{"type", "line"}, {"data", {{"labels", curve_labels}, {"datasets", datasets}}}, {"options", curve_options}});
+  }
+}
+
 // A sweep: each swept step's bandwidth and IOPS against the swept values (mean over cycles).
 void Sweeps(const ReportDocument& doc, Charts& charts) {
   std::map<int, std::map<int, std::vector<const v1::ReportStep*>>> by_index;  // index -> point -> runs
@@ -347,6 +403,7 @@ nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& 
   Sweeps(doc, charts);
   Cycles(doc, charts);
   AgentBars(doc, charts);
+  StreamCharts(doc, charts);
   Timelines(doc, samples_csv, charts);
   LatencyCurves(doc, charts);
   return std::move(charts).Done();

@@ -127,6 +127,13 @@ struct PhaseReport {
   uint64_t span_ns = 0;  // as StepReport::span_ns
 };
 
+// One stream of an io step with streams: its figures over its own window, per agent and merged.
+struct StreamReport {
+  std::string name;
+  StepStats aggregate;
+  std::vector<AgentStep> agents;
+};
+
 struct StepReport {
   int index = 0;
   std::string name;
@@ -157,6 +164,7 @@ struct StepReport {
   // stream. Every agent's window lies within it (0: not measured).
   uint64_t span_ns = 0;
   std::vector<PhaseReport> phases;  // files steps
+  std::vector<StreamReport> streams;  // io steps with streams, in the step's order
 };
 
 struct AgentInfo {

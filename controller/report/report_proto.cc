@@ -204,6 +204,18 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
     if (step.kind == "copy") SetCopyFigures(step.kind, a.stats, row->mutable_copy());
     row->set_start_offset_ns(a.start_offset_ns);
   }
+  for (const StreamReport& stream : step.streams) {
+    v1::ReportStream& out = *s.add_streams();
+    out.set_name(stream.name);
+    SetFigures(stream.aggregate, *out.mutable_aggregate()->mutable_figures());
+    if (stream.aggregate.latency->count()) SetLatencyCurve(*stream.aggregate.latency, *out.mutable_aggregate());
+    for (const AgentStep& a : stream.agents) {
+      v1::ReportAgentFigures* row = out.add_agents();
+      row->set_agent(a.agent);
+      SetFigures(a.stats, *row->mutable_figures());
+      row->set_start_offset_ns(a.start_offset_ns);
+    }
+  }
 }
 
 void SetCycleStats(const CycleSummary& c, v1::ReportCycleStats& out) {

@@ -119,6 +119,18 @@ Table StepsTable(const ReportDocument& doc) {
       if (agents.size() > 1) {
         for (const v1::ReportAgentFigures& a : agents) figures_row(agent_label(a), a.figures());
       }
+      // Each stream over its own window (so the step's IOPS is not the sum of theirs).
+      for (const v1::ReportStream& stream : step.streams()) {
+        const v1::ReportFigures& figures = stream.aggregate().figures();
+        figures_row("stream " + stream.name(), figures);
+        if (figures.has_read() && figures.has_write()) {
+          op_row("stream " + stream.name() + " read", figures.read());
+          op_row("stream " + stream.name() + " write", figures.write());
+        }
+        if (stream.agents_size() > 1) {
+          for (const v1::ReportAgentFigures& a : stream.agents()) figures_row("stream " + stream.name() + " " + a.agent(), a.figures());
+        }
+      }
     }
     const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
     if (uint64_t filled = agg.filled_bytes()) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
@@ -156,7 +168,7 @@ Table VerdictsTable(const ReportDocument& doc) {
   for (const v1::ReportStepVerdicts& step : v.steps()) {
     for (const v1::ReportFigureVerdict& f : step.figures()) {
       const std::string& unit = f.unit();
-      std::string name = f.figure();
+      std::string name = f.has_stream() ? "stream " + f.stream() + ": " + f.figure() : f.figure();
       if (f.better() != v1::BETTER_UNSPECIFIED) name += " (" + wire::EnumText(f.better()) + " is better)";
       // `now` and `baseline_runs` are always written; a figure with no history has no baseline.
       t.rows.push_back({step.step(), std::to_string(step.point()), name, f.has_baseline() ? FormatFigure(f.baseline(), unit) : "-",

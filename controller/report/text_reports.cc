@@ -79,6 +79,12 @@ std::string SummaryCsv(const ReportDocument& doc) {
       out += CsvRow(step, "aggregate", "", step.aggregate().figures(), swept);
       for (const v1::ReportAgentFigures& a : step.agents()) out += CsvRow(step, "agent", a.agent(), a.figures(), swept);
     }
+    // A step with streams: each stream's rows, over the stream's own window.
+    for (const v1::ReportStream& stream : step.streams()) {
+      const std::string scope = "stream:" + stream.name();
+      out += CsvRow(step, scope, "", stream.aggregate().figures(), swept);
+      for (const v1::ReportAgentFigures& a : stream.agents()) out += CsvRow(step, scope, a.agent(), a.figures(), swept);
+    }
     for (const v1::ReportPhase& phase : step.phases()) {
       const std::string scope = "phase:" + phase.op();
       out += CsvRow(step, scope, "", phase.figures(), swept);
@@ -147,6 +153,15 @@ std::string ConsoleSummary(const ReportDocument& doc) {
       }
       if (agents.size() > 1) {
         for (const auto& a : agents) row("", a.agent(), a.figures());
+      }
+      // Each stream over its own window, reads and writes apart where it mixes them.
+      for (const v1::ReportStream& stream : step.streams()) {
+        const v1::ReportFigures& figures = stream.aggregate().figures();
+        row("", "stream " + stream.name(), figures);
+        if (figures.has_read() && figures.has_write()) {
+          row("", "  read", figures.read());
+          row("", "  write", figures.write());
+        }
       }
     }
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));

@@ -16,23 +16,66 @@
 namespace iofleet::controller {
 namespace {
 
+// Each agent's share of a step's jobs: its own jobs, or its round-robin share of total_jobs.
+// Returns the jobs of all agents together.
+uint64_t SpreadJobs(std::vector<v1::IoSpec*>& specs) {
+  uint64_t total_jobs = 0;
+  const uint64_t count = specs.size();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    v1::IoSpec& io = *specs[i];
+    if (io.has_total_jobs()) {
+      const uint64_t n = io.total_jobs();
+      io.set_jobs(static_cast<uint32_t>(n / count + (i < n % count ? 1 : 0)));
+      io.clear_total_jobs();
+    }
+    total_jobs += io.jobs();
+  }
+  return total_jobs;
+}
+
+// A step with streams on every agent: each stream planned as a step is (its jobs spread, its
+// total_size split over them), and the step keeps its step-level fields beside them.
+Status PlanStreams(const rules::LeafStep& leaf, const std::vector<AgentId>& agents, std::vector<v1::IoSpec>& resolved) {
+  const int streams = resolved[0].streams_size();
+  for (size_t i = 1; i < resolved.size(); ++i) {
+    bool same = resolved[i].streams_size() == streams;
+    for (int k = 0; same && k < streams; ++k) same = resolved[i].streams(k).name() == resolved[0].streams(k).name();
+    if (!same) {
+      return InvalidArgument(leaf.path + ".io.streams: agent " + agents[i].name + " would run other streams than agent " +
+                             agents[0].name + " (every agent runs the step's streams: overrides may change their fields only)");
+    }
+  }
+  for (int k = 0; k < streams; ++k) {
+    std::vector<v1::IoSpec*> specs;
+    for (auto& io : resolved) specs.push_back(io.mutable_streams(k));
+    const uint64_t total_jobs = SpreadJobs(specs);
+    for (v1::IoSpec* spec : specs) {
+      auto planned = rules::PlanIo(*spec, total_jobs);
+      if (!planned.ok()) return InvalidArgument(leaf.path + ".io.streams[" + std::to_string(k) + "]: " + planned.status().message());
+      *spec = std::move(*planned);
+    }
+  }
+  for (auto& io : resolved) rules::NeutralizeInapplicable(io);
+  return Status::Ok();
+}
+
 Status PlanPoint(uint32_t point, const std::vector<rules::LeafStep>& leaves, const std::vector<v1::Workload>& workloads,
                  const std::vector<AgentId>& agents, std::vector<std::vector<v1::PlannedStep>>& out) {
   for (const rules::LeafStep& leaf : leaves) {
     // Each agent's jobs: its own, or its round-robin share of total_jobs.
     std::vector<v1::IoSpec> resolved(agents.size());
-    uint64_t total_jobs = 0;
+    bool io_step = false;
     for (size_t i = 0; i < agents.size(); ++i) {
       const v1::Step& mine = rules::StepOf(workloads[i], leaf);
       if (!mine.has_io()) continue;
       resolved[i] = rules::ResolveStepIo(workloads[i], mine);
-      if (resolved[i].has_total_jobs()) {
-        uint64_t n = resolved[i].total_jobs(), count = agents.size();
-        resolved[i].set_jobs(static_cast<uint32_t>(n / count + (i < n % count ? 1 : 0)));
-        resolved[i].clear_total_jobs();
-      }
-      total_jobs += resolved[i].jobs();
+      io_step = true;
     }
+    const bool streams = io_step && resolved[0].streams_size() > 0;
+    if (streams) IOFLEET_RETURN_IF_ERROR(PlanStreams(leaf, agents, resolved));
+    std::vector<v1::IoSpec*> specs;
+    for (auto& io : resolved) specs.push_back(&io);
+    const uint64_t total_jobs = io_step && !streams ? SpreadJobs(specs) : 0;
     uint64_t jobs_before = 0;
     for (size_t i = 0; i < agents.size(); ++i) {
       v1::PlannedStep step;
@@ -54,7 +97,9 @@ Status PlanPoint(uint32_t point, const std::vector<rules::LeafStep>& leaves, con
       if (mine.has_copy()) *step.mutable_copy() = rules::ResolveCopy(mine.copy());
       if (mine.has_readahead()) *step.mutable_readahead() = mine.readahead();
       if (mine.has_hook()) *step.mutable_hook() = mine.hook();
-      if (mine.has_io()) {
+      if (mine.has_io() && streams) {
+        *step.mutable_io() = resolved[i];
+      } else if (mine.has_io()) {
         auto io = rules::PlanIo(resolved[i], total_jobs);
         if (!io.ok()) return InvalidArgument(leaf.path + ".io: " + io.status().message());
         rules::NeutralizeInapplicable(*io);
@@ -186,16 +231,23 @@ std::string DescribePlan(const v1::Workload& workload, const RunPlan& plan, cons
           out += fmt::format("#{}  every agent: read_ahead_kb {} on the target's device\n", indent, planned.readahead().kib());
         }
         if (!planned.has_io()) continue;
-        const v1::IoSpec& io = planned.io();
-        uint64_t files = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.jobs() : (io.jobs() ? 1 : 0);
-        uint64_t bytes = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.file_size() * io.jobs() : io.file_size();
+        uint64_t bytes = 0, longest_delay = 0;
+        for (const v1::IoSpec* stream : rules::StreamsOf(planned.io())) {
+          const v1::IoSpec& io = *stream;
+          uint64_t files = io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.jobs() : (io.jobs() ? 1 : 0);
+          bytes += io.file_layout() == v1::FILE_LAYOUT_PER_JOB ? io.file_size() * io.jobs() : io.file_size();
+          longest_delay = std::max<uint64_t>(longest_delay, io.start_delay());
+          std::string when = io.runtime() > 0 ? FormatDuration(io.runtime()) + " after " + FormatDuration(io.ramp()) + " ramp"
+                                              : "one pass (size-based)";
+          if (io.start_delay()) when += ", from " + FormatDuration(io.start_delay()) + " after the start";
+          const std::string who = io.has_name() ? agents[i].name + " stream " + io.name() : agents[i].name;
+          out += fmt::format("#{}  {}: {} job(s), {} file(s) of {}, {}\n", indent, who, io.jobs(), files,
+                             FormatSize(io.file_size()), when);
+        }
         peak_bytes[agents[i].name] = std::max(peak_bytes[agents[i].name], bytes);
-        std::string when = io.runtime() > 0 ? FormatDuration(io.runtime()) + " after " + FormatDuration(io.ramp()) + " ramp"
-                                            : "one pass (size-based)";
-        out += fmt::format("#{}  {}: {} job(s), {} file(s) of {}, {}\n", indent, agents[i].name, io.jobs(), files,
-                           FormatSize(io.file_size()), when);
+        const v1::IoSpec& io = planned.io();
         if (i == 0) {
-          if (io.runtime() > 0) timed_ns += (io.runtime() + io.ramp()) * runs;
+          if (io.runtime() > 0) timed_ns += (io.runtime() + io.ramp() + longest_delay) * runs;
           else size_based += runs;
         }
       }

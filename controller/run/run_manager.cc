@@ -639,7 +639,7 @@ void RunManager::RunLeaf(StepExecutor& executor, size_t p, uint32_t c, size_t l,
   }
   std::vector<bool> has_work;
   for (const auto& agent_steps : plan_.steps) {
-    has_work.push_back(!agent_steps[flat].has_io() || agent_steps[flat].io().jobs() > 0);
+    has_work.push_back(!agent_steps[flat].has_io() || rules::JobsOf(agent_steps[flat].io()) > 0);
   }
   StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
   if (outcome.status != v1::STEP_STATUS_SUCCEEDED) Fail(outcome.status, outcome.error);

@@ -32,7 +32,15 @@ std::string WithAgent(const FleetAgent& agent, const std::string& message) {
 
 LiveStepInfo LiveInfoOf(int index, const v1::IoSpec& io, const StepReport& step) {
   LiveStepInfo info{step.name, step.kind, "", index, step.point, step.cycle, io.ramp(), io.runtime()};
-  if (step.kind == "io") info.engine = EnumValueToYaml(v1::Engine_descriptor()->FindValueByNumber(io.engine()));
+  auto engine = [](const v1::IoSpec& spec) { return EnumValueToYaml(v1::Engine_descriptor()->FindValueByNumber(spec.engine())); };
+  if (step.kind == "io" && io.streams_size() == 0) info.engine = engine(io);
+  uint64_t longest_delay = 0;
+  for (const v1::IoSpec& stream : io.streams()) {
+    info.streams.push_back({stream.name(), engine(stream)});
+    longest_delay = std::max<uint64_t>(longest_delay, stream.start_delay());
+  }
+  // The step lasts until its last stream's window closes (the view's expected length).
+  if (info.runtime_ns) info.runtime_ns += longest_delay + io.start_delay();
   return info;
 }
 
@@ -226,6 +234,19 @@ void StepExecutor::StopOthers(Streams& s, size_t except) {
   });
 }
 
+// Each stream's row for this agent, and the stream's aggregate, which adds its agents' rows.
+static void AddStreams(const std::string& agent, int64_t start_offset_ns, const v1::StepResult& result, StepReport& step) {
+  for (const v1::StreamResult& from : result.streams()) {
+    auto it = std::find_if(step.streams.begin(), step.streams.end(), [&](const StreamReport& r) { return r.name == from.name(); });
+    if (it == step.streams.end()) {
+      it = step.streams.insert(step.streams.end(), StreamReport{from.name(), StepStats(), {}});
+    }
+    StepStats stats = StepStats::FromProto(from.result());
+    it->aggregate.Add(stats, it->agents.empty());
+    it->agents.push_back(AgentStep{agent, std::move(stats), start_offset_ns});
+  }
+}
+
 void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
   step.status = v1::STEP_STATUS_SUCCEEDED;
   // Each agent's start instant on the controller's clock (its own, less the measured offset).
@@ -246,6 +267,7 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
     step.aggregate.Add(stats, step.agents.empty());
     AgentStep row{fleet_[i]->name, std::move(stats)};
     if (earliest != INT64_MAX && s.results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
+    AddStreams(row.agent, row.start_offset_ns, *s.results[i], step);
     row.stopped_early = s.results[i]->stopped_early();
     row.has_work = s.Worked(i);
     row.samples = std::move(s.samples[i]);

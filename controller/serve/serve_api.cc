@@ -360,13 +360,15 @@ HttpResponse ServeApi::SuiteHistory(const std::string& name, const HttpRequest& 
                          {"shift_pct", c.shift_pct},
                          {"p_value", c.p_value}});
     }
-    series_list.push_back({{"step", key.step},
-                           {"point", key.point},
-                           {"figure", key.figure},
-                           {"unit", UnitOf(key.figure)},
-                           {"better", BetterOf(key.figure) == Better::kLower ? "lower" : "higher"},
-                           {"points", std::move(points)},
-                           {"change_points", std::move(changes)}});
+    Json entry = {{"step", key.step},
+                  {"point", key.point},
+                  {"figure", key.figure},
+                  {"unit", UnitOf(key.figure)},
+                  {"better", BetterOf(key.figure) == Better::kLower ? "lower" : "higher"},
+                  {"points", std::move(points)},
+                  {"change_points", std::move(changes)}};
+    if (!key.stream.empty()) entry["stream"] = key.stream;
+    series_list.push_back(std::move(entry));
   }
   Json j = {{"suite", name},
             {"workload", suite->workload.name()},
@@ -471,13 +473,15 @@ HttpResponse ServeApi::Metrics() {
       auto stored = (*db)->Load(r.run_id);
       if (!stored.ok()) continue;  // recorded nowhere (the database was replaced): try an older one
       const PromLabels suite_labels = {{"suite", suite.name}, {"workload", workload}};
-      std::map<std::pair<std::string, int>, ResultFigures> means;  // by step and point
+      std::map<std::tuple<std::string, int, std::string>, ResultFigures> means;  // by step, point and stream
       for (const auto& [key, mean] : RunMeans(stored->figures)) {
-        figure.Add({{"suite", suite.name}, {"workload", workload}, {"step", key.step}, {"point", std::to_string(key.point)},
-                    {"figure", key.figure}})
-            .Set(mean);
-        ResultFigures& f = means[{key.step, key.point}];
+        std::map<std::string, std::string> labels = {{"suite", suite.name}, {"workload", workload}, {"step", key.step},
+                                                     {"point", std::to_string(key.point)}, {"figure", key.figure}};
+        if (!key.stream.empty()) labels["stream"] = key.stream;
+        figure.Add(labels).Set(mean);
+        ResultFigures& f = means[{key.step, key.point, key.stream}];
         f.labels = suite_labels;
+        f.stream = key.stream;
         f.step = key.step;
         f.point = static_cast<uint32_t>(key.point);
         f.cycle = "mean";
@@ -494,7 +498,8 @@ HttpResponse ServeApi::Metrics() {
           for (const v1::ReportFigureVerdict& f : step.figures()) {
             if (f.verdict() == v1::VERDICT_NOT_ENOUGH_HISTORY || f.verdict() == v1::VERDICT_NOT_COMPARABLE) continue;
             result_verdicts.push_back(
-                {suite_labels, step.step(), static_cast<uint32_t>(step.point()), f.figure(), f.verdict() == v1::VERDICT_REGRESSION});
+                {suite_labels, step.step(), static_cast<uint32_t>(step.point()), f.figure(), f.verdict() == v1::VERDICT_REGRESSION,
+                 f.stream()});
           }
         }
       }

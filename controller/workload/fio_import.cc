@@ -40,6 +40,9 @@ const FioDefault kFioDefaults[] = {
     {v1::IoSpec::kEngineFieldNumber, [](const v1::IoSpec& io) { return io.has_engine(); },
      [](v1::IoSpec& io) { io.set_engine(v1::ENGINE_PSYNC); }},
     {v1::IoSpec::kDirectFieldNumber, [](const v1::IoSpec& io) { return io.has_direct(); }, [](v1::IoSpec& io) { io.set_direct(false); }},
+    // fio drops a buffered job's files from the page cache before it starts (invalidate=1).
+    {v1::IoSpec::kInvalidateFieldNumber, [](const v1::IoSpec& io) { return io.has_invalidate(); },
+     [](v1::IoSpec& io) { io.set_invalidate(true); }},
     {v1::IoSpec::kBlockSizeFieldNumber, [](const v1::IoSpec& io) { return io.has_block_size() || io.block_size_split_size() > 0; },
      [](v1::IoSpec& io) { io.set_block_size(4096); }},
     // fio does not fsync at the end of a write job unless end_fsync=1.
@@ -50,13 +53,16 @@ const FioDefault kFioDefaults[] = {
 // Fields that fio, too, ignores where they have no effect (bs beside bssplit, rwmixread on a
 // read job, fsync on a read job, iodepth on a synchronous engine): left out with a warning
 // rather than refused.
+// (norandommap beside a non-uniform random_distribution too: fio draws those with repeats anyway.)
 constexpr int kIgnoredByFio[] = {v1::IoSpec::kBlockSizeFieldNumber, v1::IoSpec::kReadPctFieldNumber, v1::IoSpec::kFsyncFieldNumber,
-                                 v1::IoSpec::kQueueDepthFieldNumber};
+                                 v1::IoSpec::kQueueDepthFieldNumber, v1::IoSpec::kRandomFieldNumber,
+                                 v1::IoSpec::kInvalidateFieldNumber};
 // Fields the import may set in `defaults` that a job may have no use for (then left out).
 constexpr int kDefaultsItMaySet[] = {v1::IoSpec::kOpFieldNumber,        v1::IoSpec::kEngineFieldNumber,
                                      v1::IoSpec::kDirectFieldNumber,    v1::IoSpec::kBlockSizeFieldNumber,
                                      v1::IoSpec::kFsyncFieldNumber,     v1::IoSpec::kReadPctFieldNumber,
-                                     v1::IoSpec::kQueueDepthFieldNumber};
+                                     v1::IoSpec::kQueueDepthFieldNumber,
+                                     v1::IoSpec::kInvalidateFieldNumber};
 
 }  // namespace
 
@@ -104,7 +110,10 @@ void Importer::NameSteps(const std::vector<Job>& jobs) {
     // fio names a job's files after the job (name.N.0): a read job of another name lays out and
     // reads its own files, and jobs of one name share theirs. The prefix is the name before the
     // -2 that keeps step names unique.
-    if (step->has_io()) step->mutable_io()->set_file_prefix(base.substr(0, 64));
+    // A job that names its file (filename=) shares it with every job naming the same.
+    if (step->has_io() && !job.level.filename && !has_global_filename_) {
+      step->mutable_io()->set_file_prefix(base.substr(0, 64));
+    }
     origins_["steps[" + std::to_string(i) + "]"] = HeaderAt(job.header);
   }
 }
@@ -184,21 +193,93 @@ void Importer::PlaceRamp(const Level& defaults, const std::vector<Job>& jobs) {
   }
 }
 
-// fio starts the jobs of a file together unless a job says stonewall; iofleet runs steps one after
-// another, so only a file whose every later job waits for the ones before means the same here.
-void Importer::CheckSequential(const Level& defaults, const std::vector<Job>& jobs) {
-  for (size_t i = 1; i < jobs.size(); ++i) {
-    const auto& stonewall = Effective(jobs[i].level.stonewall, defaults.stonewall);
-    if (stonewall && stonewall->value) continue;
-    const std::string message =
-        "fio runs this job at the same time as the jobs before it; iofleet runs steps one after another, and "
-        "concurrent fio jobs are not supported: add stonewall to " + step_labels_[i];
-    if (allow_) {
-      Warn(HeaderAt(jobs[i].header), message + " (--allow-unsupported: it runs after them)");
-    } else {
-      Error(HeaderAt(jobs[i].header), message + " (--allow-unsupported runs it after them, with a warning)");
+// The fields that are a step's in iofleet, not a stream's: the jobs fio runs together must agree
+// on them (fio lets each job of a group run for its own time; iofleet's streams share the step's).
+bool Importer::SameStepLevel(const std::vector<int>& group, const Level& defaults, const std::vector<Job>& jobs) {
+  const v1::Workload& w = out_.workload;
+  bool same = true;
+  for (int field : {v1::IoSpec::kRuntimeFieldNumber, v1::IoSpec::kRampFieldNumber, v1::IoSpec::kDeadlineFieldNumber}) {
+    const pb::FieldDescriptor* desc = IoField(field);
+    auto effective = [&](int i) -> std::optional<uint64_t> {
+      const v1::IoSpec& own = w.steps(i).io();
+      if (HasIoField(own, field)) return own.GetReflection()->GetUInt64(own, desc);
+      if (HasIoField(w.defaults(), field)) return w.defaults().GetReflection()->GetUInt64(w.defaults(), desc);
+      return std::nullopt;
+    };
+    for (int i : group) {
+      if (effective(i) == effective(group[0])) continue;
+      same = false;
+      Error(HeaderAt(jobs[static_cast<size_t>(i)].header),
+            "runs at the same time as job " + step_labels_[static_cast<size_t>(group[0])] + " but with another " + desc->name() +
+                " (fio's runtime or ramp_time): iofleet runs the jobs of a group as streams of one step, which share its " +
+                desc->name() + "; give them the same, or add stonewall to run this job after the others");
     }
   }
+  (void)defaults;
+  return same;
+}
+
+// fio starts the jobs of a file together, except that a job with stonewall waits for every job
+// before it to finish. So each run of jobs up to the next stonewall becomes one step whose
+// streams are those jobs, started at one instant (a lone job stays a step of its own). The
+// step takes its first job's name; each stream keeps its job's name, fields and files.
+void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs) {
+  std::vector<std::vector<int>> groups;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto& stonewall = Effective(jobs[i].level.stonewall, defaults.stonewall);
+    if (i == 0 || (stonewall && stonewall->value)) groups.emplace_back();
+    groups.back().push_back(static_cast<int>(i));
+  }
+  if (groups.size() == jobs.size()) return;
+  v1::Workload& w = out_.workload;
+  std::vector<v1::Step> steps;
+  std::map<std::string, Place> origins;
+  // Every origin under steps[from] moves to `to` (a step, or a stream of one); a step-level
+  // field of a stream moves to its step.
+  auto move_origins = [&](int from, const std::string& to, const std::string& step_path) {
+    const std::string prefix = "steps[" + std::to_string(from) + "]";
+    for (auto it = origins_.begin(); it != origins_.end();) {
+      if (it->first.rfind(prefix, 0) != 0 || (it->first.size() > prefix.size() && it->first[prefix.size()] != '.')) {
+        ++it;
+        continue;
+      }
+      std::string rest = it->first.substr(prefix.size());
+      std::string moved = to + (rest.rfind(".io", 0) == 0 && to != step_path ? rest.substr(3) : rest);
+      for (const char* field : {".io.runtime", ".io.ramp", ".io.deadline"}) {
+        if (rest == field) moved = step_path + rest;
+      }
+      origins[moved] = it->second;
+      it = origins_.erase(it);
+    }
+  };
+  for (const std::vector<int>& group : groups) {
+    const std::string step_path = "steps[" + std::to_string(steps.size()) + "]";
+    if (group.size() == 1) {
+      steps.push_back(w.steps(group[0]));
+      move_origins(group[0], step_path, step_path);
+      continue;
+    }
+    if (!SameStepLevel(group, defaults, jobs)) return;
+    v1::Step step;
+    step.set_name(w.steps(group[0]).name());
+    v1::IoSpec& io = *step.mutable_io();
+    for (size_t k = 0; k < group.size(); ++k) {
+      v1::IoSpec stream = w.steps(group[k]).io();
+      if (stream.has_runtime()) io.set_runtime(stream.runtime());
+      if (stream.has_ramp()) io.set_ramp(stream.ramp());
+      if (stream.has_deadline()) io.set_deadline(stream.deadline());
+      stream.clear_runtime();
+      stream.clear_ramp();
+      stream.clear_deadline();
+      stream.set_name(w.steps(group[k]).name());
+      *io.add_streams() = std::move(stream);
+      move_origins(group[k], step_path + ".io.streams[" + std::to_string(k) + "]", step_path);
+    }
+    steps.push_back(std::move(step));
+  }
+  w.clear_steps();
+  for (auto& step : steps) *w.add_steps() = std::move(step);
+  for (auto& [path, at] : origins) origins_[path] = at;
 }
 
 void Importer::PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs) {
@@ -247,6 +328,21 @@ void Importer::CheckMixedRates(const Level& defaults, const std::vector<Job>& jo
           "on a job that mixes reads and writes" + where + ": fio caps reads and writes each at this rate, iofleet's rate "
           "caps them together, so it cannot mean the same here (split the job into a read job and a write job, or "
           "remove the rate)");
+  }
+}
+
+// fio's randrepeat defaults to on: a random job's offsets are the same on every run. A random
+// job without a seed of its own (randseed) gets seed 1 unless randrepeat=0 says otherwise.
+void Importer::PlaceRandRepeat(const Level& defaults, const std::vector<Job>& jobs) {
+  v1::Workload& w = out_.workload;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto& repeat = Effective(jobs[i].level.randrepeat, defaults.randrepeat);
+    if (repeat && !repeat->value) continue;
+    v1::IoSpec& io = *w.mutable_steps(static_cast<int>(i))->mutable_io();
+    const v1::Op op = io.has_op() ? io.op() : defaults.io.op();
+    if (!rules::IsRandom(op) || io.has_seed() || w.defaults().has_seed()) continue;
+    io.set_seed(1);
+    if (repeat) origins_["steps[" + std::to_string(i) + "].io.seed"] = repeat->at;
   }
 }
 
@@ -318,20 +414,22 @@ void Importer::ValidateResult() {
 
 void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   v1::Workload& w = out_.workload;
+  has_global_filename_ = defaults.filename.has_value();
   *w.mutable_defaults() = defaults.io;
   for (size_t i = 0; i < jobs.size(); ++i) *w.add_steps()->mutable_io() = jobs[i].level.io;
   NameSteps(jobs);
   PlaceRuntime(defaults, jobs);
   PlaceRamp(defaults, jobs);
-  CheckSequential(defaults, jobs);
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
   CheckMixedRates(defaults, jobs);
+  PlaceRandRepeat(defaults, jobs);
   std::string description;
   for (const auto& d : descriptions_) description += (description.empty() ? "" : "; ") + d;
   w.set_description(description);
   AddFioDefaults();
   LeaveOutIgnored();
+  GroupStreams(defaults, jobs);
 }
 
 void Importer::Import(const std::string& text) {
@@ -380,7 +478,7 @@ void Importer::Import(const std::string& text) {
 
 using fio_detail::Importer;
 
-FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported) {
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported, bool relative_paths) {
   FioImport out;
   if (Status size = CheckInputSize(text, file_name); !size.ok()) {
     out.errors.push_back(size.message());
@@ -392,18 +490,18 @@ FioImport ImportFioJobText(const std::string& text, const std::string& file_name
                          ": a NUL byte: a job file is text");
     return out;
   }
-  Importer(file_name, allow_unsupported, out).Import(text);
+  Importer(file_name, allow_unsupported, relative_paths, out).Import(text);
   return out;
 }
 
-FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported) {
+FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths) {
   Result<std::string> text = ReadInputFile(path);
   if (!text.ok()) {
     FioImport out;
     out.errors.push_back(text.status().message());
     return out;
   }
-  return ImportFioJobText(*text, path, allow_unsupported);
+  return ImportFioJobText(*text, path, allow_unsupported, relative_paths);
 }
 
 bool IsFioJobFile(const std::string& path) {

@@ -23,10 +23,14 @@ struct FioImport {
 };
 
 // `allow_unsupported`: an option iofleet cannot honour (or one that runs a command) becomes a
-// warning and is left out, instead of an error.
-FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported);
+// warning and is left out, instead of an error. `relative_paths` (--fio-paths relative): an
+// absolute filename= is taken as its base name in each agent's run directory, and an absolute
+// directory= as the run directory itself, each with a warning and a note in the description; a
+// device is never mapped.
+FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths = false);
 // The same for job file text; `file_name` names it in messages and gives the workload its name.
-FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported);
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported,
+                           bool relative_paths = false);
 
 // The options the import supports and what each becomes, as the markdown table of
 // docs/workloads.md's "Importing fio job files" (a test keeps the two the same).

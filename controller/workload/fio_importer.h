@@ -41,6 +41,8 @@ struct Level {
   std::optional<Setting<bool>> stonewall;
   std::optional<Setting<std::string>> directory;
   std::optional<Setting<std::string>> name;
+  std::optional<Setting<std::string>> filename;  // the file's name in the run directory
+  std::optional<Setting<bool>> randrepeat;
   std::optional<Place> size;        // size= or filesize= was written, valid or not
   std::string size_key;             // which of the two set io.file_size
   int kb_base = 1024;
@@ -80,8 +82,8 @@ inline bool HasIoField(const v1::IoSpec& io, int field) {
 
 class Importer {
  public:
-  Importer(const std::string& file, bool allow_unsupported, FioImport& out)
-      : file_(file), allow_(allow_unsupported), out_(out) {}
+  Importer(const std::string& file, bool allow_unsupported, bool relative_paths, FioImport& out)
+      : file_(file), allow_(allow_unsupported), relative_paths_(relative_paths), out_(out) {}
 
   void Import(const std::string& text);
 
@@ -134,6 +136,13 @@ class Importer {
   void RateIops(const Option& o, Level& l);
   void RateProcess(const Option& o, Level& l);
   void Thread(const Option& o, Level& l);
+  void ProfileOnly(const Option& o, Level& l);
+  void Invalidate(const Option& o, Level& l);
+  void RandomDistribution(const Option& o, Level& l);
+  void NoRandomMap(const Option& o, Level& l);
+  void RandRepeat(const Option& o, Level& l);
+  void RandSeed(const Option& o, Level& l);
+  void StartDelay(const Option& o, Level& l);
   void Directory(const Option& o, Level& l);
   void Stonewall(const Option& o, Level& l);
   void Filename(const Option& o, Level& l);
@@ -154,11 +163,13 @@ class Importer {
   void NameSteps(const std::vector<Job>& jobs);
   void PlaceRuntime(const Level& defaults, const std::vector<Job>& jobs);
   void PlaceRamp(const Level& defaults, const std::vector<Job>& jobs);
-  void CheckSequential(const Level& defaults, const std::vector<Job>& jobs);
+  void GroupStreams(const Level& defaults, const std::vector<Job>& jobs);
+  bool SameStepLevel(const std::vector<int>& group, const Level& defaults, const std::vector<Job>& jobs);
   void PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs);
   void CheckSizes(const Level& defaults, const std::vector<Job>& jobs);
   void CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs);
   void AddFioDefaults();
+  void PlaceRandRepeat(const Level& defaults, const std::vector<Job>& jobs);
   void LeaveOutIgnored();
   void ValidateResult();
 
@@ -205,6 +216,8 @@ class Importer {
 
   const std::string file_;
   const bool allow_;
+  const bool relative_paths_;
+  bool has_global_filename_ = false;  // [global] filename=: every job shares that file
   FioImport& out_;
   std::map<std::string, Place> origins_;  // workload path -> the option that set it
   std::vector<std::string> descriptions_;

@@ -3,6 +3,8 @@
 #include <sstream>
 
 #include "controller/workload/fio_importer.h"
+
+#include "core/base/distribution_spec.h"
 #include "controller/workload/fio_values.h"
 #include "controller/workload/proto_names.h"
 #include "core/base/units.h"
@@ -33,6 +35,10 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
       {{{"bssplit", &Importer::BlockSizeSplit}},
        "`bssplit=4k/60:64k/40`",
        "`block_size_split`; a blank share gets an even part of the rest, as in fio"},
+      {{{"invalidate", &Importer::Invalidate}},
+       "`invalidate` (fio's default 1)",
+       "`invalidate`: a buffered job's files are dropped from the page cache at the end of its setup, as fio does before "
+       "the job; `invalidate=0` keeps them"},
       {{{"direct", &Importer::Direct}, {"buffered", &Importer::Buffered}},
        "`direct`, `buffered`",
        "`direct` (`buffered` is its inverse)"},
@@ -62,10 +68,16 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
        "`fsync.every`, `fsync.at_end`"},
       {{{"directory", &Importer::Directory}},
        "`directory`",
-       "`target.dir`: relative, below each agent's root; one for all jobs"},
+       "`target.dir`: relative, below each agent's root; one for all jobs (an absolute one with `--fio-paths relative`: "
+       "the run directory)"},
+      {{{"filename", &Importer::Filename}},
+       "`filename` (one file)",
+       "`file_prefix` with `file_layout: shared` and `shared_mode: whole`: the file in each agent's run directory, "
+       "shared by the jobs that name it, each covering all of it as in fio; an absolute path only with `--fio-paths "
+       "relative` (its base name), a device never"},
       {{{"stonewall", &Importer::Stonewall}, {"wait_for_previous", &Importer::Stonewall}},
        "`stonewall`, `wait_for_previous`",
-       "the step boundary (see below)"},
+       "a new step: the jobs between two stonewalls run at once, as the `streams` of one step (see below)"},
       {{{"rate", &Importer::Rate}},
        "`rate=10m` (or `10m,10m`)",
        "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`, `1m,`) is refused, "
@@ -75,12 +87,30 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
        "`rate_process=linear`",
        "accepted, iofleet's pacing (evenly spaced requests); `poisson` is refused"},
       {{{"thread", &Importer::Thread}}, "`thread`", "accepted, no effect: iofleet's jobs are threads of the agent"},
+      {{{"random_distribution", &Importer::RandomDistribution}},
+       "`random_distribution`",
+       "`distribution`: `random`, `zipf:THETA`, `pareto:H`, `zoned:A/R:...` as fio writes them (fio's `normal` is refused: "
+       "its value is not a standard deviation)"},
+      {{{"norandommap", &Importer::NoRandomMap}}, "`norandommap`", "`random: uniform` (blocks drawn with repeats)"},
+      {{{"randrepeat", &Importer::RandRepeat}, {"randseed", &Importer::RandSeed}},
+       "`randrepeat`, `randseed`",
+       "`seed`: fio's default `randrepeat=1` repeats a random job's offsets on every run, so such a job gets `seed: 1`; "
+       "`randseed=N` is `seed: N`; `randrepeat=0` draws new ones each run (iofleet's default)"},
+      {{{"startdelay", &Importer::StartDelay}}, "`startdelay`", "`start_delay` (one value; a range is refused)"},
       {{{"group_reporting", &Importer::GroupReporting}},
        "`group_reporting`",
        "accepted, no effect: iofleet always reports each step aggregated and per agent"},
+      {{{"new_group", &Importer::GroupReporting}},
+       "`new_group`",
+       "accepted, no effect: it only groups fio's own reporting; iofleet reports each step and each stream"},
+      {{{"threads", &Importer::ProfileOnly}},
+       "`threads`",
+       "accepted, no effect: an option of fio's tiobench profile, which does nothing without `profile=tiobench`"},
+      {{{"gtod_reduce", &Importer::GroupReporting}},
+       "`gtod_reduce`",
+       "accepted, no effect: it only spares fio's clock calls; iofleet always times every I/O (its cost is in its figures)"},
       {{{"kb_base", &Importer::KbBaseOption}}, "`kb_base`", "how sizes read (below)"},
       // Refused with their own reasons (docs/workloads.md lists them below the table).
-      {{{"filename", &Importer::Filename}}, nullptr, nullptr},
       {{{"exec_prerun", &Importer::RunsCommand},
         {"exec_postrun", &Importer::RunsCommand},
         {"trigger", &Importer::RunsCommand},
@@ -427,8 +457,67 @@ void Importer::EndFsync(const Option& o, Level& l) {
 // Accepted with no effect: iofleet reports every step aggregated over its jobs and per agent.
 void Importer::GroupReporting(const Option& o, Level&) { Bool(o); }
 
+void Importer::ProfileOnly(const Option& o, Level&) { NeedValue(o); }
+
+void Importer::Invalidate(const Option& o, Level& l) {
+  if (auto b = Bool(o)) {
+    l.io.set_invalidate(*b);
+    Record(l, {v1::IoSpec::kInvalidateFieldNumber}, o);
+  }
+}
+
 // fio's jobs are processes unless `thread`; iofleet's are always threads of the agent.
 void Importer::Thread(const Option& o, Level&) { Bool(o); }
+
+// fio's text is iofleet's `distribution`, but for normal: fio's normal:DEV is a bell of a fixed
+// width that DEV only jitters, iofleet's normal:SIGMA a standard deviation, so it cannot mean the same.
+void Importer::RandomDistribution(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  if (o.value.rfind("normal", 0) == 0 || o.value.rfind("gauss", 0) == 0) {
+    Unsupported(ValueAt(o), "\"" + o.value + "\": fio's normal distribution is a bell of fixed width that its value only "
+                            "jitters, iofleet's normal:SIGMA a standard deviation: it cannot mean the same here");
+    return;
+  }
+  auto spec = ParseDistribution(o.value);
+  if (!spec.ok()) {
+    Error(ValueAt(o), spec.status().message());
+    return;
+  }
+  if (o.value == "random") return;  // fio's default, iofleet's uniform
+  l.io.set_distribution(o.value);
+  Record(l, {v1::IoSpec::kDistributionFieldNumber}, o);
+}
+
+void Importer::NoRandomMap(const Option& o, Level& l) {
+  auto b = Bool(o);
+  if (!b) return;
+  l.io.set_random(*b ? v1::RANDOM_ORDER_UNIFORM : v1::RANDOM_ORDER_PERMUTATION);
+  Record(l, {v1::IoSpec::kRandomFieldNumber}, o);
+}
+
+// randrepeat (fio's default: on) repeats a job's random choices run after run: a seed of its own;
+// randrepeat=0 draws new ones each run, iofleet's own default; randseed names the seed.
+void Importer::RandRepeat(const Option& o, Level& l) {
+  if (auto b = Bool(o)) l.randrepeat = Setting<bool>{*b, KeyAt(o)};
+}
+
+void Importer::RandSeed(const Option& o, Level& l) {
+  if (auto seed = Count(o, IoField(v1::IoSpec::kSeedFieldNumber))) {
+    l.io.set_seed(*seed);
+    Record(l, {v1::IoSpec::kSeedFieldNumber}, o);
+  }
+}
+
+void Importer::StartDelay(const Option& o, Level& l) {
+  if (o.value.find('-') != std::string::npos) {
+    Unsupported(ValueAt(o), "\"" + o.value + "\": a random start delay (a range) is not supported: give one delay");
+    return;
+  }
+  if (auto ns = Time(o)) {
+    l.io.set_start_delay(*ns);
+    Record(l, {v1::IoSpec::kStartDelayFieldNumber}, o);
+  }
+}
 
 namespace {
 
@@ -495,6 +584,11 @@ void Importer::Directory(const Option& o, Level& l) {
     Error(ValueAt(o), "\"" + o.value + "\": several directories are not supported: give one");
     return;
   }
+  if (dir.front() == '/' && relative_paths_) {
+    Warn(ValueAt(o), "\"" + o.value + "\" is taken as each agent's run directory (--fio-paths relative)");
+    descriptions_.push_back("directory " + o.value + " as the run directory (--fio-paths relative)");
+    return;
+  }
   if (dir.front() == '/') {
     Error(ValueAt(o), "\"" + o.value + "\" is a path on this host, but each agent works below its own roots "
                       "(iofleet-agent --root NAME=DIR; --local-root for the local agent): give a directory relative "
@@ -508,24 +602,53 @@ void Importer::Stonewall(const Option& o, Level& l) {
   if (auto b = Bool(o)) l.stonewall = Setting<bool>{*b, KeyAt(o)};
 }
 
-void Importer::Filename(const Option& o, Level&) {
-  // A device or an absolute path names a place on some host: dropping it would run the job on a
-  // file in the agent's root instead, another test with the same name. Never left out silently.
-  if (o.has_value) {
-    std::stringstream names(o.value);
-    for (std::string name; std::getline(names, name, ':');) {
-      if (name.empty() || name.front() != '/') continue;
-      const bool device = name.rfind("/dev/", 0) == 0;
+// A relative name is the job's file in each agent's run directory; jobs that name the same file
+// share it, each covering all of it as fio's do (file_layout shared, shared_mode whole).
+void Importer::Filename(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  std::string name = o.value;
+  if (name.find(':') != std::string::npos) {
+    Unsupported(ValueAt(o), "\"" + name + "\": several files per job are not supported: give one file");
+    return;
+  }
+  if (name.front() == '/') {
+    // A device or an absolute path names a place on some host: dropping it would run the job on
+    // a file in the agent's root instead, another test with the same name. Never left out
+    // silently, and a device never mapped.
+    const bool device = name.rfind("/dev/", 0) == 0;
+    if (device || !relative_paths_) {
       Error(ValueAt(o), "\"" + name + "\" is " + (device ? "a device" : "an absolute path") +
                             ", but each agent works only below its own roots (iofleet-agent --root NAME=DIR; --local-root "
-                            "for the local agent), so it cannot be honoured" +
-                            (device ? "" : " as written") + ", even with --allow-unsupported: remove filename=" +
-                            (device ? "" : ", or give a directory relative to the root with directory="));
+                            "for the local agent), so it cannot be honoured" + (device ? "" : " as written") +
+                            ", even with --allow-unsupported: " +
+                            (device ? "remove filename= (iofleet tests files in a file system, not devices)"
+                                    : "give a relative name, or pass --fio-paths relative to take it as its base name in "
+                                      "each agent's run directory"));
       return;
     }
+    const std::string base = name.substr(name.find_last_of('/') + 1);
+    if (base.empty()) {
+      Error(ValueAt(o), "\"" + name + "\" names no file");
+      return;
+    }
+    Warn(ValueAt(o), "\"" + name + "\" is taken as \"" + base + "\" in each agent's run directory (--fio-paths relative)");
+    descriptions_.push_back("filename " + name + " as " + base + " in the run directory (--fio-paths relative)");
+    name = base;
   }
-  Unsupported(KeyAt(o), "is not supported: iofleet names each job's file itself, in a directory of its own per "
-                        "run and agent (<root>/<dir>/iofleet/<run-id>/<agent>/); use directory= for <dir>");
+  if (name.find('/') != std::string::npos || name == "." || name == "..") {
+    Error(ValueAt(o), "\"" + name + "\" is not a file name: give the directory with directory= and the file's name here");
+    return;
+  }
+  // iofleet's file names are [A-Za-z0-9_-]: fio's name maps to one (dots and others become _).
+  std::string prefix;
+  for (unsigned char c : name) prefix += (std::isalnum(c) || c == '_' || c == '-') ? static_cast<char>(c) : '_';
+  l.io.set_file_prefix(prefix.substr(0, 64));
+  l.io.set_file_layout(v1::FILE_LAYOUT_SHARED);
+  l.io.set_shared_mode(v1::SHARED_MODE_WHOLE);
+  origins_[l.path + ".file_prefix"] = ValueAt(o);
+  origins_[l.path + ".file_layout"] = KeyAt(o);
+  origins_[l.path + ".shared_mode"] = KeyAt(o);
+  l.filename = Setting<std::string>{name, KeyAt(o)};
 }
 
 void Importer::KbBaseOption(const Option& o, Level&) {

@@ -25,8 +25,12 @@ struct Executed {
         // As the planner reads it: total_jobs and total_size win over jobs and file_size, and a
         // field the step's engine or op does not use is neutral.
         v1::IoSpec io = rules::ResolveStepIo(w, step);
-        if (io.has_total_jobs()) io.clear_jobs();
-        if (io.has_total_size()) io.clear_file_size();
+        auto planned = [](v1::IoSpec& spec) {
+          if (spec.has_total_jobs()) spec.clear_jobs();
+          if (spec.has_total_size()) spec.clear_file_size();
+        };
+        planned(io);
+        for (v1::IoSpec& stream : *io.mutable_streams()) planned(stream);
         rules::NeutralizeInapplicable(io);
         *step.mutable_io() = io;
       }

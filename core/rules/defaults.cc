@@ -34,6 +34,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_submit_batch(1);
   io.set_complete_batch(1);
   io.set_file_prefix(std::string(kDefaultFilePrefix));
+  io.set_random(v1::RANDOM_ORDER_PERMUTATION);
   return io;
 }
 
@@ -68,12 +69,59 @@ void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
   base.MergeFrom(over);  // proto3 optional: only fields that are set overwrite
 }
 
+bool IsStepLevelField(int field) {
+  return field == v1::IoSpec::kRuntimeFieldNumber || field == v1::IoSpec::kRampFieldNumber ||
+         field == v1::IoSpec::kDeadlineFieldNumber || field == v1::IoSpec::kStonewallFieldNumber;
+}
+
+std::vector<const v1::IoSpec*> StreamsOf(const v1::IoSpec& io) {
+  std::vector<const v1::IoSpec*> out;
+  for (const v1::IoSpec& stream : io.streams()) out.push_back(&stream);
+  if (out.empty()) out.push_back(&io);
+  return out;
+}
+
+uint64_t JobsOf(const v1::IoSpec& io) {
+  uint64_t jobs = 0;
+  for (const v1::IoSpec* stream : StreamsOf(io)) jobs += stream->jobs();
+  return jobs;
+}
+
+void KeepStepLevel(v1::IoSpec& io) {
+  v1::IoSpec kept;
+  if (io.has_runtime()) kept.set_runtime(io.runtime());
+  if (io.has_ramp()) kept.set_ramp(io.ramp());
+  if (io.has_deadline()) kept.set_deadline(io.deadline());
+  if (io.has_stonewall()) kept.set_stonewall(io.stonewall());
+  *kept.mutable_streams() = std::move(*io.mutable_streams());
+  io = std::move(kept);
+}
+
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index) { return ResolveStepIo(workload, workload.steps(index)); }
 
 v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
   v1::IoSpec io = BuiltinIoDefaults();
-  Overlay(io, workload.defaults());
-  Overlay(io, step.io());
+  v1::IoSpec defaults = workload.defaults();
+  defaults.clear_streams();  // only a step holds streams (refused in defaults)
+  defaults.clear_name();
+  Overlay(io, defaults);
+  v1::IoSpec own = step.io();
+  own.clear_streams();
+  Overlay(io, own);
+  if (step.io().streams_size() == 0) return io;
+  const v1::IoSpec step_fields = io;
+  for (const v1::IoSpec& written : step.io().streams()) {
+    v1::IoSpec& stream = *io.add_streams();
+    stream = step_fields;
+    v1::IoSpec over = written;
+    over.clear_streams();  // streams do not nest (refused)
+    const auto* desc = v1::IoSpec::descriptor();
+    for (int f = 0; f < desc->field_count(); ++f) {
+      // The step's window is every stream's: a stream's own value is refused, never used.
+      if (IsStepLevelField(desc->field(f)->number())) over.GetReflection()->ClearField(&over, desc->field(f));
+    }
+    Overlay(stream, over);
+  }
   return io;
 }
 
@@ -101,7 +149,9 @@ std::string JobFileName(const v1::IoSpec& io, uint32_t job) {
 
 uint64_t JobRangeBytes(const v1::IoSpec& io, uint32_t global_jobs) {
   uint64_t slot = MaxBlockSize(io);
-  uint64_t range = io.file_layout() == v1::FILE_LAYOUT_SHARED          ? io.file_size() / std::max(1u, io.jobs())
+  const bool whole = io.shared_mode() == v1::SHARED_MODE_WHOLE && io.file_layout() != v1::FILE_LAYOUT_PER_JOB;
+  uint64_t range = whole                                               ? io.file_size()
+                   : io.file_layout() == v1::FILE_LAYOUT_SHARED          ? io.file_size() / std::max(1u, io.jobs())
                    : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? io.file_size() / std::max(1u, global_jobs)
                                                                        : io.file_size();
   return slot ? range / slot * slot : 0;
@@ -117,7 +167,10 @@ Result<v1::IoSpec> PlanIo(const v1::IoSpec& resolved, uint64_t total_jobs) {
                            std::to_string(total_jobs) + " jobs leaves less than one block per job");
   }
   io.clear_total_size();
-  io.set_file_size(io.file_layout() == v1::FILE_LAYOUT_SHARED          ? per_job * io.jobs()
+  // shared_mode whole: every job passes over the whole file, so the file is one job's share.
+  const bool whole = io.shared_mode() == v1::SHARED_MODE_WHOLE;
+  io.set_file_size(whole                                               ? per_job
+                   : io.file_layout() == v1::FILE_LAYOUT_SHARED          ? per_job * io.jobs()
                    : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? per_job * total_jobs
                                                                        : per_job);
   return io;
@@ -148,6 +201,9 @@ std::string StepName(const v1::Workload& workload, int index) {
 namespace {
 
 bool Mixed(const v1::IoSpec& io) { return io.op() == v1::OP_READWRITE || io.op() == v1::OP_RANDRW; }
+bool NonUniform(const v1::IoSpec& io) {
+  return io.has_distribution() && io.distribution() != "uniform" && io.distribution() != "random";
+}
 bool Shared(const v1::IoSpec& io) {
   return io.file_layout() == v1::FILE_LAYOUT_SHARED || io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
 }
@@ -164,6 +220,22 @@ struct ApplicabilityRule {
   const char* (*why_not)(const v1::IoSpec& io);  // nullptr when the field applies
 };
 constexpr ApplicabilityRule kApplicability[] = {
+    {v1::IoSpec::kInvalidateFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return !io.direct() && io.engine() != v1::ENGINE_NULL ? nullptr : "invalidate applies to buffered I/O (direct: false)";
+     }},
+    {v1::IoSpec::kDistributionFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return IsRandom(io.op()) ? nullptr : "distribution applies to random ops (randread, randwrite, randrw)";
+     }},
+    {v1::IoSpec::kRandomFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return IsRandom(io.op()) ? nullptr : "random applies to random ops (randread, randwrite, randrw)";
+     }},
+    {v1::IoSpec::kRandomFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return !NonUniform(io) ? nullptr : "a distribution other than uniform draws with repeats: random applies to uniform ones";
+     }},
     {v1::IoSpec::kReadPctFieldNumber,
      [](const v1::IoSpec& io) -> const char* { return Mixed(io) ? nullptr : "read_pct applies to readwrite and randrw"; }},
     {v1::IoSpec::kSharedModeFieldNumber,
@@ -224,7 +296,32 @@ std::string Inapplicable(const v1::IoSpec& io, int field) {
   return "";
 }
 
+// A step with streams: each stream's fields are what runs, and the step keeps its step-level
+// fields as its streams have them (the same in every stream).
+static bool ForStreams(v1::IoSpec& io, void (*each)(v1::IoSpec&)) {
+  if (io.streams_size() == 0) return false;
+  for (v1::IoSpec& stream : *io.mutable_streams()) each(stream);
+  KeepStepLevel(io);
+  const v1::IoSpec& first = io.streams(0);
+  const auto* desc = v1::IoSpec::descriptor();
+  const auto* refl = v1::IoSpec::GetReflection();
+  for (int i = 0; i < desc->field_count(); ++i) {
+    const auto* field = desc->field(i);
+    if (!IsStepLevelField(field->number())) continue;
+    refl->ClearField(&io, field);
+    if (refl->HasField(first, field)) {
+      if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT64) {
+        refl->SetUInt64(&io, field, refl->GetUInt64(first, field));
+      } else {
+        refl->SetEnumValue(&io, field, refl->GetEnumValue(first, field));
+      }
+    }
+  }
+  return true;
+}
+
 void PruneInapplicable(v1::IoSpec& io) {
+  if (ForStreams(io, PruneInapplicable)) return;
   const auto* desc = v1::IoSpec::descriptor();
   const auto* refl = v1::IoSpec::GetReflection();
   v1::IoSpec copy = io;
@@ -235,6 +332,7 @@ void PruneInapplicable(v1::IoSpec& io) {
 }
 
 void NeutralizeInapplicable(v1::IoSpec& io) {
+  if (ForStreams(io, NeutralizeInapplicable)) return;
   const auto* desc = v1::IoSpec::descriptor();
   const auto* refl = v1::IoSpec::GetReflection();
   static const v1::IoSpec neutral = [] {

@@ -23,7 +23,22 @@ void Overlay(v1::IoSpec& base, const v1::IoSpec& over);
 // Overlay applies them.
 std::vector<int> FieldsReplacing(int field);
 
-// The fully resolved I/O spec of steps[index] (which must be an io step).
+// Streams (IoSpec.streams): a step's runtime, ramp, deadline and stonewall are every stream's;
+// a stream may not set them. Every other field is per job: a stream's own value, else the step's.
+bool IsStepLevelField(int field);
+// The most streams a step may hold.
+constexpr int kMaxStreams = 64;
+// What runs: each stream of a resolved (or planned) spec, or the spec itself when it has none.
+std::vector<const v1::IoSpec*> StreamsOf(const v1::IoSpec& io);
+// The jobs of every stream of a planned spec together: 0 when this agent sits the step out.
+uint64_t JobsOf(const v1::IoSpec& io);
+// A step with streams as it is planned: its step-level fields and its streams, nothing else
+// (its per-job fields are already in each stream).
+void KeepStepLevel(v1::IoSpec& io);
+
+// The fully resolved I/O spec of steps[index] (which must be an io step). A step with streams
+// resolves to its own fields and each stream resolved: the step's fields with the stream's
+// laid over them, and the step-level fields of the step.
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index);
 // The same for any io step of the workload, a group's steps included.
 v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step);

@@ -74,6 +74,58 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
   }
 }
 
+// A planned step with streams: each stream is checked as a planned io step of its own (with
+// its path), and must have the step's window, a name of its own, and no streams; the step
+// itself holds its step-level fields and streams only.
+void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, std::vector<Violation>& out) {
+  const v1::IoSpec& io = step.io();
+  const std::string p = path + ".io";
+  if (io.streams_size() > kMaxStreams) {
+    out.push_back({p + ".streams", std::to_string(io.streams_size()) + " streams: at most " + std::to_string(kMaxStreams)});
+    return;
+  }
+  if (!step.read_from_agent().empty() || step.global_jobs() || step.global_first_job()) {
+    out.push_back({path, "a step with streams has no read_from_agent or global jobs (streams plan neither)"});
+  }
+  v1::IoSpec step_level = io;
+  KeepStepLevel(step_level);
+  if (step_level.SerializeAsString() != io.SerializeAsString()) {
+    out.push_back({p, "a step with streams holds its runtime, ramp, deadline, stonewall and streams only"});
+  }
+  std::vector<std::string> names;
+  for (int k = 0; k < io.streams_size(); ++k) {
+    const v1::IoSpec& stream = io.streams(k);
+    const std::string sp = p + ".streams[" + std::to_string(k) + "]";
+    if (!IsStepName(stream.name()) || stream.name().empty() || stream.name().size() > 64) {
+      out.push_back({sp + ".name", "must match [a-z0-9_-]+ (at most 64 characters)"});
+    } else if (std::find(names.begin(), names.end(), stream.name()) != names.end()) {
+      out.push_back({sp + ".name", "is used twice in the step"});
+    }
+    names.push_back(stream.name());
+    if (stream.streams_size() > 0) {
+      out.push_back({sp + ".streams", "streams do not nest"});
+      continue;
+    }
+    if (stream.runtime() != io.runtime() || stream.ramp() != io.ramp() || stream.deadline() != io.deadline() ||
+        stream.stonewall() != io.stonewall()) {
+      out.push_back({sp, "has another runtime, ramp, deadline or stonewall than its step: they are the step's"});
+    }
+    if (stream.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL || stream.read_from() == v1::READ_FROM_NEXT_AGENT) {
+      out.push_back({sp, "shared_global and read_from: next_agent are not available in a stream"});
+    }
+    // Checked as the planned io step it is run as, its paths put back under the stream.
+    v1::PlannedStep alone;
+    alone.set_name(step.name());
+    *alone.mutable_io() = stream;
+    std::vector<Violation> found;
+    CheckPlannedIo(alone, path, found);
+    for (Violation& v : found) {
+      if (v.path.rfind(p, 0) == 0) v.path = sp + v.path.substr(p.size());
+      out.push_back(std::move(v));
+    }
+  }
+}
+
 // The name as shown in messages, or "" when it is not one a workload could have written.
 std::string ShownName(const v1::PlannedStep& step) { return IsStepName(step.name()) ? step.name() : ""; }
 
@@ -99,6 +151,10 @@ void CheckPlannedStep(const v1::PlannedStep& step, const std::string& path, cons
   if (!IsStepName(step.name())) out.push_back({path + ".name", "must match [a-z0-9_-]+ (the plan names every step)"});
   if (!step.read_from_agent().empty() && !IsSinglePathComponent(step.read_from_agent())) {
     out.push_back({path + ".read_from_agent", "must be a single path component (an agent's directory in the run)"});
+  }
+  if (step.has_io() && step.io().streams_size() > 0) {
+    CheckPlannedStreams(step, path, out);
+    return;
   }
   if (step.has_io()) {
     CheckPlannedIo(step, path, out);

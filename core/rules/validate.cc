@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/base/checked.h"
+#include "core/base/distribution_spec.h"
 #include "core/base/units.h"
 #include "core/rules/defaults.h"
 #include "core/rules/non_io_steps.h"
@@ -42,10 +43,115 @@ std::string Origin(const v1::Workload& w, const v1::Step& step, const std::strin
   return step_path;
 }
 
+// Where a resolved field of stream k came from: the stream, the step, or the defaults.
+std::string StreamOrigin(const v1::Workload& w, const v1::Step& step, const std::string& path, int k, int number) {
+  const auto* field = v1::IoSpec::descriptor()->FindFieldByNumber(number);
+  const std::string stream_path = path + ".io.streams[" + std::to_string(k) + "]";
+  if (HasIoField(step.io().streams(k), field)) return stream_path + "." + field->name();
+  if (HasIoField(step.io(), field)) return path + ".io." + field->name();
+  if (HasIoField(w.defaults(), field)) return "defaults." + field->name();
+  return stream_path;
+}
+
+// A stream's own rules: a name, no step-level field, no nesting, and the rules of a step.
+void ValidateStream(const v1::Workload& w, const v1::Step& step, const v1::IoSpec& resolved, int k, const std::string& path,
+                    std::set<std::string>& names, std::vector<Violation>& out) {
+  const v1::IoSpec& written = step.io().streams(k);
+  const std::string stream_path = path + ".io.streams[" + std::to_string(k) + "]";
+  if (!written.has_name()) {
+    out.push_back({stream_path, "a stream needs a name ([a-z0-9_-]+, unique in its step)"});
+  } else if (!IsStepName(written.name()) || written.name().empty() || written.name().size() > 64) {
+    out.push_back({stream_path + ".name", "\"" + written.name() + "\" must match [a-z0-9_-]+ (at most 64 characters)"});
+  } else if (!names.insert(written.name()).second) {
+    out.push_back({stream_path + ".name", "stream name \"" + written.name() + "\" is used twice in the step"});
+  }
+  if (written.streams_size() > 0) out.push_back({stream_path + ".streams", "streams do not nest: a stream cannot hold streams"});
+  const auto* desc = v1::IoSpec::descriptor();
+  for (int f = 0; f < desc->field_count(); ++f) {
+    const auto* field = desc->field(f);
+    if (IsStepLevelField(field->number()) && HasIoField(written, field)) {
+      out.push_back({stream_path + "." + field->name(),
+                     "is the step's: every stream runs in the step's window, so set it on the step's io"});
+    }
+  }
+  ValidateIoLevel(written, stream_path, out);
+  const FieldPlace place = [&](int field) { return StreamOrigin(w, step, path, k, field); };
+  if (!ValidateResolvedIo(resolved, place, out)) return;
+  // Both are planned for a step as a whole (one global file, one peer per step).
+  if (resolved.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL) {
+    out.push_back({place(v1::IoSpec::kFileLayoutFieldNumber), "file_layout: shared_global is not available in a stream"});
+  }
+  if (resolved.read_from() == v1::READ_FROM_NEXT_AGENT) {
+    out.push_back({place(v1::IoSpec::kReadFromFieldNumber), "read_from: next_agent is not available in a stream"});
+  }
+  for (int f = 0; f < desc->field_count(); ++f) {
+    const auto* field = desc->field(f);
+    if (!HasIoField(written, field) || IsStepLevelField(field->number())) continue;
+    std::string reason = Inapplicable(resolved, field->number());
+    if (!reason.empty()) out.push_back({stream_path + "." + field->name(), "has no effect here: " + reason});
+  }
+}
+
+// A stream that checks what it reads (verify) fails on blocks another stream writes meanwhile:
+// two streams whose jobs open the same file (same file_prefix and layout) may not be such a pair.
+void CheckVerifiedReads(const v1::IoSpec& io, const std::string& path, std::vector<Violation>& out) {
+  for (int a = 0; a < io.streams_size(); ++a) {
+    const v1::IoSpec& reader = io.streams(a);
+    if (!reader.verify() || !Reads(reader.op())) continue;
+    for (int b = 0; b < io.streams_size(); ++b) {
+      const v1::IoSpec& writer = io.streams(b);
+      if (b == a || !Writes(writer.op()) || JobFileName(reader, 0) != JobFileName(writer, 0)) continue;
+      out.push_back({path + ".io.streams[" + std::to_string(a) + "].verify",
+                     "stream " + reader.name() + " verifies what it reads from " + JobFileName(reader, 0) + ", which stream " +
+                         writer.name() + " writes at the same time: give one of them a file_prefix of its own"});
+    }
+  }
+}
+
+// A step with streams: each stream by the rules of a step, and the step's own per-job fields
+// (every stream's defaults) only where some stream uses them.
+void ValidateStreamStep(const v1::Workload& w, const v1::Step& step, const v1::IoSpec& io, const std::string& path,
+                        std::vector<Violation>& out) {
+  const std::string step_path = path + ".io";
+  if (step.io().streams_size() > kMaxStreams) {
+    out.push_back({step_path + ".streams", std::to_string(step.io().streams_size()) + " streams: at most " +
+                                               std::to_string(kMaxStreams) + " in a step"});
+    return;
+  }
+  std::set<std::string> names;
+  for (int k = 0; k < step.io().streams_size(); ++k) ValidateStream(w, step, io.streams(k), k, path, names, out);
+  const auto* desc = v1::IoSpec::descriptor();
+  for (int f = 0; f < desc->field_count(); ++f) {
+    const auto* field = desc->field(f);
+    if (!HasIoField(step.io(), field) || field->number() == v1::IoSpec::kStreamsFieldNumber) continue;
+    const bool step_level = IsStepLevelField(field->number());
+    std::string reason;
+    bool used = false;
+    for (int k = 0; k < io.streams_size() && !used; ++k) {
+      if (!step_level && HasIoField(step.io().streams(k), field)) {
+        reason = "every stream sets its own";
+        continue;
+      }
+      std::string why = Inapplicable(io.streams(k), field->number());
+      if (why.empty()) used = true;
+      else reason = why;
+    }
+    if (!used) out.push_back({step_path + "." + field->name(), "has no effect on any stream: " + reason});
+  }
+  CheckVerifiedReads(io, path, out);
+}
+
 void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
   v1::IoSpec io = ResolveStepIo(w, step);
   std::string step_path = path + ".io";
   ValidateIoLevel(step.io(), step_path, out);
+  if (step.io().has_name() && step.io().streams_size() == 0) {
+    out.push_back({step_path + ".name", "names a stream: only a stream in streams has one (the step's name is the step's own)"});
+  }
+  if (io.streams_size() > 0) {
+    ValidateStreamStep(w, step, io, path, out);
+    return;
+  }
   if (!ValidateResolvedIo(io, [&](int field) { return Origin(w, step, path, field); }, out)) return;
   for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
     const auto* field = v1::IoSpec::descriptor()->field(f);
@@ -107,7 +213,8 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   // (the planned step is checked again then, with `global_jobs`); before, an agent with a job
   // has at least one, and a global file is shared by total_jobs jobs in all.
   const uint64_t jobs = io.has_total_jobs() ? (global ? io.total_jobs() : 1) : io.jobs();
-  const uint64_t sharing = !shared ? 1 : global && global_jobs > 0 ? global_jobs : std::max<uint64_t>(jobs, 1);
+  const bool whole = shared && io.shared_mode() == v1::SHARED_MODE_WHOLE;  // each job covers the whole file
+  const uint64_t sharing = !shared || whole ? 1 : global && global_jobs > 0 ? global_jobs : std::max<uint64_t>(jobs, 1);
   if (io.has_file_size()) {
     // Every job needs a block in its range: a worker wraps around its range looking for the next
     // block, and in a range without one it never finds an offset (an agent spun forever so).
@@ -156,6 +263,11 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
     bool good = !prefix.empty() && prefix.size() <= 64;
     for (char c : prefix) good = good && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
     if (!good) out.push_back({place(v1::IoSpec::kFilePrefixFieldNumber), "file_prefix \"" + prefix + "\" is not a file name prefix ([A-Za-z0-9_-]+, at most 64)"});
+  }
+  if (io.has_distribution()) {
+    if (auto spec = ParseDistribution(io.distribution()); !spec.ok()) {
+      out.push_back({place(v1::IoSpec::kDistributionFieldNumber), spec.status().message()});
+    }
   }
   if (io.verify() && io.engine() == v1::ENGINE_NULL) {
     out.push_back({place(v1::IoSpec::kVerifyFieldNumber), "verify needs real I/O; the null engine does none"});
@@ -217,6 +329,8 @@ std::vector<Violation> Validate(const v1::Workload& w) {
   ValidateTarget(w.target(), out);
   if (w.steps_size() == 0) out.push_back({"steps", "a workload needs at least one step"});
   ValidateIoLevel(w.defaults(), "defaults", out);
+  if (w.defaults().streams_size() > 0) out.push_back({"defaults.streams", "streams belong to a step's io, not to the defaults"});
+  if (w.defaults().has_name()) out.push_back({"defaults.name", "names a stream: only a stream in a step's streams has one"});
 
   std::set<std::string> names;
   std::vector<v1::IoSpec> io_steps;
@@ -230,10 +344,12 @@ std::vector<Violation> Validate(const v1::Workload& w) {
       out.push_back({path + ".name", "step name \"" + name + "\" is used twice (names are unique in the workload, groups' steps included)"});
     }
     switch (step.kind_case()) {
-      case v1::Step::kIo:
+      case v1::Step::kIo: {
         ValidateIoStep(w, step, path, out);
-        io_steps.push_back(ResolveStepIo(w, step));
+        const v1::IoSpec io = ResolveStepIo(w, step);
+        for (const v1::IoSpec* stream : StreamsOf(io)) io_steps.push_back(*stream);
         break;
+      }
       case v1::Step::kSleep:
       case v1::Step::kSync:
       case v1::Step::kDropCaches:
@@ -275,7 +391,10 @@ std::vector<Violation> Validate(const v1::Workload& w) {
   for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
     const auto* field = v1::IoSpec::descriptor()->field(f);
     const std::string& name = field->name();
-    if (!HasIoField(w.defaults(), field) || io_steps.empty()) continue;
+    if (!HasIoField(w.defaults(), field) || io_steps.empty() || field->number() == v1::IoSpec::kStreamsFieldNumber ||
+        field->number() == v1::IoSpec::kNameFieldNumber) {
+      continue;
+    }
     std::string reason;
     bool used = false;
     for (const auto& io : io_steps) {

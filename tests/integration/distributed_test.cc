@@ -108,6 +108,75 @@ TEST(Distributed, FioJobFileOnSixAgents) {
   EXPECT_EQ(CountEntries(tmp / "shared"), 0u);
 }
 
+// A step of two streams on three agents: a QD1 random-read probe beside sequential writes, each
+// stream merged exactly over its agents and the two adding up to the step; then the same as an fio
+// job file whose two jobs run at once.
+TEST(Distributed, TwoStreamsOnThreeAgentsMergeExactly) {
+  TempDir tmp;
+  auto agents = StartAgents(tmp, 3);
+  WriteText(tmp / "s.yaml", R"(name: two-streams
+defaults: { engine: libaio, direct: true, file_size: 8MiB }
+steps:
+  - name: mixed
+    io:
+      runtime: 1s
+      streams:
+        - { name: probe, op: randread, block_size: 4KiB, queue_depth: 1 }
+        - { name: load, op: write, block_size: 64KiB, queue_depth: 8, jobs: 2, file_prefix: load }
+)");
+  auto check = [&](const json& step, const std::string& reader, const std::string& writer) {
+    ASSERT_EQ(step["streams"].size(), 2u) << step.dump();
+    uint64_t stream_ops = 0, stream_bytes = 0;
+    for (const auto& stream : step["streams"]) {
+      ASSERT_EQ(stream["agents"].size(), 3u) << stream["name"];
+      uint64_t ops = 0, bytes = 0;
+      for (const auto& a : stream["agents"]) {
+        EXPECT_GT(a["ops"].get<uint64_t>(), 0u) << stream["name"] << a["agent"];
+        ops += a["ops"].get<uint64_t>();
+        bytes += a["bytes"].get<uint64_t>();
+      }
+      EXPECT_EQ(stream["aggregate"]["ops"].get<uint64_t>(), ops) << stream["name"];
+      EXPECT_EQ(stream["aggregate"]["bytes"].get<uint64_t>(), bytes) << stream["name"];
+      EXPECT_DOUBLE_EQ(stream["aggregate"]["seconds"].get<double>(), 1.0) << stream["name"];
+      stream_ops += ops;
+      stream_bytes += bytes;
+    }
+    EXPECT_EQ(step["aggregate"]["ops"].get<uint64_t>(), stream_ops);
+    EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), stream_bytes);
+    const json& probe = step["streams"][0];
+    const json& load = step["streams"][1];
+    EXPECT_EQ(probe["name"], reader);
+    EXPECT_EQ(load["name"], writer);
+    EXPECT_EQ(probe["aggregate"]["bytes"].get<uint64_t>(), probe["aggregate"]["ops"].get<uint64_t>() * 4096);
+    EXPECT_EQ(probe["aggregate"]["read"]["ops"], probe["aggregate"]["ops"]);
+    EXPECT_FALSE(probe["aggregate"].contains("write"));
+    EXPECT_EQ(load["aggregate"]["bytes"].get<uint64_t>(), load["aggregate"]["ops"].get<uint64_t>() * 65536);
+    EXPECT_EQ(load["aggregate"]["write"]["ops"], load["aggregate"]["ops"]);
+    EXPECT_GT(probe["aggregate"]["latency_ns"]["p99"].get<uint64_t>(), 0u);
+  };
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "s.yaml").string(), "--agents", Join(agents), "--out",
+                                (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 1u);
+  check(report["steps"][0], "probe", "load");
+  std::ifstream csv(OnlyRunDir(tmp / "out") / "summary.csv");
+  std::string text((std::istreambuf_iterator<char>(csv)), {});
+  EXPECT_NE(text.find(",stream:probe,node02,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",stream:load,,"), std::string::npos) << text;
+
+  WriteText(tmp / "s.fio", "[global]\nioengine=libaio\ndirect=1\nsize=8m\ntime_based\nruntime=1\n"
+                           "[probe]\nrw=randread\nbs=4k\niodepth=1\n[load]\nrw=write\nbs=64k\niodepth=8\nnumjobs=2\n");
+  r = RunCommand({BinPath("iofleet"), "run", (tmp / "s.fio").string(), "--agents", Join(agents), "--out",
+                  (tmp / "out-fio").string(), "--progress", "none"},
+                 tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  report = ReadReport(tmp / "out-fio");
+  ASSERT_EQ(report["steps"].size(), 1u);
+  check(report["steps"][0], "probe", "load");
+}
+
 // The NFS 16-client case, scaled down: total_size split over the threads of all agents.
 TEST(Distributed, SixteenAgentsSplitTheTotalSize) {
   TempDir tmp;

@@ -146,6 +146,69 @@ TEST_F(StepRunnerTest, TasksReleasedTogetherAddUp) {
   EXPECT_EQ(fs::file_size(fs::path(ws_->run_dir()) / "b-0.dat"), 4u << 20);
 }
 
+// An io step with streams: one task per stream, released together; the result keeps each
+// stream's own figures beside the step's, and a start_delay shifts its stream's window.
+TEST_F(StepRunnerTest, StreamsKeepTheirOwnFiguresAndADelayShiftsTheirWindow) {
+  auto stream = [&](const std::string& name, uint32_t index, uint64_t delay_ns) {
+    IoPlan plan;
+    plan.step_index = 0;
+    plan.stream = name;
+    plan.stream_index = index;
+    plan.workspace = ws_;
+    plan.agent_name = "node1";
+    plan.run_token = 7;
+    plan.coverage = coverage_;
+    plan.io = rules::BuiltinIoDefaults();
+    plan.io.set_name(name);
+    plan.io.set_op(index == 0 ? v1::OP_RANDREAD : v1::OP_WRITE);
+    plan.io.set_engine(v1::ENGINE_NULL);
+    plan.io.set_block_size(4096);
+    plan.io.set_file_size(1 << 20);
+    plan.io.set_runtime(200'000'000);
+    plan.io.set_start_delay(delay_ns);
+    return std::make_unique<IoTask>(std::move(plan));
+  };
+  std::vector<std::unique_ptr<StepTask>> tasks;
+  tasks.push_back(stream("probe", 0, 0));
+  tasks.push_back(stream("load", 1, 150'000'000));
+  auto prepared = StepRunner::Prepare(std::move(tasks));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  StepRunner& runner = **prepared;
+  runner.Launch();
+  runner.Go();
+  while (!runner.WaitFor(std::chrono::milliseconds(100))) {
+  }
+  const v1::Progress progress = runner.Progress();
+  ASSERT_EQ(progress.streams_size(), 2);
+  EXPECT_EQ(progress.streams(0).ops() + progress.streams(1).ops(), progress.ops());
+  EXPECT_EQ(progress.streams(0).read().ops(), progress.streams(0).ops());
+  EXPECT_EQ(progress.streams(1).write().ops(), progress.streams(1).ops());
+  auto result = runner.Finish();
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_EQ(result->streams_size(), 2);
+  const v1::StepResult& probe = result->streams(0).result();
+  const v1::StepResult& load = result->streams(1).result();
+  EXPECT_EQ(result->streams(0).name(), "probe");
+  EXPECT_EQ(result->streams(1).name(), "load");
+  EXPECT_GT(probe.read().ops(), 0u);
+  EXPECT_EQ(probe.write().ops(), 0u);
+  EXPECT_GT(load.write().ops(), 0u);
+  EXPECT_EQ(probe.ops() + load.ops(), result->ops());
+  EXPECT_EQ(probe.read().ops(), result->read().ops());
+  EXPECT_EQ(load.write().ops(), result->write().ops());
+  // Each stream's window is its runtime; the step's spans both: the delay plus a runtime.
+  // (A time-based window ends at its runtime or at the last completion after it.)
+  EXPECT_GE(probe.window_ns(), 200'000'000u);
+  EXPECT_LT(probe.window_ns(), 220'000'000u);
+  EXPECT_GE(load.window_ns(), 200'000'000u);
+  EXPECT_EQ(result->window_ns(), 150'000'000u + std::max(load.window_ns(), probe.window_ns() - 150'000'000u));
+  // Both count from the one release: the probe's first I/O a wake-up after it, the load's 150 ms.
+  EXPECT_GE(load.started_at_unix_ns() + 10'000'000u, probe.started_at_unix_ns() + 150'000'000u);
+  EXPECT_LT(load.started_at_unix_ns(), probe.started_at_unix_ns() + 200'000'000u);
+  EXPECT_EQ(result->started_at_unix_ns(), probe.started_at_unix_ns());
+  EXPECT_EQ(probe.streams_size(), 0);
+}
+
 // total_jobs spread over more agents than it has jobs leaves some with none: their io task starts
 // no thread, and the step is done as soon as it is released.
 TEST_F(StepRunnerTest, AnIoTaskWithNoJobsHereIsDoneAtItsStart) {

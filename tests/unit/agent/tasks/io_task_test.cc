@@ -104,6 +104,19 @@ TEST_F(IoTaskTest, ReadOfDataJustWrittenIsMeasuredAsResident) {
   EXPECT_GT(static_cast<double>(read->cache().resident_pages()), 0.9 * static_cast<double>(read->cache().pages()));
 }
 
+// invalidate (fio's default invalidate=1): a buffered step drops its files from the page cache at
+// the end of its setup, so a read right after a write reads the storage, not memory.
+TEST_F(IoTaskTest, InvalidateDropsTheStepsFilesFromThePageCacheBeforeItStarts) {
+  ASSERT_TRUE(Run(Io(0, v1::OP_WRITE, false)).ok());
+  IoPlan plan = Io(1, v1::OP_READ, false);
+  plan.io.set_invalidate(true);
+  auto read = Run(std::move(plan));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_TRUE(read->has_cache());
+  EXPECT_FALSE(read->cache_resident());
+  EXPECT_LT(static_cast<double>(read->cache().resident_pages()), 0.1 * static_cast<double>(read->cache().pages()));
+}
+
 TEST_F(IoTaskTest, StepsThePageCacheCannotServeAreNotMeasured) {
   auto written = Run(Io(0, v1::OP_WRITE, false));
   ASSERT_TRUE(written.ok());

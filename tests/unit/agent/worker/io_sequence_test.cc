@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace iofleet::agent {
 namespace {
@@ -91,6 +94,61 @@ TEST(IoSequence, BlockSizeSplitFollowsWeightsAndReplaysExactly) {
   EXPECT_NEAR(sizes[4096] / 20000.0, 0.60, 0.02);
   EXPECT_NEAR(sizes[65536] / 20000.0, 0.40, 0.02);
   EXPECT_NEAR(reads / 20000.0, 0.70, 0.02);
+}
+
+// norandommap: a pass is as many I/Os as blocks, drawn with repeats: about 1/e of the blocks are
+// missed (the chance a block is never drawn in n draws over n blocks), and a replay is exact.
+TEST(IoSequence, UniformWithRepeatsMissesAboutOneBlockInE) {
+  SequenceSpec spec;
+  spec.slots = 20000;
+  spec.slot_size = 4096;
+  spec.random = true;
+  spec.repeats = true;
+  spec.seed = 3;
+  IoSequence s(spec);
+  auto first = Pass(s);
+  ASSERT_EQ(first.size(), 20000u);
+  std::set<uint64_t> seen;
+  for (const auto& c : first) {
+    ASSERT_LT(c.offset, 20000u * 4096);
+    seen.insert(c.offset);
+  }
+  const double missed = 1.0 - static_cast<double>(seen.size()) / 20000.0;
+  EXPECT_NEAR(missed, 0.3679, 0.01);  // e^-1; sd about 0.0025 at this size
+  IoSequence replay(spec);
+  auto again = Pass(replay);
+  for (size_t i = 0; i < first.size(); ++i) ASSERT_EQ(again[i].offset, first[i].offset);
+}
+
+// A distribution's table picks every offset (its own laws are tested in
+// offset_distribution_test.cc): zipf's hottest blocks take their share, and a replay is exact.
+TEST(IoSequence, ADistributionPicksTheOffsets) {
+  auto spec_text = ParseDistribution("zipf:1.2");
+  ASSERT_TRUE(spec_text.ok()) << spec_text.status().message();
+  auto table = OffsetDistribution::Build(*spec_text, 10000);
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  SequenceSpec spec;
+  spec.slots = 10000;
+  spec.slot_size = 4096;
+  spec.random = true;
+  spec.distribution = table->get();
+  spec.seed = 11;
+  IoSequence s(spec);
+  auto pass = Pass(s);
+  ASSERT_EQ(pass.size(), 10000u);
+  std::map<uint64_t, uint64_t> hits;
+  for (const auto& c : pass) ++hits[c.offset / 4096];
+  std::vector<uint64_t> counts;
+  for (const auto& [slot, n] : hits) counts.push_back(n);
+  std::sort(counts.rbegin(), counts.rend());
+  // zipf:1.2 over 10^4 ranks: the hottest rank takes 1/H(10^4, 1.2) of the draws, about 22%.
+  double h = 0;
+  for (int k = 1; k <= 10000; ++k) h += std::pow(k, -1.2);
+  EXPECT_NEAR(static_cast<double>(counts[0]) / 10000.0, 1.0 / h, 0.02);
+  EXPECT_LT(hits.size(), 5000u);  // far from every block once
+  IoSequence replay(spec);
+  auto again = Pass(replay);
+  for (size_t i = 0; i < pass.size(); ++i) ASSERT_EQ(again[i].offset, pass[i].offset);
 }
 
 }  // namespace

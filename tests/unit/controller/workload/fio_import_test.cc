@@ -175,10 +175,10 @@ TEST(FioImport, UnsupportedOptionIsAnErrorNamingItsLine) {
 }
 
 TEST(FioImport, AllowUnsupportedWarnsAndLeavesItOut) {
-  FioImport imp = ImportFioJobText("[global]\nsize=1m\ncpus_allowed=0\nfilename=testfile\n[a]\nrw=read\n", "u.fio", true);
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\ncpus_allowed=0\nfilename=a:b\n[a]\nrw=read\n", "u.fio", true);
   EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.warnings, "u.fio:3:1: cpus_allowed: is not an option iofleet's fio import supports; left out")) << Lines(imp.warnings);
-  EXPECT_TRUE(Has(imp.warnings, "u.fio:4:1: filename: is not supported: iofleet names each job's file itself")) << Lines(imp.warnings);
+  EXPECT_TRUE(Has(imp.warnings, "u.fio:4:10: filename: \"a:b\": several files per job are not supported")) << Lines(imp.warnings);
   EXPECT_EQ(imp.workload.steps(0).io().op(), v1::OP_READ);
 }
 
@@ -189,10 +189,40 @@ TEST(FioImport, ADeviceOrAbsoluteFilenameIsAnErrorEvenWhenAllowingUnsupported) {
     EXPECT_TRUE(Has(dev.errors, "d.fio:3:10: filename: \"/dev/sdb\" is a device, but each agent works only below its own roots"))
         << allow << Lines(dev.errors);
     EXPECT_TRUE(Has(dev.errors, "even with --allow-unsupported: remove filename=")) << Lines(dev.errors);
-    FioImport abs = ImportFioJobText("[a]\nsize=1m\nrw=write\nfilename=data:/tmp/testfile\n", "a.fio", allow);
+    FioImport abs = ImportFioJobText("[a]\nsize=1m\nrw=write\nfilename=/tmp/testfile\n", "a.fio", allow);
     EXPECT_TRUE(Has(abs.errors, "a.fio:4:10: filename: \"/tmp/testfile\" is an absolute path")) << allow << Lines(abs.errors);
-    EXPECT_TRUE(Has(abs.errors, "give a directory relative to the root with directory=")) << Lines(abs.errors);
+    EXPECT_TRUE(Has(abs.errors, "--fio-paths relative")) << Lines(abs.errors);
+    // Even with --fio-paths relative a device is never mapped.
+    dev = ImportFioJobText("[global]\nsize=1m\nfilename=/dev/sdb\n[a]\nrw=read\n", "d.fio", allow, /*relative_paths=*/true);
+    EXPECT_TRUE(Has(dev.errors, "is a device")) << Lines(dev.errors);
   }
+}
+
+// A relative filename is the job's file in the run directory, shared by the jobs naming it and
+// covered whole by each, as fio's jobs and clones do.
+TEST(FioImport, AFilenameIsAFileOfTheRunDirectorySharedByTheJobsThatNameIt) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\nfilename=test.file\n[w]\nrw=write\n[r]\nstonewall\nrw=read\nnumjobs=4\n",
+                                   "f.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    const v1::IoSpec io = rules::ResolveIo(w, i);
+    EXPECT_EQ(rules::JobFileName(io, 0), "test_file-shared.dat");
+    EXPECT_EQ(io.shared_mode(), v1::SHARED_MODE_WHOLE);
+    EXPECT_EQ(rules::JobRangeBytes(io), 1u << 20);  // each of the 4 readers covers the whole file
+  }
+  // --fio-paths relative: an absolute file is its base name there, and the report says so.
+  imp = ImportFioJobText("[a]\nsize=1m\nrw=write\nfilename=/tmp/testfile\ndirectory=/mnt/x\n", "a.fio", false, true);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "a.fio:4:10: filename: \"/tmp/testfile\" is taken as \"testfile\"")) << Lines(imp.warnings);
+  EXPECT_TRUE(Has(imp.warnings, "a.fio:5:11: directory: \"/mnt/x\" is taken as each agent's run directory")) << Lines(imp.warnings);
+  EXPECT_NE(imp.workload.description().find("filename /tmp/testfile as testfile"), std::string::npos) << imp.workload.description();
+  EXPECT_EQ(rules::JobFileName(rules::ResolveIo(imp.workload, 0), 0), "testfile-shared.dat");
+  EXPECT_TRUE(imp.workload.target().dir().empty());
+  // A name with a directory in it is not a file name.
+  imp = ImportFioJobText("[a]\nsize=1m\nrw=write\nfilename=sub/f\n", "a.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "a.fio:4:10: filename: \"sub/f\" is not a file name")) << Lines(imp.errors);
 }
 
 // Options that run commands are never run, with or without --allow-unsupported.
@@ -214,22 +244,83 @@ TEST(FioImport, CommandsAreNeverRun) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
-TEST(FioImport, ConcurrentJobsNeedStonewall) {
-  const char* text = "[global]\nsize=1m\n[w]\nrw=write\n[r]\nrw=read\n";
+// fio starts a file's jobs together up to a stonewall: each such run of jobs is one step whose
+// streams are the jobs, each with its own fields and files.
+TEST(FioImport, ConcurrentJobsBecomeTheStreamsOfOneStep) {
+  const char* text = "[global]\nsize=1m\nruntime=5\ntime_based\n[w]\nrw=write\nbs=1m\n[r]\nrw=randread\niodepth=1\n"
+                     "[s]\nstonewall\nrw=read\n";
   FioImport imp = ImportFioJobText(text, "c.fio", false);
-  EXPECT_TRUE(Has(imp.errors, "c.fio:5:1: [r]: fio runs this job at the same time as the jobs before it")) << Lines(imp.errors);
-  EXPECT_TRUE(Has(imp.errors, "concurrent fio jobs are not supported: add stonewall to [r]")) << Lines(imp.errors);
-
-  imp = ImportFioJobText(text, "c.fio", true);
-  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
-  EXPECT_TRUE(Has(imp.warnings, "c.fio:5:1: [r]:")) << Lines(imp.warnings);
-  EXPECT_EQ(imp.workload.steps_size(), 2);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 2);
+  EXPECT_EQ(w.steps(0).name(), "w");
+  ASSERT_EQ(w.steps(0).io().streams_size(), 2);
+  const v1::IoSpec io = rules::ResolveIo(w, 0);
+  EXPECT_EQ(io.streams(0).name(), "w");
+  EXPECT_EQ(io.streams(0).op(), v1::OP_WRITE);
+  EXPECT_EQ(io.streams(0).block_size(), 1u << 20);
+  EXPECT_EQ(io.streams(1).name(), "r");
+  EXPECT_EQ(io.streams(1).op(), v1::OP_RANDREAD);
+  EXPECT_EQ(io.streams(1).block_size(), 4096u);
+  EXPECT_EQ(io.streams(1).runtime(), 5'000'000'000u);
+  EXPECT_NE(rules::JobFileName(io.streams(0), 0), rules::JobFileName(io.streams(1), 0));  // fio: each job its own files
+  EXPECT_EQ(w.steps(1).io().streams_size(), 0);
+  EXPECT_EQ(w.steps(1).name(), "s");
 
   // stonewall in [global] covers every job; wait_for_previous is the same option.
   imp = ImportFioJobText("[global]\nsize=1m\nstonewall\n[w]\nrw=write\n[r]\nrw=read\n", "c.fio", false);
   EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.steps_size(), 2);
   imp = ImportFioJobText("[global]\nsize=1m\n[w]\nrw=write\n[r]\nwait_for_previous\nrw=read\n", "c.fio", false);
   EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.steps_size(), 2);
+
+  // Jobs that run together share the step's runtime: different ones are refused at the job.
+  imp = ImportFioJobText("[global]\nsize=1m\ntime_based\nruntime=5\n[w]\nrw=write\n[r]\nrw=read\nruntime=9\n", "c.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "c.fio:7:1: [r]: runs at the same time as job [w] but with another runtime")) << Lines(imp.errors);
+  // A stream's own error points at its job's line.
+  imp = ImportFioJobText("[global]\nsize=1m\ndirect=1\n[w]\nrw=write\n[r]\nrw=read\nbs=1000\n", "c.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "c.fio:8:")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "must be a multiple of 512 bytes with direct: true (iofleet steps[0].io.streams[1].block_size)"))
+      << Lines(imp.errors);
+}
+
+// fio's access patterns: random_distribution as written, norandommap, randrepeat's default of
+// the same offsets every run (a seed), randseed, startdelay; fio's normal cannot mean the same.
+TEST(FioImport, AccessPatternsMapToDistributionRandomSeedAndStartDelay) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\n[z]\nrw=randread\nrandom_distribution=zipf:1.2\n[u]\nstonewall\n"
+                                   "rw=randwrite\nnorandommap\nrandseed=77\nstartdelay=2\n[s]\nstonewall\nrw=randread\n"
+                                   "randrepeat=0\n[q]\nstonewall\nrw=read\n",
+                                   "p.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 4);
+  EXPECT_EQ(w.steps(0).io().distribution(), "zipf:1.2");
+  EXPECT_EQ(w.steps(0).io().seed(), 1u);  // fio's randrepeat=1 by default
+  EXPECT_EQ(w.steps(1).io().random(), v1::RANDOM_ORDER_UNIFORM);
+  EXPECT_EQ(w.steps(1).io().seed(), 77u);
+  EXPECT_EQ(w.steps(1).io().start_delay(), 2'000'000'000u);
+  EXPECT_FALSE(w.steps(2).io().has_seed());  // randrepeat=0: new offsets each run
+  EXPECT_FALSE(w.steps(3).io().has_seed());  // sequential: nothing random to repeat
+
+  // fio ignores norandommap beside a non-uniform distribution: left out with a warning.
+  imp = ImportFioJobText("[a]\nsize=1m\nrw=randread\nrandom_distribution=pareto:0.3\nnorandommap\n", "n.fio", false);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.warnings, "n.fio:5:1: norandommap: has no effect on job [a]")) << Lines(imp.warnings);
+  EXPECT_FALSE(imp.workload.steps(0).io().has_random());
+  // fio's invalidate=1 (default) on a buffered job: its files leave the page cache first.
+  imp = ImportFioJobText("[global]\nsize=1m\n[a]\nrw=read\n[b]\nstonewall\nrw=read\ninvalidate=0\n[c]\nstonewall\nrw=read\ndirect=1\n", "i.fio",
+                         false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_TRUE(rules::ResolveIo(imp.workload, 0).invalidate());
+  EXPECT_FALSE(rules::ResolveIo(imp.workload, 1).invalidate());
+  // Options of fio's own reporting and profiles mean nothing here: accepted.
+  imp = ImportFioJobText("[a]\nsize=1m\nnew_group\nthreads=4\ngtod_reduce=1\n", "g.fio", false);
+  EXPECT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  imp = ImportFioJobText("[a]\nsize=1m\nrw=randread\nrandom_distribution=normal:5\n", "n.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "n.fio:4:21: random_distribution: \"normal:5\": fio's normal distribution")) << Lines(imp.errors);
+  imp = ImportFioJobText("[a]\nsize=1m\nrw=randread\nrandom_distribution=zipf:1\n", "n.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "n.fio:4:21: random_distribution: \"zipf:1\": zipf theta must not be 1")) << Lines(imp.errors);
 }
 
 TEST(FioImport, BlockSizeSplit) {

@@ -218,5 +218,126 @@ TEST(Validate, SizesAndDurationsFitIn64Bits) {
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.runtime", "292 years"));
 }
 
+// A step of two streams: a QD1 random-read probe beside sequential writes.
+v1::Workload TwoStreams() {
+  v1::Workload w;
+  w.set_name("t");
+  w.mutable_defaults()->set_file_size(1 << 20);
+  v1::IoSpec& io = *w.add_steps()->mutable_io();
+  io.set_runtime(1'000'000'000);
+  io.set_block_size(4096);
+  v1::IoSpec& probe = *io.add_streams();
+  probe.set_name("probe");
+  probe.set_op(v1::OP_RANDREAD);
+  v1::IoSpec& load = *io.add_streams();
+  load.set_name("load");
+  load.set_op(v1::OP_WRITE);
+  load.set_queue_depth(16);
+  load.set_file_prefix("load");
+  return w;
+}
+
+TEST(ValidateStreams, AStepOfStreamsIsValidAndEachStreamResolvesOverTheStep) {
+  const v1::Workload w = TwoStreams();
+  EXPECT_TRUE(Validate(w).empty()) << Describe(Validate(w));
+  const v1::IoSpec io = ResolveIo(w, 0);
+  ASSERT_EQ(io.streams_size(), 2);
+  EXPECT_EQ(io.streams(0).block_size(), 4096u);     // the step's
+  EXPECT_EQ(io.streams(0).file_size(), 1u << 20);   // the defaults'
+  EXPECT_EQ(io.streams(0).runtime(), 1'000'000'000u);  // the step's window is every stream's
+  EXPECT_EQ(io.streams(1).queue_depth(), 16u);      // its own
+  EXPECT_EQ(io.streams(0).queue_depth(), 1u);
+  EXPECT_EQ(io.streams(1).name(), "load");
+  EXPECT_EQ(io.streams(0).streams_size(), 0);
+}
+
+TEST(ValidateStreams, RefusesWhatAStreamCannotSay) {
+  v1::Workload w = TwoStreams();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  io.mutable_streams(0)->set_runtime(5);
+  io.mutable_streams(1)->set_name("probe");
+  io.mutable_streams(1)->add_streams()->set_name("x");
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[0].runtime", "is the step's")) << Describe(vs);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].name", "used twice")) << Describe(vs);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].streams", "do not nest")) << Describe(vs);
+
+  w = TwoStreams();
+  w.mutable_steps(0)->mutable_io()->mutable_streams(0)->clear_name();
+  w.mutable_steps(0)->mutable_io()->mutable_streams(1)->set_name("Load");
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[0]", "needs a name")) << Describe(vs);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].name", "[a-z0-9_-]+")) << Describe(vs);
+
+  w = TwoStreams();
+  *w.mutable_defaults()->add_streams() = w.steps(0).io().streams(0);
+  w.mutable_steps(0)->mutable_io()->mutable_streams(1)->set_file_layout(v1::FILE_LAYOUT_SHARED_GLOBAL);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "defaults.streams", "a step's io")) << Describe(vs);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].file_layout", "not available in a stream")) << Describe(vs);
+
+  w = TwoStreams();
+  w.mutable_steps(0)->mutable_io()->set_name("x");
+  w.mutable_steps(0)->mutable_io()->clear_streams();
+  w.mutable_steps(0)->mutable_io()->set_op(v1::OP_READ);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.name", "names a stream"));
+}
+
+TEST(ValidateStreams, ErrorsPointAtTheStreamTheStepOrTheDefaults) {
+  v1::Workload w = TwoStreams();
+  w.mutable_steps(0)->mutable_io()->mutable_streams(1)->set_block_size(1000);  // not a multiple of 512
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].block_size", "multiple of 512")) << Describe(vs);
+  w = TwoStreams();
+  w.mutable_steps(0)->mutable_io()->set_block_size(1000);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.block_size", "multiple of 512")) << Describe(vs);
+  // A step's field no stream uses has no effect: read_pct on a read and a write stream.
+  w = TwoStreams();
+  w.mutable_steps(0)->mutable_io()->set_read_pct(70);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.read_pct", "has no effect on any stream")) << Describe(vs);
+}
+
+TEST(ValidateStreams, AVerifyingReaderMayNotReadWhatAnotherStreamWritesMeanwhile) {
+  v1::Workload w = TwoStreams();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  io.mutable_streams(0)->set_verify(true);
+  EXPECT_TRUE(Validate(w).empty()) << Describe(Validate(w));  // the writer has files of its own
+  io.mutable_streams(1)->clear_file_prefix();
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[0].verify", "which stream load writes at the same time")) << Describe(vs);
+}
+
+TEST(ValidateStreams, AtMost64) {
+  v1::Workload w = TwoStreams();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  for (int k = 2; k <= kMaxStreams; ++k) {
+    v1::IoSpec& s = *io.add_streams();
+    s.set_name("s" + std::to_string(k));
+    s.set_op(v1::OP_READ);
+  }
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.streams", "at most 64"));
+}
+
+TEST(Validate, ADistributionIsFiosTextAndOnlyForRandomOps) {
+  v1::Workload w = Minimal();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  io.set_op(v1::OP_RANDREAD);
+  io.set_distribution("zipf:1.2");
+  io.set_seed(42);
+  EXPECT_TRUE(Validate(w).empty()) << Describe(Validate(w));
+  io.set_distribution("zipf:1");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.distribution", "zipf theta must not be 1")) << Describe(Validate(w));
+  io.set_distribution("gauss:3");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.distribution", "not a distribution")) << Describe(Validate(w));
+  io.set_distribution("pareto:0.3");
+  io.set_random(v1::RANDOM_ORDER_UNIFORM);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.random", "draws with repeats")) << Describe(Validate(w));
+  io.clear_random();
+  io.set_op(v1::OP_READ);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.distribution", "applies to random ops")) << Describe(Validate(w));
+}
+
 }  // namespace
 }  // namespace iofleet::rules

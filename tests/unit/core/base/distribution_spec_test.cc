@@ -1,0 +1,81 @@
+// fio's random_distribution text read into a spec, and the rules it must meet, with messages that
+// say what is wrong (the table it builds is tests/unit/agent/worker/offset_distribution_test.cc).
+#include "core/base/distribution_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace iofleet {
+namespace {
+
+TEST(ParseDistribution, ReadsFioForms) {
+  using Kind = DistributionSpec::Kind;
+  struct Case {
+    const char* text;
+    Kind kind;
+    double param;
+  };
+  for (const Case& c :
+       {Case{"random", Kind::kUniform, 0}, Case{"uniform", Kind::kUniform, 0}, Case{"zipf:1.2", Kind::kZipf, 1.2},
+        Case{"zipf:0.5", Kind::kZipf, 0.5}, Case{"zipf", Kind::kZipf, 1.1}, Case{" pareto:0.5 ", Kind::kPareto, 0.5},
+        Case{"pareto", Kind::kPareto, 0.2}, Case{"normal:10", Kind::kNormal, 10}, Case{"normal:2.5", Kind::kNormal, 2.5}}) {
+    auto spec = ParseDistribution(c.text);
+    ASSERT_TRUE(spec.ok()) << c.text << ": " << spec.status().message();
+    EXPECT_EQ(spec->kind, c.kind) << c.text;
+    EXPECT_DOUBLE_EQ(spec->param, c.param) << c.text;
+  }
+  auto zoned = ParseDistribution("zoned:60/10:30/20:8/30:2/40");
+  ASSERT_TRUE(zoned.ok()) << zoned.status().message();
+  ASSERT_EQ(zoned->kind, Kind::kZoned);
+  ASSERT_EQ(zoned->zones.size(), 4u);
+  EXPECT_EQ(zoned->zones[0].access_pct, 60u);
+  EXPECT_EQ(zoned->zones[0].range_pct, 10u);
+  EXPECT_EQ(zoned->zones[3].access_pct, 2u);
+  EXPECT_EQ(zoned->zones[3].range_pct, 40u);
+  EXPECT_TRUE(ParseDistribution("zoned:100/100").ok());
+}
+
+TEST(ParseDistribution, RefusesWhatFioRefusesAndSaysWhy) {
+  struct Case {
+    const char* text;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{"zipf:1", "must not be 1"},
+           Case{"zipf:1.0", "must not be 1"},
+           Case{"zipf:0", "more than 0"},
+           Case{"zipf:-2", "more than 0"},
+           Case{"zipf:abc", "\"abc\" is not a number"},
+           Case{"zipf:", "\"\" is not a number"},
+           Case{"zipf:nan", "more than 0"},
+           Case{"zipf:1.2:0.25", "centre"},
+           Case{"pareto:0", "more than 0 and less than 1"},
+           Case{"pareto:1", "more than 0 and less than 1"},
+           Case{"pareto:1.5", "more than 0 and less than 1"},
+           Case{"normal", "needs its sigma"},
+           Case{"normal:0", "more than 0 and less than 100"},
+           Case{"normal:100", "more than 0 and less than 100"},
+           Case{"zoned:60/10:30/20", "access percentages add up to 90, not 100"},
+           Case{"zoned:60/10:40/20", "range percentages add up to 30, not 100"},
+           Case{"zoned:120/50:0/50", "more than 100%"},
+           Case{"zoned:50/0:50/100", "spans 0% of the range"},
+           Case{"zoned:60/10:30", "zone 2 (\"30\") is not ACCESS/RANGE"},
+           Case{"zoned:60.5/10:39.5/90", "zone 1 (\"60.5/10\") is not ACCESS/RANGE"},
+           Case{"zoned:60/10:", "zone 2 (\"\") is not ACCESS/RANGE"},
+           Case{"zoned:", "needs its zones"},
+           Case{"zoned_abs:60/20G:40/100G", "zoned_abs"},
+           Case{"sequence:2,0,1", "sequence"},
+           Case{"random:5", "takes no value"},
+           Case{"gaussian:3", "not a distribution"},
+       }) {
+    auto spec = ParseDistribution(c.text);
+    ASSERT_FALSE(spec.ok()) << c.text;
+    EXPECT_EQ(spec.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(spec.status().message().find(c.says), std::string::npos) << c.text << ": " << spec.status().message();
+    EXPECT_NE(spec.status().message().find(c.text), std::string::npos) << "names the text: " << spec.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace iofleet
