@@ -232,6 +232,16 @@ Status IoTask::Prepare() {
   IOFLEET_RETURN_IF_ERROR(OpenJobs());
   IOFLEET_RETURN_IF_ERROR(FillHoles());
   const v1::IoSpec& io = plan_.io;
+  // A buffered random job reads the blocks it asks for, not the kernel's read-ahead around them
+  // (fio's default fadvise_hint: POSIX_FADV_RANDOM): else a miss pulls in its neighbours and the
+  // file is soon served from memory.
+  if (!io.direct() && rules::IsRandom(io.op()) && io.engine() != v1::ENGINE_NULL) {
+    for (const auto& job : jobs_) {
+      if (const int err = posix_fadvise(job->fd.get(), 0, 0, POSIX_FADV_RANDOM); err != 0) {
+        return PosixError("agent " + plan_.agent_name + ": " + job->path + ": posix_fadvise(POSIX_FADV_RANDOM)", err);
+      }
+    }
+  }
   if (io.invalidate() && !io.direct() && io.engine() != v1::ENGINE_NULL) {
     for (const auto& job : jobs_) {
       // Dirty pages cannot be dropped: written back first (untimed, as the rest of setup).
