@@ -190,6 +190,7 @@ Result<v1::StepResult> StepRunner::Finish() {
     if (!slot.task->stream().empty()) {
       v1::StreamResult& stream = streams.emplace_back();
       stream.set_name(slot.task->stream());
+      stream.set_jobs(slot.task->jobs());
       *stream.mutable_result() = *result;
     }
     if (!step) step = std::move(*result);

@@ -139,6 +139,8 @@ class StepTask {
   virtual TaskWindow Window() const { return {}; }
   // The stream of its step this task runs (an io step with streams); empty for a step without.
   virtual const std::string& stream() const;
+  // The jobs it runs on this agent (io tasks; 0 by default).
+  virtual uint32_t jobs() const { return 0; }
 
   // Cumulative, from any thread.
   virtual uint64_t ops() const { return 0; }

@@ -154,6 +154,8 @@ std::vector<std::string> CheckInvariants(RunReport& report) {
       check.Sums(p);
       check.Windows(p);
       if (succeeded) check.EveryAgent(p);
+      // A stream that moved nothing on an agent with its jobs hides in the step's total.
+      if (succeeded) check.MovesBytes(p);
     }
     for (const auto& phase : step.phases) {
       Scope p{where + ", phase " + phase.op, phase.aggregate, phase.agents, phase.span_ns};

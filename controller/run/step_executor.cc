@@ -243,7 +243,9 @@ static void AddStreams(const std::string& agent, int64_t start_offset_ns, const 
     }
     StepStats stats = StepStats::FromProto(from.result());
     it->aggregate.Add(stats, it->agents.empty());
-    it->agents.push_back(AgentStep{agent, std::move(stats), start_offset_ns});
+    AgentStep& row = it->agents.emplace_back(AgentStep{agent, std::move(stats), start_offset_ns});
+    row.stopped_early = result.stopped_early();
+    row.has_work = from.jobs() > 0;  // a stream whose jobs total_jobs gave to other agents
   }
 }
 

@@ -232,5 +232,63 @@ TEST(CheckInvariants, NamesTheGroupCycleOfAGroupsStep) {
   EXPECT_EQ(v[0].rfind("step mix (point 0, cycle 0, group in cycle 1): ", 0), 0u) << v[0];
 }
 
+// The mix step as two streams: "r" the reads and "w" the writes of each agent.
+RunReport WithStreams() {
+  RunReport r = Consistent();
+  StepReport& s = r.steps[0];
+  for (const char* name : {"r", "w"}) {
+    StreamReport stream{name, StepStats(), {}};
+    for (const AgentStep& a : s.agents) {
+      const bool reads = std::string(name) == "r";
+      stream.agents.push_back(Row(a.agent, reads ? a.stats.read.ops : 0, reads ? 0 : a.stats.write.ops, a.stats.window_ns));
+    }
+    for (size_t i = 0; i < stream.agents.size(); ++i) stream.aggregate.Add(stream.agents[i].stats, i == 0);
+    s.streams.push_back(std::move(stream));
+  }
+  return r;
+}
+
+TEST(CheckInvariants, StreamsAddUpToTheStepAndEachToItsAgents) {
+  RunReport r = WithStreams();
+  EXPECT_TRUE(CheckInvariants(r).empty());
+  auto says = [](const std::vector<std::string>& found, const std::string& part) {
+    for (const auto& f : found) {
+      if (f.find(part) != std::string::npos) return true;
+    }
+    return false;
+  };
+  r = WithStreams();
+  r.steps[0].streams[1].aggregate.write.ops += 1;
+  auto found = CheckInvariants(r);
+  EXPECT_TRUE(says(found, "stream w: invariant \"aggregate = sum of agents\" broken: write ops")) << found.size();
+  EXPECT_EQ(r.status, v1::RUN_STATUS_FAILED);
+  r = WithStreams();
+  r.steps[0].streams.pop_back();  // the writes are in no stream
+  found = CheckInvariants(r);
+  EXPECT_TRUE(says(found, "step mix: invariant \"step = sum of streams\" broken: ops")) << found.size();
+  EXPECT_EQ(r.steps[0].status, v1::STEP_STATUS_FAILED);
+}
+
+// One stream that did nothing on an agent that had its jobs is a failed step, not a smaller sum.
+TEST(CheckInvariants, AStreamThatMovedNothingOnAnAgentWithItsJobsFails) {
+  RunReport r = WithStreams();
+  StreamReport& w = r.steps[0].streams[1];
+  w.agents[1] = Row("b", 0, 0, 2 * kSec);
+  w.aggregate = StepStats();
+  for (size_t i = 0; i < w.agents.size(); ++i) w.aggregate.Add(w.agents[i].stats, i == 0);
+  StepReport& s = r.steps[0];
+  s.agents[1] = Row("b", 20, 0, 2 * kSec);
+  s.aggregate = StepStats();
+  for (size_t i = 0; i < s.agents.size(); ++i) s.aggregate.Add(s.agents[i].stats, i == 0);
+  const auto found = CheckInvariants(r);
+  ASSERT_EQ(found.size(), 1u) << (found.empty() ? "" : found[0]);
+  EXPECT_NE(found[0].find("stream w: invariant \"an io step moves bytes\" broken by agent b"), std::string::npos) << found[0];
+  // Without jobs there (total_jobs gave them to other agents) it is no failure.
+  r.steps[0].status = v1::STEP_STATUS_SUCCEEDED;
+  r.status = v1::RUN_STATUS_SUCCEEDED;
+  r.steps[0].streams[1].agents[1].has_work = false;
+  EXPECT_TRUE(CheckInvariants(r).empty());
+}
+
 }  // namespace
 }  // namespace iofleet::controller
