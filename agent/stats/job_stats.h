@@ -75,6 +75,12 @@ struct JobStats {
   uint8_t verify_failure = 0;  // VerifyFailure
   uint64_t verify_found = 0;
   uint64_t verify_expected = 0;
+  // The job fell under its minimum rate (rate.min_*): the cycle that did, from its window's start,
+  // and what it moved per second (bytes, or I/Os under min_iops).
+  bool below_rate_min = false;
+  uint64_t rate_min_cycle_from_ns = 0;
+  uint64_t rate_min_cycle_to_ns = 0;
+  double rate_min_achieved = 0;
 };
 
 }  // namespace iofleet::agent

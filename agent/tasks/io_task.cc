@@ -7,12 +7,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "agent/tasks/job_engine.h"
+#include "agent/worker/arrival_gaps.h"
 #include "agent/worker/verify_header.h"
 #include "core/base/clock.h"
+#include "core/base/units.h"
 #include "core/rules/defaults.h"
 #include "core/wire/histogram_proto.h"
 
@@ -97,6 +101,7 @@ Status IoTask::OpenJobs() {
       seq.slots = job_bytes / slot_size_;
       seq.base = shared ? (first_job + j) * job_bytes : 0;
     }
+    if (!seq.random && seq.stride == 1 && (io.skip() > 0 || io.backward())) SpaceSequential(io, seq);
     if (seq.random && distribution) {
       auto table = DistributionFor(*distribution, seq.slots, seed_base);
       if (!table.ok()) return Status(table.status().code(), where + ": distribution: " + table.status().message());
@@ -129,21 +134,7 @@ Status IoTask::OpenJobs() {
     job->data_options = data;
     job->data.Prepare(data, job->buffer_block.get(), slot_size_, depth);
 
-    job->plan.fd = job->fd.get();
-    job->plan.queue_depth = depth;
-    job->plan.submit_batch = std::max(1u, io.submit_batch());
-    job->plan.complete_batch = std::max(1u, io.complete_batch());
-    job->plan.ramp_ns = io.ramp();
-    job->plan.runtime_ns = io.runtime();
-    job->plan.deadline_ns = io.deadline();
-    job->plan.continue_on_error = io.continue_on_error();
-    job->plan.verify = io.verify();
-    job->plan.run_token = plan_.run_token;
-    job->plan.fsync_every = null_engine ? 0 : io.fsync().every();
-    job->plan.fsync_at_end = !null_engine && writes && !io.direct() && io.fsync().at_end();
-    if (io.rate().bytes_per_sec() > 0) job->plan.rate_ns_per_byte = 1e9 / static_cast<double>(io.rate().bytes_per_sec());
-    if (io.rate().iops() > 0) job->plan.rate_ns_per_io = 1e9 / static_cast<double>(io.rate().iops());
-
+    PlanJob(io, writes, null_engine, *job);
     auto engine = OpenJobEngine(io, job->iovecs, std::span<const int>(&job->plan.fd, 1), "agent " + plan_.agent_name);
     if (!engine.ok()) return engine.status();
     job->engine = std::move(*engine);
@@ -151,6 +142,55 @@ Status IoTask::OpenJobs() {
     job->completions.resize(depth);
   }
   return Status::Ok();
+}
+
+// The job's loop settings from the step's fields (JobPlan): depth, batches, window, pacing,
+// minimum rate, loops.
+void IoTask::PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& job) const {
+  const SequenceSpec& seq = job.plan.sequence;
+  job.plan.fd = job.fd.get();
+  job.plan.queue_depth = io.queue_depth();
+  job.plan.submit_batch = std::max(1u, io.submit_batch());
+  job.plan.complete_batch = std::max(1u, io.complete_batch());
+  job.plan.ramp_ns = io.ramp();
+  job.plan.runtime_ns = io.runtime();
+  job.plan.deadline_ns = io.deadline();
+  job.plan.continue_on_error = io.continue_on_error();
+  job.plan.verify = io.verify();
+  job.plan.run_token = plan_.run_token;
+  job.plan.fsync_every = null_engine ? 0 : io.fsync().every();
+  job.plan.fsync_at_end = !null_engine && writes && !io.direct() && io.fsync().at_end();
+  job.plan.fdatasync = io.fsync().data_only();
+  job.plan.think_ns = io.think().time();
+  job.plan.think_blocks = std::max(1u, io.think().blocks());
+  job.plan.think_spin_ns = std::min(io.think().spin(), io.think().time());
+  if (io.rate().bytes_per_sec() > 0) job.plan.rate_ns_per_byte = 1e9 / static_cast<double>(io.rate().bytes_per_sec());
+  if (io.rate().iops() > 0) job.plan.rate_ns_per_io = 1e9 / static_cast<double>(io.rate().iops());
+  if (io.rate().process() == v1::RATE_PROCESS_POISSON) job.plan.poisson = &SharedArrivalGaps();
+  job.plan.pacer_seed = Mix(seq.seed, 0xA771);
+  job.plan.loops = std::max(1u, io.loops());
+  job.plan.min_bytes_per_sec = io.rate().min_bytes_per_sec();
+  job.plan.min_iops = io.rate().min_iops();
+  if (job.plan.min_bytes_per_sec || job.plan.min_iops) {
+    // A cycle spans at least the time one block takes at the minimum: shorter, a job spaced by
+    // its own rate would fail for the cycles that fall between two of its requests.
+    const double one_block_ns = job.plan.min_iops ? 1e9 / static_cast<double>(job.plan.min_iops)
+                                                   : 1e9 * static_cast<double>(slot_size_) / static_cast<double>(job.plan.min_bytes_per_sec);
+    const uint64_t cycle = io.rate().has_cycle() ? io.rate().cycle() : 1'000'000'000;
+    job.plan.rate_cycle_ns = std::max<uint64_t>(cycle, static_cast<uint64_t>(std::ceil(one_block_ns)));
+  }
+}
+
+// fio's rw=read:N: a sequential job's range visited every (1 + skip / block)th slot, and
+// backward from the last visited slot (the range's last) to the first.
+void IoTask::SpaceSequential(const v1::IoSpec& io, SequenceSpec& seq) const {
+  const uint64_t every = 1 + io.skip() / slot_size_;  // the rules refuse a skip that is no multiple of the block
+  const uint64_t range_slots = seq.slots;
+  seq.stride = every;
+  seq.slots = (range_slots + every - 1) / every;
+  seq.reverse = io.backward();
+  // Backward, the last slot of the range is the first one done; the first done forward is slot 0.
+  if (seq.reverse && seq.slots > 0) seq.first = (range_slots - 1) - (seq.slots - 1) * every;
 }
 
 // The table for `slots`: one per range size, shared by the jobs of the task. Its scatter (zipf's
@@ -372,6 +412,24 @@ void IoTask::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const
 }
 
 Status IoTask::JobError(const Job& job) const {
+  if (job.stats.below_rate_min) {
+    const v1::RateSpec& rate = plan_.io.rate();
+    // The measured figures as a reader takes them in (the minimum keeps the workload's spelling).
+    const auto shown = [](const char* format, double value) {
+      char text[48];
+      std::snprintf(text, sizeof(text), format, value);
+      return std::string(text);
+    };
+    const auto seconds = [&](uint64_t ns) { return shown("%.3fs", static_cast<double>(ns) / 1e9); };
+    const std::string achieved = rate.min_iops() ? shown("%.1f IOPS", job.stats.rate_min_achieved)
+                                                 : shown("%.2fMiB/s", job.stats.rate_min_achieved / 1048576);
+    const std::string floor = rate.min_iops() ? "rate.min_iops " + std::to_string(rate.min_iops())
+                                              : "rate.min_bytes_per_sec " + FormatSize(rate.min_bytes_per_sec()) + "/s";
+    return Status(Code::kFailedPrecondition,
+                  "agent " + plan_.agent_name + ": " + job.path + ": the job did " + achieved + " from " +
+                      seconds(job.stats.rate_min_cycle_from_ns) + " to " + seconds(job.stats.rate_min_cycle_to_ns) +
+                      " of its window, under " + floor + " (fio's ratemin): the step stops here");
+  }
   std::string where = "agent " + plan_.agent_name + ": " + job.path + ": offset " +
                       std::to_string(job.stats.error_offset);
   if (job.stats.verify_failure) {
@@ -411,7 +469,7 @@ void IoTask::RecordCoverage() {
 Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   RecordCoverage();
   for (const auto& job : jobs_) {
-    if (job->stats.error != 0 || job->stats.verify_failure != 0) return JobError(*job);
+    if (job->stats.error != 0 || job->stats.verify_failure != 0 || job->stats.below_rate_min) return JobError(*job);
   }
 
   const v1::IoSpec& io = plan_.io;

@@ -48,4 +48,7 @@ class ArrivalGaps {
   std::vector<double> table_;  // -ln(1/2 + k / 2^(kTableBits + 1)), k = 0 .. 2^kTableBits
 };
 
+// The one table every Poisson-paced job reads (built at first use, 32 KiB).
+const ArrivalGaps& SharedArrivalGaps();
+
 }  // namespace iofleet::agent

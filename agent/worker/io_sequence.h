@@ -18,6 +18,7 @@ struct SequenceSpec {
   uint64_t stride = 1;        // strided shared files: slot i of the job is file slot first + i * stride
   uint64_t first = 0;
   bool random = false;
+  bool reverse = false;       // sequential: slot slots - 1 first, slot 0 last (fio's rw=read:-N)
   // Random jobs only. `repeats`: each I/O a slot drawn uniformly (fio's norandommap) instead of
   // a permutation per pass; `distribution` (owned by the job's task, shared by its jobs): each
   // I/O a slot drawn from it (zipf, pareto, normal, zoned), with repeats.
@@ -61,6 +62,7 @@ class IoSequence {
     uint64_t slot = spec_.distribution ? spec_.distribution->Draw(rng_.Next())
                     : spec_.repeats    ? UniformSlot(rng_.Next())
                     : spec_.random     ? permutation_(index_)
+                    : spec_.reverse    ? spec_.slots - 1 - index_
                                        : index_;
     ++index_;
     uint64_t r = (spec_.read_pct % 100 != 0 || spec_.split_count) ? rng_.Next() : 0;

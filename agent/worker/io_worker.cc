@@ -12,6 +12,10 @@
 
 namespace iofleet::agent {
 
+namespace {
+constexpr uint64_t kLongestSleepNs = 100'000'000;
+}  // namespace
+
 ThreadCpu ReadThreadCpu() noexcept {
   ThreadCpu c;
   timespec ts{};
@@ -41,7 +45,9 @@ void SplitThreadCpu(const ThreadCpu& from, const ThreadCpu& to, uint64_t& user, 
 IoWorker::IoWorker(const JobPlan& plan, IoEngine& engine, JobStats& stats, std::span<IoRequest> requests,
                    std::span<Completion> completions, std::span<std::byte* const> buffers, DataGenerator* data)
     : plan_(plan), engine_(engine), stats_(stats), requests_(requests), completions_(completions),
-      data_(data), sequence_(plan.sequence), free_(plan.queue_depth), scheduled_(plan.queue_depth) {
+      data_(data), sequence_(plan.sequence),
+      pacer_(plan.rate_ns_per_io, plan.rate_ns_per_byte, plan.poisson, plan.pacer_seed),
+      free_(plan.queue_depth), scheduled_(plan.queue_depth) {
   for (uint32_t slot = 0; slot < plan_.queue_depth; ++slot) {
     IoRequest& r = requests_[slot];
     r.slot = slot;
@@ -69,8 +75,8 @@ void IoWorker::CountError(int err, uint64_t offset, OpCounters& op) noexcept {
 bool IoWorker::IssueOne() noexcept {
   IoChoice choice;
   if (!sequence_.Next(choice)) {
-    if (!time_based_) return false;
-    sequence_.NextPass();  // time-based: wrap around and go on
+    if (!time_based_ && sequence_.passes_started() >= plan_.loops) return false;
+    sequence_.NextPass();  // time-based, or loops to go: wrap around and go on
     if (!sequence_.Next(choice)) return false;  // no block at all: refused in Run
   }
   ++stats_.issued;
@@ -84,10 +90,7 @@ bool IoWorker::IssueOne() noexcept {
     if (data_) data_->Stamp(r.buffer, r.length);
     if (plan_.verify) WriteVerifyHeader(r.buffer, r.length, r.offset, plan_.run_token);
   }
-  if (rate_limited_) {
-    scheduled_[slot] = next_scheduled_;
-    next_scheduled_ += static_cast<uint64_t>(plan_.rate_ns_per_io + plan_.rate_ns_per_byte * r.length);
-  }
+  if (rate_limited_) scheduled_[slot] = pacer_.Release(r.length);
   // Latency runs from here (DESIGN.md section 5): after our own work on the request (stamping,
   // the verify CRC) and after earlier submits of this refill, just before it goes to the kernel.
   r.issue_ns = MonotonicNs();
@@ -128,7 +131,7 @@ void IoWorker::Drain() noexcept {
 }
 
 void IoWorker::Fsync(uint64_t& now) noexcept {
-  int rc = fsync(plan_.fd);
+  int rc = plan_.fdatasync ? fdatasync(plan_.fd) : fsync(plan_.fd);
   uint64_t done = MonotonicNs();
   if (rc < 0) {
     CountError(errno, 0, stats_.write);
@@ -138,6 +141,37 @@ void IoWorker::Fsync(uint64_t& now) noexcept {
     if (done >= window_start_) stats_.last_completion_ns.store(done, std::memory_order_relaxed);
   }
   now = done;
+}
+
+void IoWorker::Think(uint64_t done, uint64_t now) noexcept {
+  since_think_ += done;
+  if (since_think_ < plan_.think_blocks) return;
+  since_think_ = 0;
+  think_until_ = now + plan_.think_ns;
+  spin_until_ = now + plan_.think_spin_ns;
+}
+
+// fio's check_min_rate: what the cycle moved, per second, against the minimum. The cycle ends
+// at the first look past its end, so a late look measures over a longer span, never a shorter.
+void IoWorker::CheckRateMin(uint64_t now) noexcept {
+  const uint64_t ops = stats_.read.ops.load(std::memory_order_relaxed) + stats_.write.ops.load(std::memory_order_relaxed);
+  const uint64_t bytes = stats_.read.bytes.load(std::memory_order_relaxed) + stats_.write.bytes.load(std::memory_order_relaxed);
+  const uint64_t cycle_start = next_rate_check_ - plan_.rate_cycle_ns;
+  const double seconds = static_cast<double>(now - cycle_start) / 1e9;
+  const double per_sec = plan_.min_iops ? static_cast<double>(ops - rate_check_ops_) / seconds
+                                        : static_cast<double>(bytes - rate_check_bytes_) / seconds;
+  const uint64_t floor = plan_.min_iops ? plan_.min_iops : plan_.min_bytes_per_sec;
+  if (per_sec < static_cast<double>(floor) && !failed_) {
+    failed_ = true;
+    stats_.below_rate_min = true;
+    stats_.rate_min_cycle_from_ns = cycle_start - window_start_;
+    stats_.rate_min_cycle_to_ns = now - window_start_;
+    stats_.rate_min_achieved = per_sec;
+    return;
+  }
+  rate_check_ops_ = ops;
+  rate_check_bytes_ = bytes;
+  next_rate_check_ = now + plan_.rate_cycle_ns;
 }
 
 void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
@@ -199,12 +233,14 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
 void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   time_based_ = plan_.runtime_ns > 0;
   reap_max_ = std::clamp<size_t>(plan_.complete_batch, 1, completions_.size());
-  rate_limited_ = plan_.rate_ns_per_byte > 0 || plan_.rate_ns_per_io > 0;
+  rate_limited_ = pacer_.limited();
+  rate_min_ = plan_.min_bytes_per_sec > 0 || plan_.min_iops > 0;
   window_start_ = start_ns + plan_.ramp_ns;
   window_end_ = time_based_ ? window_start_ + plan_.runtime_ns : UINT64_MAX;
   const uint64_t issue_end = time_based_ ? window_end_
                              : plan_.deadline_ns ? start_ns + plan_.deadline_ns : UINT64_MAX;
-  next_scheduled_ = start_ns;
+  pacer_.Start(start_ns);
+  if (rate_min_) next_rate_check_ = window_start_ + plan_.rate_cycle_ns;
 
   if (plan_.sequence.slots == 0) {  // a range without a block (the plan checks refuse it)
     Fail(EINVAL, plan_.sequence.base);
@@ -227,7 +263,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     }
     bool waiting = false;  // for the pacer's next scheduled time
     while (issuing && free_count_ > 0) {
-      if (rate_limited_ && next_scheduled_ > now) {
+      if (HeldUntil() > now) {
         waiting = true;
         break;
       }
@@ -239,8 +275,17 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     if (inflight_ == 0) {
       if (!issuing) break;
       if (waiting) {
-        timespec until{static_cast<time_t>(next_scheduled_ / 1'000'000'000),
-                       static_cast<long>(next_scheduled_ % 1'000'000'000)};
+        if (spin_until_ > now) {  // thinktime_spin: on the CPU, as an application computing
+          const uint64_t spin_end = std::min(spin_until_, HeldUntil());
+          while ((now = MonotonicNs()) < spin_end && !stop.load(std::memory_order_relaxed)) {
+          }
+          issuing = now < issue_end && !stop.load(std::memory_order_relaxed);
+          continue;
+        }
+        // Asleep until the hold ends, but not past the time to stop issuing, and awake every
+        // 100 ms to see a stop: a rate of one request in 3 s must not outlive its runtime.
+        const uint64_t wake = std::min({HeldUntil(), issue_end, now + kLongestSleepNs});
+        timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
         now = MonotonicNs();
         issuing = now < issue_end && !stop.load(std::memory_order_relaxed);
@@ -248,13 +293,20 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
       }
     }
     if (submit_failed_ || (staged_ > 0 && !SubmitStaged())) break;
-    int64_t timeout = waiting ? static_cast<int64_t>(next_scheduled_ - now) : -1;
+    int64_t timeout = waiting ? static_cast<int64_t>(HeldUntil() - now) : -1;
+    // A job under a minimum rate looks at its clock at each cycle's end even while nothing
+    // completes: a stalled device is a rate of zero, not a wait without end.
+    if (rate_min_ && next_rate_check_ != UINT64_MAX) {
+      const int64_t to_check = next_rate_check_ > now ? static_cast<int64_t>(next_rate_check_ - now) : 0;
+      timeout = timeout < 0 ? to_check : std::min(timeout, to_check);
+    }
     int n = engine_.Reap(completions_.first(reap_max_), 1, timeout);
     if (n < 0) {
       Fail(-n, 0);
       break;
     }
     now = MonotonicNs();
+    if (plan_.think_ns > 0 && n > 0) Think(static_cast<uint64_t>(n), now);
     for (int i = 0; i < n; ++i) {
       const Completion& c = completions_[i];
       const bool write = requests_[c.slot].dir == IoDir::kWrite;
@@ -264,6 +316,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
         Fsync(now);
       }
     }
+    if (rate_min_ && now >= next_rate_check_ && now <= window_end_) CheckRateMin(now);
     issuing = issuing && !failed_ && now < issue_end && !stop.load(std::memory_order_relaxed);
   }
   Drain();

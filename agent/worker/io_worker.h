@@ -15,6 +15,7 @@
 #include "agent/stats/job_stats.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_sequence.h"
+#include "agent/worker/pacer.h"
 
 namespace iofleet::agent {
 
@@ -30,8 +31,23 @@ struct JobPlan {
   uint64_t run_token = 0;     // in every verify header
   uint32_t fsync_every = 0;   // fsync after every N writes
   bool fsync_at_end = false;  // one fsync when the job is done (buffered writes)
+  bool fdatasync = false;     // both of the above with fdatasync instead
+  // After every think_blocks completions, no request for think_ns, the first think_spin_ns of
+  // it spent spinning (fio's thinktime, thinktime_blocks, thinktime_spin); 0: no pause.
+  uint64_t think_ns = 0;
+  uint64_t think_blocks = 1;
+  uint64_t think_spin_ns = 0;
   double rate_ns_per_byte = 0;  // pacing: the gap to the next request's scheduled time
   double rate_ns_per_io = 0;
+  const ArrivalGaps* poisson = nullptr;  // rate_process poisson: exponential gaps (else even)
+  uint64_t pacer_seed = 1;
+  // A size-based job does its range this many times (fio's loops).
+  uint64_t loops = 1;
+  // The job fails when, over a cycle of its window, it moves less than this per second (fio's
+  // ratemin / rate_iops_min); 0: no minimum.
+  uint64_t min_bytes_per_sec = 0;
+  uint64_t min_iops = 0;
+  uint64_t rate_cycle_ns = 1'000'000'000;
   // Requests staged before they are handed to the kernel together (fio's iodepth_batch_submit).
   // 1 hands each over as soon as it is ready, which keeps a device that serves requests one by
   // one busiest; larger batches save system calls.
@@ -60,6 +76,16 @@ class IoWorker {
   OpCounters& CountersOf(IoDir dir) noexcept { return dir == IoDir::kRead ? stats_.read : stats_.write; }
   void Fail(int err, uint64_t offset) noexcept;
   void Fsync(uint64_t& now) noexcept;
+  // Until when the job may not issue: the pacer's next time and the end of a think pause.
+  uint64_t HeldUntil() const noexcept {
+    uint64_t until = think_until_;
+    if (rate_limited_ && pacer_.next_ns() > until) until = pacer_.next_ns();
+    return until;
+  }
+  // After a batch of `done` completions: a think pause begins when enough of them came.
+  void Think(uint64_t done, uint64_t now) noexcept;
+  // At the end of each rate cycle of the window: whether the job kept its minimum rate.
+  void CheckRateMin(uint64_t now) noexcept;
 
   const JobPlan plan_;
   IoEngine& engine_;
@@ -76,10 +102,17 @@ class IoWorker {
   size_t reap_max_ = 1;
   uint64_t window_start_ = 0;
   uint64_t window_end_ = 0;
-  uint64_t next_scheduled_ = 0;
+  Pacer pacer_;
   uint64_t writes_since_fsync_ = 0;
+  uint64_t think_until_ = 0;         // no request before this (a think pause)
+  uint64_t spin_until_ = 0;          // ... and until this, spin rather than sleep
+  uint64_t since_think_ = 0;         // completions since the last pause
+  uint64_t next_rate_check_ = UINT64_MAX;  // the end of the current rate cycle (with a minimum)
+  uint64_t rate_check_ops_ = 0;            // ops and bytes done at its start
+  uint64_t rate_check_bytes_ = 0;
   bool time_based_ = false;
   bool rate_limited_ = false;
+  bool rate_min_ = false;
   bool failed_ = false;
   bool submit_failed_ = false;
 };

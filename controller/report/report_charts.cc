@@ -164,6 +164,7 @@ std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> ParseSamp
     const std::vector<std::string> f = CsvFields(csv.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
     at = next;
     if (f.size() != header.size()) continue;
+    if (column.count("stream") && !f[column["stream"]].empty()) continue;  // a stream's row: the agent's row has it all
     const auto t = number(f[column["elapsed_sec"]]);
     const auto rate = number(f[column["interval_bytes_per_sec"]]);
     if (!t || !rate) continue;

@@ -55,7 +55,38 @@ std::string SamplesCsv::Row(const SampleStep& step, const std::string& agent, co
   AddDelta(now.write().latency_ns_delta(), *interval);
   if (interval->count()) row += fmt::format("{},{},", interval->Quantile(0.5), interval->Quantile(0.99));
   else row += ",,";
-  return row + (ramp ? "1" : "0") + "\n";
+  row += ramp ? "1,\n" : "0,\n";
+  for (int k = 0; k < now.streams_size() && static_cast<size_t>(k) < step.streams.size(); ++k) {
+    const v1::StreamProgress* was = before && k < before->streams_size() ? &before->streams(k) : nullptr;
+    row += StreamRow(step, agent, now, before, k, was);
+  }
+  return row;
+}
+
+// One stream's row of an agent's sample: its counters (the window's only: a ramp sample's
+// rates are empty) and the latency of its requests completed since the agent's previous row.
+std::string SamplesCsv::StreamRow(const SampleStep& step, const std::string& agent, const v1::Progress& now,
+                                  const v1::Progress* before, int k, const v1::StreamProgress* was) {
+  const v1::StreamProgress& s = now.streams(k);
+  std::string row = fmt::format("{},{},{},{},{},{},{},{:.6f},{},{},", step.index, CsvField(step.name), step.kind, step.point,
+                                step.cycle, step.group_cycle >= 0 ? std::to_string(step.group_cycle) : std::string(),
+                                CsvField(agent), static_cast<double>(now.elapsed_ns()) / 1e9, s.bytes(), s.ops());
+  const bool ramp = step.ramp_ns > 0 && now.elapsed_ns() <= step.ramp_ns;
+  const uint64_t from_ns = std::max(before ? before->elapsed_ns() : 0, step.ramp_ns);
+  const uint64_t from_bytes = was ? was->bytes() : 0, from_ops = was ? was->ops() : 0;
+  if (!ramp && now.elapsed_ns() > from_ns && s.bytes() >= from_bytes && s.ops() >= from_ops) {
+    const double seconds = static_cast<double>(now.elapsed_ns() - from_ns) / 1e9;
+    row += fmt::format("{:.3f},{:.3f},", static_cast<double>(s.bytes() - from_bytes) / seconds,
+                       static_cast<double>(s.ops() - from_ops) / seconds);
+  } else {
+    row += ",,";
+  }
+  auto interval = std::make_unique<LatencyHistogram>();
+  AddDelta(s.read().latency_ns_delta(), *interval);
+  AddDelta(s.write().latency_ns_delta(), *interval);
+  if (interval->count()) row += fmt::format("{},{},", interval->Quantile(0.5), interval->Quantile(0.99));
+  else row += ",,";
+  return row + (ramp ? "1," : "0,") + CsvField(step.streams[static_cast<size_t>(k)]) + "\n";
 }
 
 void SamplesCsv::Add(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before) {

@@ -9,7 +9,10 @@
 // a sample taken during the step's ramp, whose interval rates are the ramp's I/O (the progress
 // stream's ramp_bytes and ramp_ops: bytes and ops count the measurement window only, so they
 // stay 0 there), else 0. A sample that spans the ramp's end rates the window's I/O over the part
-// of its interval after the ramp.
+// of its interval after the ramp. A step of streams has, after each agent's row (whose `stream` is
+// empty), a row per stream with its own bytes, ops, rates and latency and its name in `stream`
+// (the rows at an fio job file's log_avg_msec); a stream's ramp rows leave the rates empty, as its
+// progress counts the window only.
 //
 // Thread-safety: Add from any thread (each agent's stream thread); Close once, after the last.
 #pragma once
@@ -19,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/base/status.h"
 #include "iofleet/v1/result.pb.h"
@@ -30,13 +34,14 @@ struct SampleStep {
   std::string name, kind;
   int point = 0, cycle = 0, group_cycle = -1;
   uint64_t ramp_ns = 0;  // the step's ramp: samples at or before it are ramp samples
+  std::vector<std::string> streams;  // a step of streams: their names, in the progress's order
 };
 
 class SamplesCsv {
  public:
   static constexpr const char* kHeader =
       "step_index,step,kind,point,cycle,group_cycle,agent,elapsed_sec,bytes,ops,interval_bytes_per_sec,interval_iops,"
-      "interval_p50_ns,interval_p99_ns,ramp\n";
+      "interval_p50_ns,interval_p99_ns,ramp,stream\n";
 
   // Creates `path` with the header.
   static Result<std::unique_ptr<SamplesCsv>> Create(const std::filesystem::path& path);
@@ -51,6 +56,8 @@ class SamplesCsv {
 
   // One row, for tests.
   static std::string Row(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before);
+  static std::string StreamRow(const SampleStep& step, const std::string& agent, const v1::Progress& now,
+                               const v1::Progress* before, int k, const v1::StreamProgress* was);
 
  private:
   SamplesCsv(std::FILE* file, std::filesystem::path path) : file_(file), path_(std::move(path)) {}

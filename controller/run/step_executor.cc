@@ -100,7 +100,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   // 3. Stream every agent's step.
   live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
   streams.stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
-  streams.sample_step = {index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp()};
+  streams.sample_step = {index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp(), {}};
+  for (const v1::IoSpec& stream : io.streams()) streams.sample_step.streams.push_back(stream.name());
   streams.sample_interval_ns = SampleIntervalNs(index, io);
   StreamAll(streams);
 

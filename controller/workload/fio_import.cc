@@ -118,11 +118,6 @@ void Importer::NameSteps(const std::vector<Job>& jobs) {
   }
 }
 
-template <typename T>
-const std::optional<Setting<T>>& Effective(const std::optional<Setting<T>>& own, const std::optional<Setting<T>>& global) {
-  return own ? own : global;
-}
-
 // runtime means `runtime` (time-based) with time_based, else `deadline` (a size-based job that
 // stops early). A [global] runtime goes to defaults when every job that inherits it reads it the
 // same way, else into each of those steps.
@@ -219,6 +214,34 @@ bool Importer::SameStepLevel(const std::vector<int>& group, const Level& default
   return same;
 }
 
+// fio's wait_for=NAME starts a job when job NAME ends. That is a stonewall where NAME is every
+// job running before it (the jobs since the last stonewall); otherwise the others would go on
+// beside it, which a step's streams, started together, cannot say.
+bool Importer::WaitsForAllRunning(const std::vector<Job>& jobs, const std::vector<int>& running, const Setting<std::string>& wait_for) {
+  auto name_of = [&](int j) {
+    const Job& job = jobs[static_cast<size_t>(j)];
+    return job.level.name ? job.level.name->value : job.header.name;
+  };
+  bool known = false;
+  for (const Job& job : jobs) known |= (job.level.name ? job.level.name->value : job.header.name) == wait_for.value;
+  if (!known) {
+    Error(wait_for.at, "\"" + wait_for.value + "\" names no job of this file");
+    return false;
+  }
+  std::string others;
+  for (int j : running) {
+    if (name_of(j) != wait_for.value) others += (others.empty() ? "" : ", ") + name_of(j);
+  }
+  if (!others.empty() || name_of(running.back()) != wait_for.value) {
+    Unsupported(wait_for.at, "\"" + wait_for.value + "\": fio starts this job when that job ends, while " +
+                                 (others.empty() ? std::string("the jobs after it") : others) +
+                                 " go on: a step's streams start together, so only a wait_for that names every job "
+                                 "running before it (a stonewall) can be honoured");
+    return false;
+  }
+  return true;
+}
+
 // fio starts the jobs of a file together, except that a job with stonewall waits for every job
 // before it to finish. So each run of jobs up to the next stonewall becomes one step whose
 // streams are those jobs, started at one instant (a lone job stays a step of its own). The
@@ -227,7 +250,9 @@ void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs)
   std::vector<std::vector<int>> groups;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const auto& stonewall = Effective(jobs[i].level.stonewall, defaults.stonewall);
-    if (i == 0 || (stonewall && stonewall->value)) groups.emplace_back();
+    const bool wall = stonewall && stonewall->value;  // waits for every job before it, the named one too
+    const bool waits = !wall && i > 0 && jobs[i].level.wait_for && WaitsForAllRunning(jobs, groups.back(), *jobs[i].level.wait_for);
+    if (i == 0 || wall || waits) groups.emplace_back();
     groups.back().push_back(static_cast<int>(i));
   }
   if (groups.size() == jobs.size()) return;
@@ -320,9 +345,10 @@ void Importer::CheckMixedRates(const Level& defaults, const std::vector<Job>& jo
     const bool own_rate = own.has_rate();
     if (!own_rate && !defaults.io.has_rate()) continue;
     const std::string rate = (own_rate ? job.level.path : defaults.path) + ".rate.";
-    const Place* at = origins_.count(rate + "iops") ? &origins_.at(rate + "iops")
-                      : origins_.count(rate + "bytes_per_sec") ? &origins_.at(rate + "bytes_per_sec")
-                                                               : nullptr;
+    const Place* at = nullptr;
+    for (const char* part : {"iops", "bytes_per_sec", "min_iops", "min_bytes_per_sec"}) {
+      if (!at && origins_.count(rate + part)) at = &origins_.at(rate + part);
+    }
     const std::string where = at ? "" : " (job " + job.header.name + ")";
     Error(at ? *at : HeaderAt(job.header),
           "on a job that mixes reads and writes" + where + ": fio caps reads and writes each at this rate, iofleet's rate "
@@ -353,6 +379,40 @@ void Importer::AddFioDefaults() {
     bool needed = false;
     for (const auto& step : w.steps()) needed = needed || !d.has(step.io());
     if (needed) d.set(*w.mutable_defaults());
+  }
+}
+
+// rw=...:N as iofleet's skip and backward, by the job's block size: N >= 0 is a hole of N bytes;
+// N < 0 goes back |N| from the end of the last I/O, so |N| = 2 blocks is every block backward
+// and more leaves holes; fio's |N| = 1 block (the same block again) or one not a whole number
+// of blocks (I/Os that overlap) cannot be said here.
+void Importer::PlaceSequentialAdd(const Level& defaults, const std::vector<Job>& jobs) {
+  v1::Workload& w = out_.workload;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto& add = Effective(jobs[i].level.seq_add, defaults.seq_add);
+    if (!add) continue;
+    const v1::IoSpec io = rules::ResolveIo(w, static_cast<int>(i));
+    if (rules::IsRandom(io.op())) continue;  // refused where the random op was read
+    const uint64_t block = rules::MaxBlockSize(io);
+    v1::IoSpec& own = *w.mutable_steps(static_cast<int>(i))->mutable_io();
+    const std::string path = "steps[" + std::to_string(i) + "].io.";
+    if (add->value >= 0) {
+      own.set_skip(static_cast<uint64_t>(add->value));
+      origins_[path + "skip"] = add->at;
+      continue;
+    }
+    const uint64_t back = static_cast<uint64_t>(-add->value);
+    if (back < 2 * block || back % block != 0) {
+      Unsupported(add->at, "goes back " + std::to_string(back) + " bytes with " + std::to_string(block) + "-byte blocks: " +
+                               (back == block ? "the same block over and over" : "I/Os that overlap") +
+                               "; iofleet goes backward by whole blocks (:-" + std::to_string(2 * block) +
+                               " for every block, more for holes)");
+      continue;
+    }
+    own.set_backward(true);
+    own.set_skip(back - 2 * block);
+    origins_[path + "backward"] = add->at;
+    origins_[path + "skip"] = add->at;
   }
 }
 
@@ -428,6 +488,8 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   for (const auto& d : descriptions_) description += (description.empty() ? "" : "; ") + d;
   w.set_description(description);
   AddFioDefaults();
+  PlaceSequentialAdd(defaults, jobs);
+  PlaceLogInterval(defaults, jobs);
   LeaveOutIgnored();
   GroupStreams(defaults, jobs);
 }

@@ -43,10 +43,20 @@ struct Level {
   std::optional<Setting<std::string>> name;
   std::optional<Setting<std::string>> filename;  // the file's name in the run directory
   std::optional<Setting<bool>> randrepeat;
+  std::optional<Setting<std::string>> wait_for;  // the job's own only ([global] is refused)
+  std::optional<Setting<int64_t>> seq_add;       // rw=...:N, placed once the block size is known
+  std::optional<Place> log;                      // write_bw_log, write_iops_log or write_lat_log
+  std::optional<Setting<uint64_t>> log_avg_ms;   // log_avg_msec
   std::optional<Place> size;        // size= or filesize= was written, valid or not
   std::string size_key;             // which of the two set io.file_size
   int kb_base = 1024;
 };
+
+// A job's own setting, else the [global] one.
+template <typename T>
+const std::optional<Setting<T>>& Effective(const std::optional<Setting<T>>& own, const std::optional<Setting<T>>& global) {
+  return own ? own : global;
+}
 
 struct Job {
   Section header;               // the job's own section: name and place
@@ -97,6 +107,8 @@ class Importer {
     const char* field;  // the docs' "iofleet field" column
   };
   static const std::vector<OptionRow>& OptionTable();
+  static std::vector<OptionRow> CoreOptionRows();
+  static std::vector<OptionRow> PacingOptionRows();  // fio_pacing_options.cc
   // Every option's handler, by fio name, from the table.
   static const std::map<std::string, Handler>& Handlers();
   // The table as docs/workloads.md shows it under "Importing fio job files".
@@ -110,6 +122,7 @@ class Importer {
   void Name(const Option& o, Level& l);
   void Description(const Option& o, Level& l);
   void Rw(const Option& o, Level& l);
+  void SequentialOffsetAdd(const Option& o, const std::string& text, Level& l);
   void RwMixRead(const Option& o, Level& l);
   void RwMixWrite(const Option& o, Level& l);
   void BlockSize(const Option& o, Level& l);
@@ -135,6 +148,21 @@ class Importer {
   void Rate(const Option& o, Level& l);
   void RateIops(const Option& o, Level& l);
   void RateProcess(const Option& o, Level& l);
+  void RateMin(const Option& o, Level& l);
+  void RateIopsMin(const Option& o, Level& l);
+  void RateCycle(const Option& o, Level& l);
+  void IoSubmitMode(const Option& o, Level& l);
+  void ThinkTime(const Option& o, Level& l);
+  void ThinkBlocks(const Option& o, Level& l);
+  void ThinkSpin(const Option& o, Level& l);
+  void ThinkBlocksType(const Option& o, Level& l);
+  void FdataSync(const Option& o, Level& l);
+  void WriteLog(const Option& o, Level& l);
+  void LogAvgMsec(const Option& o, Level& l);
+  static std::vector<OptionRow> LogOptionRows();  // fio_log_options.cc
+  void BlockSizeRange(const Option& o, Level& l);
+  void Loops(const Option& o, Level& l);
+  void WaitFor(const Option& o, Level& l);
   void Thread(const Option& o, Level& l);
   void ProfileOnly(const Option& o, Level& l);
   void Invalidate(const Option& o, Level& l);
@@ -164,12 +192,15 @@ class Importer {
   void PlaceRuntime(const Level& defaults, const std::vector<Job>& jobs);
   void PlaceRamp(const Level& defaults, const std::vector<Job>& jobs);
   void GroupStreams(const Level& defaults, const std::vector<Job>& jobs);
+  bool WaitsForAllRunning(const std::vector<Job>& jobs, const std::vector<int>& running, const Setting<std::string>& wait_for);
   bool SameStepLevel(const std::vector<int>& group, const Level& defaults, const std::vector<Job>& jobs);
   void PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs);
   void CheckSizes(const Level& defaults, const std::vector<Job>& jobs);
   void CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs);
   void AddFioDefaults();
   void PlaceRandRepeat(const Level& defaults, const std::vector<Job>& jobs);
+  void PlaceSequentialAdd(const Level& defaults, const std::vector<Job>& jobs);
+  void PlaceLogInterval(const Level& defaults, const std::vector<Job>& jobs);
   void LeaveOutIgnored();
   void ValidateResult();
 

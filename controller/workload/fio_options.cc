@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <limits>
 #include <sstream>
@@ -19,7 +20,20 @@ namespace pb = google::protobuf;
 // docs' mapping table. An option not here is unsupported (an error, or with
 // --allow-unsupported a warning, and left out).
 const std::vector<Importer::OptionRow>& Importer::OptionTable() {
-  static const std::vector<OptionRow> table = {
+  static const std::vector<OptionRow> table = [] {
+    std::vector<OptionRow> rows = CoreOptionRows();
+    // The pacing options' rows (fio_pacing_options.cc) after stonewall's, as the docs list them.
+    const auto after = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown).find("stonewall") != std::string::npos; });
+    std::vector<OptionRow> more = PacingOptionRows();
+    for (OptionRow& row : LogOptionRows()) more.push_back(std::move(row));
+    rows.insert(after == rows.end() ? rows.end() : after + 1, more.begin(), more.end());
+    return rows;
+  }();
+  return table;
+}
+
+std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
+  return {
       {{{"name", &Importer::Name}},
        "section name, `name`",
        "the step's `name`, and its `file_prefix`: as fio names a job's files after the job, a read job of another name "
@@ -27,11 +41,17 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
       {{{"description", &Importer::Description}}, "`description`", "`description`"},
       {{{"rw", &Importer::Rw}, {"readwrite", &Importer::Rw}},
        "`rw`, `readwrite`",
-       "`op`: `read`, `write`, `randread`, `randwrite`, `rw`/`readwrite` -> `readwrite`, `randrw`"},
+       "`op`: `read`, `write`, `randread`, `randwrite`, `rw`/`readwrite` -> `readwrite`, `randrw`; a sequential "
+       "`read:N` is `skip: N` (holes), `read:-N` is `backward` (`-2 x bs`: every block; more: `skip`); `randread:N` is "
+       "refused"},
       {{{"rwmixread", &Importer::RwMixRead}, {"rwmixwrite", &Importer::RwMixWrite}},
        "`rwmixread`, `rwmixwrite`",
        "`read_pct` (= 100 - `rwmixwrite`)"},
       {{{"bs", &Importer::BlockSize}, {"blocksize", &Importer::BlockSize}}, "`bs`, `blocksize`", "`block_size`"},
+      {{{"bsrange", &Importer::BlockSizeRange}, {"blocksize_range", &Importer::BlockSizeRange}},
+       "`bsrange=4k-16k`",
+       "`block_size` (one size) or `block_size_split` with an equal share for each multiple of the smallest, as fio draws "
+       "them (at most 16 sizes)"},
       {{{"bssplit", &Importer::BlockSizeSplit}},
        "`bssplit=4k/60:64k/40`",
        "`block_size_split`; a blank share gets an even part of the rest, as in fio"},
@@ -66,6 +86,9 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
       {{{"fsync", &Importer::Fsync}, {"end_fsync", &Importer::EndFsync}},
        "`fsync`, `end_fsync`",
        "`fsync.every`, `fsync.at_end`"},
+      {{{"fdatasync", &Importer::FdataSync}},
+       "`fdatasync`",
+       "`fsync.every` with `fsync.data_only` (fdatasync for every sync of the job; beside `fsync=` refused)"},
       {{{"directory", &Importer::Directory}},
        "`directory`",
        "`target.dir`: relative, below each agent's root; one for all jobs (an absolute one with `--fio-paths relative`: "
@@ -78,14 +101,11 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
       {{{"stonewall", &Importer::Stonewall}, {"wait_for_previous", &Importer::Stonewall}},
        "`stonewall`, `wait_for_previous`",
        "a new step: the jobs between two stonewalls run at once, as the `streams` of one step (see below)"},
-      {{{"rate", &Importer::Rate}},
-       "`rate=10m` (or `10m,10m`)",
-       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`, `1m,`) is refused, "
-       "and so is a rate on a job that mixes reads and writes (fio caps each direction, iofleet both together)"},
-      {{{"rate_iops", &Importer::RateIops}}, "`rate_iops`", "`rate.iops`, a cap per job, with the same limits as `rate`"},
-      {{{"rate_process", &Importer::RateProcess}},
-       "`rate_process=linear`",
-       "accepted, iofleet's pacing (evenly spaced requests); `poisson` is refused"},
+      {{{"loops", &Importer::Loops}}, "`loops`", "`loops` (size-based jobs)"},
+      {{{"wait_for", &Importer::WaitFor}},
+       "`wait_for`",
+       "a stonewall, where it names the jobs running before it (fio starts the job when they end); a `wait_for` that "
+       "leaves other jobs running is refused: a step's streams start together"},
       {{{"thread", &Importer::Thread}}, "`thread`", "accepted, no effect: iofleet's jobs are threads of the agent"},
       {{{"random_distribution", &Importer::RandomDistribution}},
        "`random_distribution`",
@@ -120,7 +140,6 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
        nullptr,
        nullptr},
   };
-  return table;
 }
 
 const std::map<std::string, Importer::Handler>& Importer::Handlers() {
@@ -214,15 +233,13 @@ void Importer::Description(const Option& o, Level&) {
 
 void Importer::Rw(const Option& o, Level& l) {
   if (!NeedValue(o)) return;
-  if (o.value.find(':') != std::string::npos) {
-    Error(ValueAt(o), "\"" + o.value + "\": the :N suffix (skip or repeat offsets between I/Os) is not supported");
-    return;
-  }
+  const size_t colon = o.value.find(':');
+  const std::string op = o.value.substr(0, colon);
   static const std::map<std::string, v1::Op> kOps = {
       {"read", v1::OP_READ},       {"write", v1::OP_WRITE},     {"randread", v1::OP_RANDREAD},
       {"randwrite", v1::OP_RANDWRITE}, {"rw", v1::OP_READWRITE}, {"readwrite", v1::OP_READWRITE},
       {"randrw", v1::OP_RANDRW}};
-  auto it = kOps.find(o.value);
+  auto it = kOps.find(op);
   if (it == kOps.end()) {
     bool trim = o.value.find("trim") != std::string::npos;
     Error(ValueAt(o), "\"" + o.value + "\" is not supported" + (trim ? " (iofleet does no trims)" : "") +
@@ -231,6 +248,27 @@ void Importer::Rw(const Option& o, Level& l) {
   }
   l.io.set_op(it->second);
   Record(l, {v1::IoSpec::kOpFieldNumber}, o);
+  if (colon != std::string::npos) SequentialOffsetAdd(o, o.value.substr(colon + 1), l);
+}
+
+// rw=read:N (N may be negative): the next sequential I/O starts N bytes past the end of the one
+// before. Kept until the job's block size is known (PlaceSequentialAdd); fio's random form,
+// randread:N (N I/Os in a row before a new random offset), has no iofleet counterpart.
+void Importer::SequentialOffsetAdd(const Option& o, const std::string& text, Level& l) {
+  if (rules::IsRandom(l.io.op())) {
+    Unsupported(ValueAt(o), "\"" + o.value + "\": fio's random :N (N sequential I/Os before each new random offset) is "
+                            "not supported");
+    return;
+  }
+  const bool negative = !text.empty() && text.front() == '-';
+  bool iec = false;
+  Result<uint64_t> bytes = ParseFioSize(negative ? text.substr(1) : text, l.kb_base, iec);
+  if (!bytes.ok() || *bytes > (uint64_t{1} << 62)) {
+    Error(ValueAt(o), "\"" + o.value + "\": the part after : is not a size (" +
+                          (bytes.ok() ? std::string("too large") : bytes.status().message()) + ")");
+    return;
+  }
+  l.seq_add = Setting<int64_t>{negative ? -static_cast<int64_t>(*bytes) : static_cast<int64_t>(*bytes), ValueAt(o)};
 }
 
 void Importer::RwMixRead(const Option& o, Level& l) {
@@ -247,66 +285,20 @@ void Importer::RwMixWrite(const Option& o, Level& l) {
   }
 }
 
-void Importer::BlockSize(const Option& o, Level& l) {
-  if (!NeedValue(o)) return;
-  if (o.value.find(',') != std::string::npos) {
-    Error(ValueAt(o), "\"" + o.value + "\": separate read, write and trim block sizes are not supported: give one size");
-    return;
-  }
-  if (auto size = SizeValue(o, o.value, l.kb_base, IoField(v1::IoSpec::kBlockSizeFieldNumber))) {
-    l.io.set_block_size(*size);
-    Record(l, {v1::IoSpec::kBlockSizeFieldNumber}, o);
+void Importer::Loops(const Option& o, Level& l) {
+  if (auto loops = Count(o, IoField(v1::IoSpec::kLoopsFieldNumber))) {
+    l.io.set_loops(static_cast<uint32_t>(*loops));
+    Record(l, {v1::IoSpec::kLoopsFieldNumber}, o);
   }
 }
 
-// bssplit=4k/60:64k/40. A blank share takes an even part of what the others leave, as in fio.
-void Importer::BlockSizeSplit(const Option& o, Level& l) {
+void Importer::WaitFor(const Option& o, Level& l) {
   if (!NeedValue(o)) return;
-  if (o.value.find(',') != std::string::npos) {
-    Error(ValueAt(o), "\"" + o.value + "\": separate read and write splits are not supported: give one split");
+  if (l.path == "defaults") {
+    Error(KeyAt(o), "in [global] would have every job wait for \"" + o.value + "\": give it in the job that waits");
     return;
   }
-  const pb::FieldDescriptor* size_field = v1::BlockSizeWeight::descriptor()->FindFieldByNumber(v1::BlockSizeWeight::kSizeFieldNumber);
-  std::vector<std::pair<uint64_t, std::optional<uint64_t>>> entries;
-  uint64_t given = 0;
-  size_t blanks = 0;
-  std::istringstream parts(o.value);
-  std::string part;
-  bool ok = true;
-  while (std::getline(parts, part, ':')) {
-    size_t slash = part.find('/');
-    std::string pct = slash == std::string::npos ? "" : part.substr(slash + 1);
-    auto size = SizeValue(o, part.substr(0, slash), l.kb_base, size_field);
-    if (!size) {
-      ok = false;
-      continue;
-    }
-    if (pct.empty()) {
-      ++blanks;
-      entries.push_back({*size, std::nullopt});
-    } else if (!IsDigits(pct) || pct.size() > 3 || std::stoul(pct) > 100) {
-      Error(ValueAt(o), "\"" + part + "\": the share after / is a percentage, 0 to 100");
-      ok = false;
-    } else {
-      given += std::stoul(pct);
-      entries.push_back({*size, std::stoul(pct)});
-    }
-  }
-  if (!ok) return;
-  if (given > 100 || (blanks == 0 && given != 100) || (blanks > 0 && given == 100)) {
-    Error(ValueAt(o), "\"" + o.value + "\": the percentages add up to " + std::to_string(given) + ", not 100");
-    return;
-  }
-  const uint64_t blank_share = blanks ? (100 - given) / blanks : 0;
-  l.io.clear_block_size_split();
-  for (const auto& [size, pct] : entries) {
-    uint64_t weight = pct ? *pct : blank_share;
-    if (weight == 0) continue;  // never chosen
-    v1::BlockSizeWeight* w = l.io.add_block_size_split();
-    w->set_size(size);
-    w->set_weight(static_cast<uint32_t>(weight));
-  }
-  Record(l, {v1::IoSpec::kBlockSizeSplitFieldNumber}, o);
+  l.wait_for = Setting<std::string>{o.value, ValueAt(o)};
 }
 
 void Importer::Direct(const Option& o, Level& l) {
@@ -441,6 +433,10 @@ void Importer::Verify(const Option& o, Level& l) {
 }
 
 void Importer::Fsync(const Option& o, Level& l) {
+  if (l.io.fsync().data_only() && l.io.fsync().every() > 0) {
+    Unsupported(ValueAt(o), "beside fdatasync=: iofleet's job syncs one way, fsync or fdatasync: give one of them");
+    return;
+  }
   if (auto every = Count(o, v1::FsyncSpec::descriptor()->FindFieldByNumber(v1::FsyncSpec::kEveryFieldNumber))) {
     l.io.mutable_fsync()->set_every(static_cast<uint32_t>(*every));
     Record(l, {v1::IoSpec::kFsyncFieldNumber}, o);
@@ -452,6 +448,20 @@ void Importer::EndFsync(const Option& o, Level& l) {
     l.io.mutable_fsync()->set_at_end(*b);
     Record(l, {v1::IoSpec::kFsyncFieldNumber}, o);
   }
+}
+
+// fdatasync=N: fsync=N's every N writes, each an fdatasync. A job with both syncs would do two
+// kinds; iofleet's job does one.
+void Importer::FdataSync(const Option& o, Level& l) {
+  auto every = Count(o, v1::FsyncSpec::descriptor()->FindFieldByNumber(v1::FsyncSpec::kEveryFieldNumber));
+  if (!every) return;
+  if (l.io.fsync().every() > 0 && !l.io.fsync().data_only()) {
+    Unsupported(ValueAt(o), "beside fsync=: iofleet's job syncs one way, fsync or fdatasync: give one of them");
+    return;
+  }
+  l.io.mutable_fsync()->set_every(static_cast<uint32_t>(*every));
+  l.io.mutable_fsync()->set_data_only(true);
+  Record(l, {v1::IoSpec::kFsyncFieldNumber}, o);
 }
 
 // Accepted with no effect: iofleet reports every step aggregated over its jobs and per agent.
@@ -517,63 +527,6 @@ void Importer::StartDelay(const Option& o, Level& l) {
     l.io.set_start_delay(*ns);
     Record(l, {v1::IoSpec::kStartDelayFieldNumber}, o);
   }
-}
-
-namespace {
-
-// fio's "READ,WRITE[,TRIM]" value of rate and rate_iops as one value: the same for every
-// direction it names (an empty part leaves that direction uncapped, which iofleet cannot say).
-std::optional<std::string> OneRate(const std::string& value) {
-  // "10m," caps reads only in fio (getline would drop the empty part after the last comma).
-  if (!value.empty() && value.back() == ',') return std::nullopt;
-  std::vector<std::string> parts;
-  std::stringstream in(value);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  if (parts.empty()) return std::nullopt;
-  for (const std::string& part : parts) {
-    if (part != parts.front()) return std::nullopt;
-  }
-  return parts.front();
-}
-
-}  // namespace
-
-std::optional<std::string> Importer::OneRateOf(const Option& o) {
-  if (!NeedValue(o)) return std::nullopt;
-  auto one = OneRate(o.value);
-  if (!one) Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
-  return one;
-}
-
-void Importer::Rate(const Option& o, Level& l) {
-  auto one = OneRateOf(o);
-  if (!one) return;
-  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kBytesPerSecFieldNumber);
-  if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
-    l.io.mutable_rate()->set_bytes_per_sec(*bytes);
-    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kBytesPerSecFieldNumber}, o);
-  }
-}
-
-void Importer::RateIops(const Option& o, Level& l) {
-  auto one = OneRateOf(o);
-  if (!one) return;
-  Option single = o;
-  single.value = *one;
-  if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kIopsFieldNumber))) {
-    l.io.mutable_rate()->set_iops(*iops);
-    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kIopsFieldNumber}, o);
-  }
-}
-
-void Importer::RateProcess(const Option& o, Level&) {
-  if (!NeedValue(o)) return;
-  if (o.value == "linear") return;  // fio's default, and what iofleet's pacer does
-  if (o.value == "poisson") {
-    Unsupported(ValueAt(o), "\"poisson\": exponentially distributed arrivals are not supported: iofleet spaces a rate's requests evenly");
-    return;
-  }
-  Error(ValueAt(o), "\"" + o.value + "\" is not linear or poisson");
 }
 
 void Importer::Directory(const Option& o, Level& l) {

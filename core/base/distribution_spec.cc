@@ -32,6 +32,7 @@ bool OffsetParseAll(std::string_view text, T& out) {
 
 // "60/10:30/20:..." -> zones; the sums are checked by ValidateDistribution.
 Status ParseDistributionZones(std::string_view list, std::vector<Zone>& zones) {
+  std::vector<size_t> blanks;  // zones written ACCESS/ without a range
   if (list.empty()) return InvalidArgument("zoned needs its zones: zoned:ACCESS/RANGE:... (e.g. zoned:60/10:40/90)");
   size_t index = 0;
   while (true) {
@@ -40,15 +41,29 @@ Status ParseDistributionZones(std::string_view list, std::vector<Zone>& zones) {
     const std::string_view item = list.substr(0, colon);
     const size_t slash = item.find('/');
     Zone zone;
+    const bool blank_range = slash != std::string_view::npos && slash + 1 == item.size();
     if (slash == std::string_view::npos || !OffsetParseAll(item.substr(0, slash), zone.access_pct) ||
-        !OffsetParseAll(item.substr(slash + 1), zone.range_pct)) {
+        (!blank_range && !OffsetParseAll(item.substr(slash + 1), zone.range_pct))) {
       return InvalidArgument("zone " + std::to_string(index) + " (\"" + std::string(item) +
                              "\") is not ACCESS/RANGE in whole percent (e.g. 60/10)");
     }
+    if (blank_range) blanks.push_back(zones.size());
     zones.push_back(zone);
-    if (colon == std::string_view::npos) return Status::Ok();
+    if (colon == std::string_view::npos) break;
     list.remove_prefix(colon + 1);
   }
+  // fio's rule (its zone_split_ddir): a zone written ACCESS/ with no range gets an even part of
+  // the range the others leave. fio's integer division may leave a percent or two uncovered;
+  // here the last blank zone takes them, so that the zones still cover the whole range.
+  uint32_t given = 0;
+  for (const Zone& z : zones) given += z.range_pct;
+  if (!blanks.empty() && given < 100) {
+    const uint32_t rest = 100 - given;
+    const uint32_t share = rest / static_cast<uint32_t>(blanks.size());
+    for (size_t b : blanks) zones[b].range_pct = share;
+    zones[blanks.back()].range_pct += rest - share * static_cast<uint32_t>(blanks.size());
+  }
+  return Status::Ok();
 }
 
 Status ParseDistributionValue(std::string_view name, std::string_view value, DistributionSpec& spec) {

@@ -27,6 +27,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.mutable_data()->set_dedupe_pct(0);
   io.mutable_fsync()->set_every(0);
   io.mutable_fsync()->set_at_end(true);
+  io.mutable_fsync()->set_data_only(false);
   io.mutable_uring()->set_fixed_buffers(false);
   io.mutable_uring()->set_registered_files(false);
   io.set_stonewall(v1::STONEWALL_NONE);
@@ -35,6 +36,9 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_complete_batch(1);
   io.set_file_prefix(std::string(kDefaultFilePrefix));
   io.set_random(v1::RANDOM_ORDER_PERMUTATION);
+  io.set_loops(1);
+  io.set_skip(0);
+  io.set_backward(false);
   return io;
 }
 
@@ -65,6 +69,8 @@ void Overlay(v1::IoSpec& base, const v1::IoSpec& over) {
   }
   if (over.rate().has_bytes_per_sec()) base.mutable_rate()->clear_iops();
   if (over.rate().has_iops()) base.mutable_rate()->clear_bytes_per_sec();
+  if (over.rate().has_min_bytes_per_sec()) base.mutable_rate()->clear_min_iops();
+  if (over.rate().has_min_iops()) base.mutable_rate()->clear_min_bytes_per_sec();
   if (over.block_size_split_size() > 0) base.clear_block_size_split();
   base.MergeFrom(over);  // proto3 optional: only fields that are set overwrite
 }
@@ -257,6 +263,28 @@ constexpr ApplicabilityRule kApplicability[] = {
     {v1::IoSpec::kStonewallFieldNumber,
      [](const v1::IoSpec& io) -> const char* {
        return io.runtime() == 0 ? nullptr : "stonewall applies to size-based steps (runtime 0)";
+     }},
+    {v1::IoSpec::kSkipFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return !IsRandom(io.op()) ? nullptr : "skip applies to sequential ops (read, write, readwrite)";
+     }},
+    {v1::IoSpec::kBackwardFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return !IsRandom(io.op()) ? nullptr : "backward applies to sequential ops (read, write, readwrite)";
+     }},
+    {v1::IoSpec::kSkipFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return !(Shared(io) && io.shared_mode() == v1::SHARED_MODE_STRIDED) ? nullptr
+                                                                          : "shared_mode strided spaces each job's blocks already";
+     }},
+    {v1::IoSpec::kBackwardFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return !(Shared(io) && io.shared_mode() == v1::SHARED_MODE_STRIDED) ? nullptr
+                                                                          : "shared_mode strided orders each job's blocks already";
+     }},
+    {v1::IoSpec::kLoopsFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.runtime() == 0 ? nullptr : "loops applies to size-based steps (runtime 0): a time-based job wraps until its time is up";
      }},
     {v1::IoSpec::kBlockSizeFieldNumber,
      [](const v1::IoSpec& io) -> const char* {

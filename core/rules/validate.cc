@@ -141,6 +141,36 @@ void ValidateStreamStep(const v1::Workload& w, const v1::Step& step, const v1::I
   CheckVerifiedReads(io, path, out);
 }
 
+// A rate's parts that only mean something beside another, and a minimum no job could meet.
+void CheckRate(const v1::RateSpec& rate, const std::string& at, std::vector<Violation>& out) {
+  const bool capped = rate.bytes_per_sec() > 0 || rate.iops() > 0;
+  const bool floored = rate.min_bytes_per_sec() > 0 || rate.min_iops() > 0;
+  if (rate.has_process() && rate.process() != v1::RATE_PROCESS_UNSPECIFIED && !capped) {
+    out.push_back({at + ".process", "spaces a rate's requests: set rate.bytes_per_sec or rate.iops as well"});
+  }
+  if (rate.has_cycle() && !floored) {
+    out.push_back({at + ".cycle", "is the span a minimum rate is checked over: set rate.min_bytes_per_sec or rate.min_iops as well"});
+  }
+  if (rate.bytes_per_sec() > 0 && rate.min_bytes_per_sec() > rate.bytes_per_sec()) {
+    out.push_back({at + ".min_bytes_per_sec", FormatSize(rate.min_bytes_per_sec()) + "/s is above the cap rate.bytes_per_sec " +
+                                                  FormatSize(rate.bytes_per_sec()) + "/s: every job would fall under it"});
+  }
+  if (rate.iops() > 0 && rate.min_iops() > rate.iops()) {
+    out.push_back({at + ".min_iops", std::to_string(rate.min_iops()) + " is above the cap rate.iops " +
+                                         std::to_string(rate.iops()) + ": every job would fall under it"});
+  }
+}
+
+void CheckThink(const v1::ThinkSpec& think, const std::string& at, std::vector<Violation>& out) {
+  if (think.time() == 0 && (think.has_blocks() || think.spin() > 0)) {
+    out.push_back({at, "think.blocks and think.spin shape a pause: set think.time as well"});
+  }
+  if (think.spin() > think.time() && think.time() > 0) {
+    out.push_back({at + ".spin", FormatDuration(think.spin()) + " is longer than think.time " + FormatDuration(think.time()) +
+                                     ": the spin is part of the pause"});
+  }
+}
+
 void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
   v1::IoSpec io = ResolveStepIo(w, step);
   std::string step_path = path + ".io";
@@ -174,6 +204,9 @@ void ValidateIoLevel(const v1::IoSpec& io, const std::string& path, std::vector<
   }
   if (io.rate().has_bytes_per_sec() && io.rate().has_iops()) {
     out.push_back({path + ".rate", "set rate.bytes_per_sec or rate.iops, not both"});
+  }
+  if (io.rate().has_min_bytes_per_sec() && io.rate().has_min_iops()) {
+    out.push_back({path + ".rate", "set rate.min_bytes_per_sec or rate.min_iops, not both"});
   }
   if (io.data().has_pattern()) {
     const std::string& p = io.data().pattern();
@@ -250,6 +283,14 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
     out.push_back({place(v1::IoSpec::kRuntimeFieldNumber), "ramp + runtime is longer than 292 years (2^63 ns)"});
   }
   if (io.deadline() > kMaxDurationNs) out.push_back({place(v1::IoSpec::kDeadlineFieldNumber), "deadline is longer than 292 years (2^63 ns)"});
+  CheckRate(io.rate(), place(v1::IoSpec::kRateFieldNumber), out);
+  CheckThink(io.think(), place(v1::IoSpec::kThinkFieldNumber), out);
+  if (io.skip() > 0 && io.block_size_split_size() > 0) {
+    out.push_back({place(v1::IoSpec::kSkipFieldNumber), "skip spaces blocks of one size: give block_size, not block_size_split"});
+  } else if (io.skip() % slot != 0) {
+    out.push_back({place(v1::IoSpec::kSkipFieldNumber), "skip " + FormatSize(io.skip()) + " is not a multiple of the block size " +
+                                                            FormatSize(slot)});
+  }
   if (io.read_from() == v1::READ_FROM_NEXT_AGENT) {
     if (rules::Writes(io.op())) {
       out.push_back({place(v1::IoSpec::kReadFromFieldNumber), "read_from: next_agent reads another agent's files: the op must be read or randread"});

@@ -5,13 +5,11 @@
 // runs, the read throttle is set to half the measured bandwidth: that run must be judged a
 // regression (exit 3); with the device back as it was, a rerun exits 0.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/blkio_group.h"
 #include "tests/support/loop_fs.h"
 #include "tests/support/process.h"
 #include "tests/support/report.h"
@@ -21,36 +19,6 @@ namespace iofleet::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A cgroup v1 blkio group of its own, removed at the end (once its processes are gone).
-class BlkioGroup {
- public:
-  BlkioGroup() : dir_(fs::path("/sys/fs/cgroup/blkio") / ("iofleet-test-" + std::to_string(getpid()))) {
-    std::error_code ec;
-    made_ = fs::create_directory(dir_, ec) && fs::exists(dir_ / "blkio.throttle.read_bps_device");
-  }
-  ~BlkioGroup() {
-    if (made_) rmdir(dir_.c_str());
-  }
-  bool ok() const { return made_; }
-  bool Add(pid_t pid) { return Write("cgroup.procs", std::to_string(pid)); }
-  bool ThrottleReads(const std::string& device, uint64_t bytes_per_sec) {
-    struct stat st {};
-    if (stat(device.c_str(), &st) != 0) return false;
-    return Write("blkio.throttle.read_bps_device",
-                 std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)) + " " + std::to_string(bytes_per_sec));
-  }
-
- private:
-  bool Write(const std::string& file, const std::string& text) {
-    std::ofstream out(dir_ / file);
-    out << text << "\n";
-    out.flush();
-    return static_cast<bool>(out);
-  }
-  fs::path dir_;
-  bool made_ = false;
-};
 
 std::string ReportPath(const std::string& stdout_text) {
   const size_t at = stdout_text.rfind("report: ");

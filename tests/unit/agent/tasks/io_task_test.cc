@@ -156,6 +156,28 @@ TEST_F(IoTaskTest, WrittenDataCompressesAsAsked) {
   }
 }
 
+// skip leaves holes between sequential blocks, and backward starts from the range's last block:
+// an 8-block file written with skip 1 block has blocks 0, 2, 4, 6 forward, 7, 5, 3, 1 backward.
+TEST_F(IoTaskTest, SkipAndBackwardWriteTheBlocksFioWould) {
+  uint32_t index = 0;
+  for (bool backward : {false, true}) {
+    IoPlan c = Io(index++, v1::OP_WRITE, false);
+    c.io.set_file_prefix(backward ? "back" : "fwd");
+    c.io.set_skip(1 << 20);
+    c.io.set_backward(backward);
+    c.io.mutable_data()->set_pattern("0xdeadbeef");
+    auto written = Run(std::move(c));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    EXPECT_EQ(written->bytes(), kIoFileBytes / 2);
+    std::string data = testing::ReadAll(fs::path(ws_->run_dir()) / (std::string(backward ? "back" : "fwd") + "-0.dat"));
+    for (uint64_t block = 0; block < 8; ++block) {
+      const size_t at = block << 20;
+      const bool holds = at < data.size() && data.find_first_not_of('\0', at) < at + (1 << 20);
+      EXPECT_EQ(holds, (block % 2 == 1) == backward) << (backward ? "backward" : "forward") << " block " << block;
+    }
+  }
+}
+
 // Seed 002: by default a read step reads the write step's files; with a file_prefix
 // of its own it lays out (untimed) and reads its own, as fio's read job of another name does.
 TEST_F(IoTaskTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {

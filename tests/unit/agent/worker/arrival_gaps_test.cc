@@ -4,46 +4,20 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "core/base/random.h"
+#include "tests/support/ks_test.h"
 
 namespace iofleet::agent {
 namespace {
 
 constexpr double kGapAlpha = 0.01;
 
-// P(sqrt(n) D > x) as n grows: Kolmogorov's series, 2 sum (-1)^(k-1) e^(-2 k^2 x^2).
-double GapKolmogorovTail(double x) {
-  double sum = 0;
-  for (int k = 1; k <= 100; ++k) sum += (k % 2 ? 2 : -2) * std::exp(-2.0 * k * k * x * x);
-  return sum;
-}
-
-// The KS statistic's critical value at `alpha` for n draws: Kolmogorov's quantile, solved here,
-// with Stephens' finite-n scaling (sqrt(n) + 0.12 + 0.11 / sqrt(n)).
-double GapKsCritical(size_t n, double alpha) {
-  boost::uintmax_t iterations = 200;
-  auto [lo, hi] = boost::math::tools::bisect([alpha](double x) { return GapKolmogorovTail(x) - alpha; }, 0.5, 3.0,
-                                             boost::math::tools::eps_tolerance<double>(40), iterations);
-  const double root_n = std::sqrt(static_cast<double>(n));
-  return (lo + hi) / 2 / (root_n + 0.12 + 0.11 / root_n);
-}
-
-// sup |F_n(x) - F(x)| against Exp(1) (sorts `gaps`).
-double GapKsStatistic(std::vector<double>& gaps) {
-  std::sort(gaps.begin(), gaps.end());
-  const double n = static_cast<double>(gaps.size());
-  double d = 0;
-  for (size_t i = 0; i < gaps.size(); ++i) {
-    const double f = -std::expm1(-gaps[i]);
-    d = std::max({d, (i + 1) / n - f, f - i / n});
-  }
-  return d;
-}
+using iofleet::ks::KsCritical;
+using iofleet::ks::KsStatisticExp1;
 
 std::vector<double> GapDraws(const ArrivalGaps& gaps, uint64_t seed, size_t n) {
   SplitMix64 rng(seed);
@@ -61,14 +35,14 @@ TEST(ArrivalGaps, FollowExp1ByKolmogorovSmirnovAndMean) {
   // Exp(1) has mean 1 and standard deviation 1: the mean of n lies within z(0.995) / sqrt(n).
   const double z = boost::math::quantile(boost::math::normal(), 1 - kGapAlpha / 2);
   EXPECT_NEAR(sum / n, 1.0, z / std::sqrt(static_cast<double>(n)));
-  const double critical = GapKsCritical(n, kGapAlpha);
+  const double critical = KsCritical(n, kGapAlpha);
   EXPECT_GT(critical, 1.5 / std::sqrt(static_cast<double>(n)));  // K(0.01) is about 1.63
   EXPECT_LT(critical, 1.7 / std::sqrt(static_cast<double>(n)));
   std::vector<double> sorted = drawn;
-  EXPECT_LT(GapKsStatistic(sorted), critical);
+  EXPECT_LT(KsStatisticExp1(sorted), critical);
   // The test can fail: a mean 1% off is refused on the same draws.
   for (double& g : drawn) g *= 1.01;
-  EXPECT_GT(GapKsStatistic(drawn), critical);
+  EXPECT_GT(KsStatisticExp1(drawn), critical);
 }
 
 // Every binade of 1 - u, from 1/2 down to 2^-64: within the interpolation's bound of -ln(1 - u).

@@ -69,6 +69,28 @@ TEST(IoSequence, StridedAndRegionLayoutsPartitionTheSharedFile) {
   EXPECT_EQ(pass.back().offset, (1u << 20) + 3 * 4096);
 }
 
+// fio's rw=read:-8k with 4k blocks: every slot, last to first; with a stride (holes) the
+// visited slots, last to first, the range's last slot the first one done.
+TEST(IoSequence, ReverseGoesFromTheLastSlotToTheFirst) {
+  SequenceSpec back;
+  back.slots = 5;
+  back.slot_size = 4096;
+  back.reverse = true;
+  IoSequence s(back);
+  std::vector<uint64_t> offsets;
+  for (const auto& c : Pass(s)) offsets.push_back(c.offset / 4096);
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{4, 3, 2, 1, 0}));
+  back.stride = 3;
+  back.slots = 3;
+  back.first = 1;  // slots 7, 4, 1 of an 8-slot range
+  IoSequence holes(back);
+  offsets.clear();
+  for (const auto& c : Pass(holes)) offsets.push_back(c.offset / 4096);
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{7, 4, 1}));
+  holes.NextPass();
+  EXPECT_EQ(Pass(holes).size(), 3u) << "a new pass goes backward again";
+}
+
 TEST(IoSequence, BlockSizeSplitFollowsWeightsAndReplaysExactly) {
   SequenceSpec spec;
   spec.slots = 20000;

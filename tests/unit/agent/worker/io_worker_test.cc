@@ -384,5 +384,77 @@ TEST(IoWorker, SynchronousEnginesCompleteInOrder) {
   }
 }
 
+// fio's loops: a size-based job does its range that many times, a random one in a new order
+// each time, so every block is done once per loop.
+TEST(IoWorker, LoopsRepeatTheRangeThatManyTimes) {
+  Harness h(4, /*random=*/true);
+  h.plan.loops = 3;
+  h.plan.sequence.seed = 11;
+  h.Run();
+  EXPECT_EQ(h.stats.write.ops.load(), 3 * kSlots);
+  EXPECT_EQ(h.stats.passes, 3u);
+  EXPECT_EQ(h.stats.issued, 3 * kSlots);
+}
+
+// fio's ratemin: a job held to 200 IOPS under a minimum of 1000 fails at the end of its first
+// cycle, saying when and what it did; one that keeps its minimum runs its time out.
+TEST(IoWorker, RateMinStopsAJobThatFallsUnderIt) {
+  NullEngine null;
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  Harness slow(1);
+  slow.plan.runtime_ns = 5'000'000'000;
+  slow.plan.rate_ns_per_io = 1e9 / 200;
+  slow.plan.min_iops = 1000;
+  slow.plan.rate_cycle_ns = 100'000'000;
+  std::atomic<bool> stop{false};
+  const uint64_t start = iofleet::MonotonicNs();
+  IoWorker(slow.plan, null, slow.stats, slow.requests, slow.completions, slow.buffers, nullptr).Run(start, stop);
+  const uint64_t took = iofleet::MonotonicNs() - start;
+  ASSERT_TRUE(slow.stats.below_rate_min);
+  EXPECT_LT(took, 2'000'000'000u) << "the job stopped at its first short cycle, not at its runtime";
+  EXPECT_EQ(slow.stats.rate_min_cycle_from_ns, 0u);
+  EXPECT_GE(slow.stats.rate_min_cycle_to_ns, 100'000'000u);
+  EXPECT_GT(slow.stats.rate_min_achieved, 100.0);
+  EXPECT_LT(slow.stats.rate_min_achieved, 300.0);
+
+  Harness kept(1);
+  kept.plan.runtime_ns = 350'000'000;
+  kept.plan.rate_ns_per_io = 1e9 / 4000;
+  kept.plan.min_iops = 1000;
+  kept.plan.rate_cycle_ns = 100'000'000;
+  IoWorker(kept.plan, null, kept.stats, kept.requests, kept.completions, kept.buffers, nullptr)
+      .Run(iofleet::MonotonicNs(), stop);
+  EXPECT_FALSE(kept.stats.below_rate_min) << kept.stats.rate_min_achieved;
+  EXPECT_GT(kept.stats.write.ops.load(), 1000u);
+}
+
+// fio's thinktime: after every 8 completions a 10 ms pause, so 64 blocks at QD1 on the null
+// engine take at least 7 pauses; with thinktime_spin the pause is spent on the CPU.
+TEST(IoWorker, ThinkTimePausesAfterEveryBlocksAndSpinsWhenAsked) {
+  NullEngine null;
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  std::atomic<bool> stop{false};
+  uint64_t cpu_ns[2] = {0, 0};
+  for (int spin = 0; spin < 2; ++spin) {
+    Harness h(1);
+    h.plan.think_ns = 10'000'000;
+    h.plan.think_blocks = 8;
+    h.plan.think_spin_ns = spin ? 10'000'000 : 0;
+    const uint64_t start = iofleet::MonotonicNs();
+    IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(start, stop);
+    const uint64_t took = iofleet::MonotonicNs() - start;
+    EXPECT_EQ(h.stats.write.ops.load(), kSlots);
+    EXPECT_GE(took, 70'000'000u) << (spin ? "spinning" : "sleeping");
+    EXPECT_LT(took, 2'000'000'000u);
+    cpu_ns[spin] = h.stats.cpu_user_ns + h.stats.cpu_sys_ns;
+  }
+  EXPECT_GT(cpu_ns[1], 20'000'000u) << "spinning takes the CPU";
+  EXPECT_GT(cpu_ns[1], 4 * cpu_ns[0]) << "sleeping does not";
+}
+
 }  // namespace
 }  // namespace iofleet::agent

@@ -28,9 +28,9 @@ TEST(SamplesCsv, ARowHasTheIntervalsRatesAndLatency) {
   read->add_bucket(LatencyHistogram::BucketOf(50));
   read->add_count(50);
   read->set_sum(150 * 40 + 50 * 50);
-  EXPECT_EQ(SamplesCsv::Row(step, "node01", now, &before), "2,read,io,1,3,,node01,1.500000,3000000,300,4000000.000,400.000,40,50,0\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "node01", now, &before), "2,read,io,1,3,,node01,1.500000,3000000,300,4000000.000,400.000,40,50,0,\n");
   // The first sample: its interval starts at the step's start; no latency completed in it.
-  EXPECT_EQ(SamplesCsv::Row(step, "node01", before, nullptr), "2,read,io,1,3,,node01,1.000000,1000000,100,1000000.000,100.000,,,0\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "node01", before, nullptr), "2,read,io,1,3,,node01,1.000000,1000000,100,1000000.000,100.000,,,0,\n");
 }
 
 // The ramp was written as zero throughput (bytes 0 rows) and the charts climbed from 0.
@@ -46,17 +46,41 @@ TEST(SamplesCsv, RampSamplesRateTheRampsIoAndAreMarked) {
   v1::Progress third = Sample(3'000'000'000, 80'000'000, 800);  // the window opened at 2 s
   third.set_ramp_bytes(150'000'000);
   third.set_ramp_ops(1500);
-  EXPECT_EQ(SamplesCsv::Row(step, "a", first, nullptr), "0,mixed,io,0,0,,a,1.000000,0,0,50000000.000,500.000,,,1\n");
-  EXPECT_EQ(SamplesCsv::Row(step, "a", second, &first), "0,mixed,io,0,0,,a,2.000000,0,0,100000000.000,1000.000,,,1\n");
-  EXPECT_EQ(SamplesCsv::Row(step, "a", third, &second), "0,mixed,io,0,0,,a,3.000000,80000000,800,80000000.000,800.000,,,0\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "a", first, nullptr), "0,mixed,io,0,0,,a,1.000000,0,0,50000000.000,500.000,,,1,\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "a", second, &first), "0,mixed,io,0,0,,a,2.000000,0,0,100000000.000,1000.000,,,1,\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "a", third, &second), "0,mixed,io,0,0,,a,3.000000,80000000,800,80000000.000,800.000,,,0,\n");
   // A sample that spans the ramp's end rates the window's bytes over the time after the ramp.
   v1::Progress late = Sample(2'500'000'000, 40'000'000, 400);
-  EXPECT_EQ(SamplesCsv::Row(step, "a", late, &first), "0,mixed,io,0,0,,a,2.500000,40000000,400,80000000.000,800.000,,,0\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "a", late, &first), "0,mixed,io,0,0,,a,2.500000,40000000,400,80000000.000,800.000,,,0,\n");
 }
 
 TEST(SamplesCsv, AGroupsStepAndQuotedNames) {
   const SampleStep step{0, "a,b", "copy", 0, 0, 4};
-  EXPECT_EQ(SamplesCsv::Row(step, "x\"y", Sample(2'000'000'000, 0, 0), nullptr), "0,\"a,b\",copy,0,0,4,\"x\"\"y\",2.000000,0,0,0.000,0.000,,,0\n");
+  EXPECT_EQ(SamplesCsv::Row(step, "x\"y", Sample(2'000'000'000, 0, 0), nullptr), "0,\"a,b\",copy,0,0,4,\"x\"\"y\",2.000000,0,0,0.000,0.000,,,0,\n");
+}
+
+// A step of streams: after the agent's row, a row per stream with its own counters and rates,
+// named in the last column; during the ramp a stream's rates are empty.
+TEST(SamplesCsv, AStepOfStreamsHasARowPerStream) {
+  SampleStep step{1, "mix", "io", 0, 0, -1, 0, {"probe", "load"}};
+  v1::Progress before = Sample(1'000'000'000, 1'000'000, 100);
+  v1::Progress now = Sample(2'000'000'000, 3'000'000, 300);
+  for (v1::Progress* p : {&before, &now}) {
+    const uint64_t scale = p == &before ? 1 : 2;
+    v1::StreamProgress* probe = p->add_streams();
+    probe->set_ops(40 * scale);
+    probe->set_bytes(40 * 4096 * scale);
+    v1::StreamProgress* load = p->add_streams();
+    load->set_ops(p->ops() - probe->ops());
+    load->set_bytes(p->bytes() - probe->bytes());
+  }
+  EXPECT_EQ(SamplesCsv::Row(step, "a", now, &before),
+            "1,mix,io,0,0,,a,2.000000,3000000,300,2000000.000,200.000,,,0,\n"
+            "1,mix,io,0,0,,a,2.000000,327680,80,163840.000,40.000,,,0,probe\n"
+            "1,mix,io,0,0,,a,2.000000,2672320,220,1836160.000,160.000,,,0,load\n");
+  step.ramp_ns = 5'000'000'000;
+  const std::string ramp = SamplesCsv::Row(step, "a", now, &before);
+  EXPECT_NE(ramp.find(",a,2.000000,327680,80,,,,,1,probe\n"), std::string::npos) << ramp;
 }
 
 TEST(SamplesCsv, WritesRowsFromManyThreadsWhole) {

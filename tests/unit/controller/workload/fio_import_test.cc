@@ -360,7 +360,7 @@ TEST(FioImport, MixedReadsAndWrites) {
   EXPECT_EQ(imp.workload.steps(1).io().read_pct(), 80u);
 
   imp = ImportFioJobText("[a]\nsize=1m\nrw=randread:8\n", "m.fio", false);
-  EXPECT_TRUE(Has(imp.errors, "m.fio:3:4: rw: \"randread:8\": the :N suffix")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "m.fio:3:4: rw: \"randread:8\": fio's random :N")) << Lines(imp.errors);
 }
 
 TEST(FioImport, BadValuesAreErrorsWithTheirPlace) {
@@ -502,11 +502,9 @@ TEST(FioImport, RatesThreadAndTimeoutMapAsFioMeansThem) {
   EXPECT_EQ(w.steps(1).io().runtime(), 30'000'000'000u);
   EXPECT_EQ(w.steps(2).io().rate().bytes_per_sec(), uint64_t{2} << 20);
 
-  FioImport bad = ImportFioJobText("[a]\nsize=1m\nrate=1m,500k\nrate_iops=0\nrate_process=poisson\n", "r.fio", false);
+  FioImport bad = ImportFioJobText("[a]\nsize=1m\nrate=1m,500k\nrate_iops=0\n", "r.fio", false);
   EXPECT_TRUE(Has(bad.errors, "r.fio:3:6: rate: \"1m,500k\": a separate cap for reads and writes is not supported")) << Lines(bad.errors);
   EXPECT_TRUE(Has(bad.errors, "r.fio:4:11: rate_iops: 0 is below the minimum 1")) << Lines(bad.errors);
-  EXPECT_TRUE(Has(bad.errors, "r.fio:5:14: rate_process: \"poisson\": exponentially distributed arrivals are not supported"))
-      << Lines(bad.errors);
   // fio's rate=2m on a mixed job lets 2 MiB/s of reads and 2 MiB/s of writes through; iofleet's
   // rate would be 2 MiB/s in all. "10m," caps reads only in fio.
   FioImport mixed = ImportFioJobText("[global]\nsize=1m\nrate_iops=100\n[a]\nrw=randrw\n[b]\nstonewall\nrw=read\nrate=10m,\n",
@@ -518,6 +516,124 @@ TEST(FioImport, RatesThreadAndTimeoutMapAsFioMeansThem) {
   FioImport typo = ImportFioJobText("[a]\nsize=1m\nrate_process=lineer\nrate_iops=,100\n", "r.fio", false);
   EXPECT_TRUE(Has(typo.errors, "r.fio:3:14: rate_process: \"lineer\" is not linear or poisson")) << Lines(typo.errors);
   EXPECT_TRUE(Has(typo.errors, "r.fio:4:11: rate_iops: \",100\": a separate cap")) << Lines(typo.errors);
+}
+
+// fio's examples: poisson-rate-submission.fio (rate_process, io_submit_mode), 1mbs_clients.fio
+// (ratemin), fsx.fio (loops), tiobench-example.fio (bsrange), waitfor.fio (wait_for).
+TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
+  FioImport imp = ImportFioJobText(
+      "[global]\nsize=1m\n[p]\nrw=randread\nrate_iops=50\nrate_process=poisson\nio_submit_mode=offload\n"
+      "[m]\nstonewall\nrw=read\nrate=1250\nratemin=1024\nratecycle=2000\n[l]\nstonewall\nrw=randrw\nloops=5\n"
+      "[r]\nstonewall\nrw=write\nbsrange=4k-16k\n[one]\nstonewall\nrw=write\nbsrange=8k-8k\nrate_iops_min=10\n",
+      "p.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 5);
+  EXPECT_EQ(w.steps(0).io().rate().process(), v1::RATE_PROCESS_POISSON);
+  EXPECT_EQ(w.steps(0).io().rate().iops(), 50u);
+  EXPECT_EQ(w.steps(1).io().rate().min_bytes_per_sec(), 1024u);
+  EXPECT_EQ(w.steps(1).io().rate().cycle(), 2'000'000'000u);
+  EXPECT_EQ(w.steps(2).io().loops(), 5u);
+  ASSERT_EQ(w.steps(3).io().block_size_split_size(), 4);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(w.steps(3).io().block_size_split(k).size(), uint64_t(k + 1) * 4096);
+    EXPECT_EQ(w.steps(3).io().block_size_split(k).weight(), 1u);
+  }
+  EXPECT_EQ(w.steps(4).io().block_size(), 8192u);
+  EXPECT_EQ(w.steps(4).io().rate().min_iops(), 10u);
+
+  FioImport bad = ImportFioJobText(
+      "[a]\nsize=1m\nrw=read\nbsrange=4k-100k\nbsrange=16k-4k\nbsrange=4k\nloops=0\nratecycle=10\nratecycle=1s\n"
+      "io_submit_mode=later\nrate_process=lineer\nrate_iops_min=,5\n",
+      "b.fio", false);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:4:9: bsrange: \"4k-100k\": a range is taken as the multiples of its smallest size"))
+      << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:5:9: bsrange: \"16k-4k\": the largest size is below the smallest")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:6:9: bsrange: \"4k\" is not a range MIN-MAX")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:7:7: loops: 0 is below the minimum 1")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:8:11: ratecycle: 10 ms")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:9:11: ratecycle: \"1s\" is not a whole number of milliseconds")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:10:16: io_submit_mode: \"later\" is not inline or offload")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:11:14: rate_process: \"lineer\" is not linear or poisson")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "b.fio:12:15: rate_iops_min: \",5\": a separate cap")) << Lines(bad.errors);
+
+  // waitfor.fio: each job waits for the one before it, which is all that runs: stonewalls.
+  FioImport chain = ImportFioJobText(
+      "[global]\nsize=1m\n[writers]\nrw=write\nnumjobs=2\n[readers]\nwait_for=writers\nrw=randread\n"
+      "[again]\nwait_for=readers\nrw=randwrite\n",
+      "w.fio", false);
+  ASSERT_TRUE(chain.errors.empty()) << Lines(chain.errors);
+  EXPECT_EQ(chain.workload.steps_size(), 3);
+  EXPECT_EQ(chain.workload.steps(0).io().streams_size(), 0);
+  // A wait_for that leaves another job running, or names no job, cannot be a stonewall.
+  FioImport partial = ImportFioJobText(
+      "[global]\nsize=1m\n[a]\nrw=write\n[b]\nrw=read\n[c]\nwait_for=a\nrw=randread\n[d]\nwait_for=nobody\nrw=read\n",
+      "w.fio", false);
+  EXPECT_TRUE(Has(partial.errors, "w.fio:8:10: wait_for: \"a\": fio starts this job when that job ends, while b go on"))
+      << Lines(partial.errors);
+  EXPECT_TRUE(Has(partial.errors, "w.fio:11:10: wait_for: \"nobody\" names no job of this file")) << Lines(partial.errors);
+  FioImport global = ImportFioJobText("[global]\nwait_for=a\nsize=1m\n[a]\nrw=read\n", "w.fio", false);
+  EXPECT_TRUE(Has(global.errors, "w.fio:2:1: wait_for: in [global]")) << Lines(global.errors);
+}
+
+// fio's backwards-read.fio (rw=read:-8k, 4k blocks) and a hole of N bytes (rw=write:8k).
+TEST(FioImport, SequentialOffsetAddIsSkipAndBackward) {
+  FioImport imp = ImportFioJobText(
+      "[global]\nsize=1m\n[back]\nrw=read:-8k\n[holes]\nstonewall\nrw=write:8k\n[far]\nstonewall\nbs=8k\nrw=read:-32k\n",
+      "s.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 3);
+  EXPECT_TRUE(w.steps(0).io().backward());
+  EXPECT_EQ(w.steps(0).io().skip(), 0u);
+  EXPECT_FALSE(w.steps(1).io().backward());
+  EXPECT_EQ(w.steps(1).io().skip(), 8192u);
+  EXPECT_TRUE(w.steps(2).io().backward());
+  EXPECT_EQ(w.steps(2).io().skip(), 16384u);  // back 32k from the end of an 8k block: two blocks between
+
+  FioImport bad = ImportFioJobText(
+      "[global]\nsize=1m\n[a]\nrw=read:-4k\n[b]\nstonewall\nrw=read:-6k\n[c]\nstonewall\nrw=randread:8\n"
+      "[e]\nstonewall\nrw=read:lots\n",
+      "s.fio", false);
+  EXPECT_TRUE(Has(bad.errors, "s.fio:4:4: rw: goes back 4096 bytes with 4096-byte blocks: the same block over and over"))
+      << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "s.fio:7:4: rw: goes back 6144 bytes with 4096-byte blocks: I/Os that overlap")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "s.fio:10:4: rw: \"randread:8\": fio's random :N")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "s.fio:13:4: rw: \"read:lots\": the part after : is not a size")) << Lines(bad.errors);
+  // Validation's word on the hole, at the rw option that made it.
+  FioImport odd = ImportFioJobText("[a]\nsize=1m\nrw=write:3k\n", "s.fio", false);
+  EXPECT_TRUE(Has(odd.errors, "s.fio:3:4: rw: skip 3KiB is not a multiple of the block size 4KiB")) << Lines(odd.errors);
+}
+
+// thinktime in microseconds as fio reads it; fdatasync; logs at log_avg_msec are samples.csv.
+TEST(FioImport, ThinkTimeFdatasyncAndLogsMapAsFioMeansThem) {
+  FioImport imp = ImportFioJobText(
+      "[global]\nsize=1m\nlog_avg_msec=500\n[t]\nrw=read\nthinktime=2000\nthinktime_blocks=8\nthinktime_spin=1ms\n"
+      "thinktime_blocks_type=complete\nwrite_bw_log=t\n[s]\nstonewall\nrw=write\nfdatasync=16\nwrite_lat_log=s\n",
+      "t.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 2);
+  EXPECT_EQ(w.steps(0).io().think().time(), 2'000'000u);
+  EXPECT_EQ(w.steps(0).io().think().blocks(), 8u);
+  EXPECT_EQ(w.steps(0).io().think().spin(), 1'000'000u);
+  EXPECT_EQ(w.steps(1).io().fsync().every(), 16u);
+  EXPECT_TRUE(w.steps(1).io().fsync().data_only());
+  EXPECT_EQ(w.sample_interval(), 500'000'000u);
+
+  FioImport bad = ImportFioJobText(
+      "[a]\nsize=1m\nrw=write\nthinktime=soon\nthinktime_blocks_type=issue\nfsync=4\nfdatasync=4\nwrite_iops_log=a\n"
+      "[b]\nstonewall\nrw=read\nwrite_bw_log=b\nlog_avg_msec=50\n",
+      "t.fio", false);
+  EXPECT_TRUE(Has(bad.errors, "t.fio:4:11: thinktime: \"soon\" is not a time")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "t.fio:5:23: thinktime_blocks_type: \"issue\": iofleet counts think blocks as they complete"))
+      << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "t.fio:7:11: fdatasync: beside fsync=")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "t.fio:8:1: write_iops_log: a log of every I/O (no log_avg_msec) is not kept")) << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "t.fio:13:14: log_avg_msec: 50 ms: iofleet samples at 100 ms or more")) << Lines(bad.errors);
+  FioImport two = ImportFioJobText(
+      "[global]\nsize=1m\nwrite_bw_log=x\n[a]\nlog_avg_msec=200\n[b]\nstonewall\nlog_avg_msec=300\n", "t.fio", false);
+  EXPECT_TRUE(Has(two.errors, "t.fio:8:14: log_avg_msec: 300 ms, where another job logs every 200 ms")) << Lines(two.errors);
 }
 
 TEST(FioImport, TheDocsTableIsTheOptionTable) {

@@ -36,6 +36,25 @@ TEST(ParseDistribution, ReadsFioForms) {
   EXPECT_TRUE(ParseDistribution("zoned:100/100").ok());
 }
 
+// fio's examples/rand-zones.fio: a blank range takes an even part of what the others leave; where
+// that does not divide, the last blank zone takes the rest, so the ranges still cover all of it.
+TEST(ParseDistribution, BlankZoneRangeTakesTheRestAsInFio) {
+  auto zoned = ParseDistribution("zoned:50/5:30/15:20/");
+  ASSERT_TRUE(zoned.ok()) << zoned.status().message();
+  ASSERT_EQ(zoned->zones.size(), 3u);
+  EXPECT_EQ(zoned->zones[2].access_pct, 20u);
+  EXPECT_EQ(zoned->zones[2].range_pct, 80u);
+  auto thirds = ParseDistribution("zoned:40/:30/:30/");
+  ASSERT_TRUE(thirds.ok()) << thirds.status().message();
+  EXPECT_EQ(thirds->zones[0].range_pct, 33u);
+  EXPECT_EQ(thirds->zones[1].range_pct, 33u);
+  EXPECT_EQ(thirds->zones[2].range_pct, 34u);
+  auto none_left = ParseDistribution("zoned:50/100:50/");
+  ASSERT_FALSE(none_left.ok());
+  EXPECT_NE(none_left.status().message().find("zone 2 spans 0% of the range"), std::string::npos)
+      << none_left.status().message();
+}
+
 TEST(ParseDistribution, RefusesWhatFioRefusesAndSaysWhy) {
   struct Case {
     const char* text;
@@ -63,6 +82,7 @@ TEST(ParseDistribution, RefusesWhatFioRefusesAndSaysWhy) {
            Case{"zoned:60/10:30", "zone 2 (\"30\") is not ACCESS/RANGE"},
            Case{"zoned:60.5/10:39.5/90", "zone 1 (\"60.5/10\") is not ACCESS/RANGE"},
            Case{"zoned:60/10:", "zone 2 (\"\") is not ACCESS/RANGE"},
+           Case{"zoned:/10:100/90", "zone 1 (\"/10\") is not ACCESS/RANGE"},
            Case{"zoned:", "needs its zones"},
            Case{"zoned_abs:60/20G:40/100G", "zoned_abs"},
            Case{"sequence:2,0,1", "sequence"},

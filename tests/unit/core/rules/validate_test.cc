@@ -102,6 +102,69 @@ TEST(Validate, ExclusivePairsAndVerifyRules) {
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.verify", "null engine"));
 }
 
+// A rate's process, cycle and minimum each mean something only beside another part, and a
+// minimum above the cap is a step that must fail; loops is a size-based step's.
+TEST(Validate, RateMinimumsProcessCycleAndLoops) {
+  v1::Workload w = Minimal();
+  v1::RateSpec& rate = *w.mutable_steps(0)->mutable_io()->mutable_rate();
+  rate.set_process(v1::RATE_PROCESS_POISSON);
+  rate.set_cycle(500'000'000);
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate.process", "set rate.bytes_per_sec or rate.iops as well"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate.cycle", "set rate.min_bytes_per_sec or rate.min_iops as well"));
+  rate.set_iops(100);
+  rate.set_min_iops(200);
+  rate.set_min_bytes_per_sec(1);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate", "set rate.min_bytes_per_sec or rate.min_iops, not both"));
+  rate.clear_min_bytes_per_sec();
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate.min_iops", "200 is above the cap rate.iops 100"));
+  rate.set_min_iops(50);
+  EXPECT_TRUE(Validate(w).empty());
+  rate.clear_iops();
+  rate.set_bytes_per_sec(1 << 20);
+  rate.clear_min_iops();
+  rate.set_min_bytes_per_sec(2 << 20);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.rate.min_bytes_per_sec", "2MiB/s is above the cap rate.bytes_per_sec 1MiB/s"));
+  // A step's minimum replaces the defaults' other one.
+  v1::IoSpec base = BuiltinIoDefaults();
+  v1::IoSpec over;
+  base.mutable_rate()->set_min_iops(5);
+  over.mutable_rate()->set_min_bytes_per_sec(4096);
+  Overlay(base, over);
+  EXPECT_FALSE(base.rate().has_min_iops());
+
+  v1::Workload loops = Minimal();
+  loops.mutable_steps(0)->mutable_io()->set_loops(3);
+  EXPECT_TRUE(Validate(loops).empty());
+  EXPECT_EQ(ResolveIo(loops, 0).loops(), 3u);
+  EXPECT_EQ(ResolveIo(Minimal(), 0).loops(), 1u);
+  loops.mutable_steps(0)->mutable_io()->set_runtime(1'000'000'000);
+  EXPECT_TRUE(HasViolation(Validate(loops), "steps[0].io.loops", "loops applies to size-based steps"));
+}
+
+TEST(Validate, ThinkSkipAndBackward) {
+  v1::Workload w = Minimal();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  io.mutable_think()->set_blocks(4);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.think", "set think.time as well"));
+  io.mutable_think()->set_time(1'000'000);
+  io.mutable_think()->set_spin(2'000'000);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.think.spin", "2ms is longer than think.time 1ms"));
+  io.mutable_think()->set_spin(500'000);
+  EXPECT_TRUE(Validate(w).empty());
+  io.set_block_size(4096);
+  io.set_skip(6144);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.skip", "6KiB is not a multiple of the block size 4KiB"));
+  io.set_skip(8192);
+  io.set_backward(true);
+  EXPECT_TRUE(Validate(w).empty());
+  io.set_op(v1::OP_RANDWRITE);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.skip", "skip applies to sequential ops"));
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.backward", "backward applies to sequential ops"));
+}
+
 TEST(Defaults, OverlayReplacesListsAndExclusivePairs) {
   v1::IoSpec base = BuiltinIoDefaults();
   v1::IoSpec defaults;

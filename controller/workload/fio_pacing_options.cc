@@ -1,0 +1,192 @@
+// The fio options that pace a job: rate, rate_iops, rate_process, the minimum rates and
+// io_submit_mode. Part of the importer (fio_importer.h); the option table is in fio_options.cc.
+#include <sstream>
+
+#include "controller/workload/fio_importer.h"
+#include "controller/workload/fio_values.h"
+
+namespace iofleet::controller::fio_detail {
+
+namespace pb = google::protobuf;
+
+// These options' rows of the option table (fio_options.cc puts them in).
+std::vector<Importer::OptionRow> Importer::PacingOptionRows() {
+  return {
+      {{{"rate", &Importer::Rate}},
+       "`rate=10m` (or `10m,10m`)",
+       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`, `1m,`) is refused, "
+       "and so is a rate on a job that mixes reads and writes (fio caps each direction, iofleet both together)"},
+      {{{"rate_iops", &Importer::RateIops}}, "`rate_iops`", "`rate.iops`, a cap per job, with the same limits as `rate`"},
+      {{{"rate_process", &Importer::RateProcess}},
+       "`rate_process`",
+       "`rate.process`: `linear` (evenly spaced requests) or `poisson` (exponential gaps)"},
+      {{{"rate_min", &Importer::RateMin}, {"ratemin", &Importer::RateMin}, {"rate_iops_min", &Importer::RateIopsMin}},
+       "`rate_min` (`ratemin`), `rate_iops_min`",
+       "`rate.min_bytes_per_sec`, `rate.min_iops`: the step fails when a job falls under it over a cycle, as fio exits"},
+      {{{"ratecycle", &Importer::RateCycle}}, "`ratecycle` (ms)", "`rate.cycle`"},
+      {{{"thinktime", &Importer::ThinkTime}, {"thinktime_spin", &Importer::ThinkSpin}, {"thinktime_blocks", &Importer::ThinkBlocks}},
+       "`thinktime`, `thinktime_spin`, `thinktime_blocks` (microseconds without a unit)",
+       "`think.time`, `think.spin`, `think.blocks`: after every `blocks` completed I/Os the job pauses, spinning for "
+       "`spin` of it"},
+      {{{"thinktime_blocks_type", &Importer::ThinkBlocksType}},
+       "`thinktime_blocks_type=complete`",
+       "accepted (fio's default): think blocks count as they complete; `issue` is refused"},
+      {{{"io_submit_mode", &Importer::IoSubmitMode}},
+       "`io_submit_mode`",
+       "accepted, no effect: `inline` and `offload` differ in which fio thread submits; with a rate, iofleet issues each "
+       "request at its scheduled time and counts its latency from it, what `offload` is for"},
+  };
+}
+
+namespace {
+
+// fio's "READ,WRITE[,TRIM]" value of rate and rate_iops as one value: the same for every
+// direction it names (an empty part leaves that direction uncapped, which iofleet cannot say).
+std::optional<std::string> OneRate(const std::string& value) {
+  // "10m," caps reads only in fio (getline would drop the empty part after the last comma).
+  if (!value.empty() && value.back() == ',') return std::nullopt;
+  std::vector<std::string> parts;
+  std::stringstream in(value);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (parts.empty()) return std::nullopt;
+  for (const std::string& part : parts) {
+    if (part != parts.front()) return std::nullopt;
+  }
+  return parts.front();
+}
+
+}  // namespace
+
+std::optional<std::string> Importer::OneRateOf(const Option& o) {
+  if (!NeedValue(o)) return std::nullopt;
+  auto one = OneRate(o.value);
+  if (!one) Unsupported(ValueAt(o), "\"" + o.value + "\": a separate cap for reads and writes is not supported: give one rate for both");
+  return one;
+}
+
+void Importer::Rate(const Option& o, Level& l) {
+  auto one = OneRateOf(o);
+  if (!one) return;
+  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kBytesPerSecFieldNumber);
+  if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
+    l.io.mutable_rate()->set_bytes_per_sec(*bytes);
+    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kBytesPerSecFieldNumber}, o);
+  }
+}
+
+void Importer::RateIops(const Option& o, Level& l) {
+  auto one = OneRateOf(o);
+  if (!one) return;
+  Option single = o;
+  single.value = *one;
+  if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kIopsFieldNumber))) {
+    l.io.mutable_rate()->set_iops(*iops);
+    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kIopsFieldNumber}, o);
+  }
+}
+
+void Importer::RateProcess(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  if (o.value != "linear" && o.value != "poisson") {
+    Error(ValueAt(o), "\"" + o.value + "\" is not linear or poisson");
+    return;
+  }
+  l.io.mutable_rate()->set_process(o.value == "poisson" ? v1::RATE_PROCESS_POISSON : v1::RATE_PROCESS_LINEAR);
+  Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kProcessFieldNumber}, o);
+}
+
+// rate_min / ratemin (bytes per second) and rate_iops_min: the job exits, and fio fails, when
+// it falls under the minimum over a ratecycle.
+void Importer::RateMin(const Option& o, Level& l) {
+  auto one = OneRateOf(o);
+  if (!one) return;
+  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kMinBytesPerSecFieldNumber);
+  if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
+    l.io.mutable_rate()->set_min_bytes_per_sec(*bytes);
+    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kMinBytesPerSecFieldNumber}, o);
+  }
+}
+
+void Importer::RateIopsMin(const Option& o, Level& l) {
+  auto one = OneRateOf(o);
+  if (!one) return;
+  Option single = o;
+  single.value = *one;
+  if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kMinIopsFieldNumber))) {
+    l.io.mutable_rate()->set_min_iops(*iops);
+    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kMinIopsFieldNumber}, o);
+  }
+}
+
+// ratecycle is in milliseconds (a bare number, as fio reads it).
+void Importer::RateCycle(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  if (!IsDigits(o.value) || o.value.size() > 12) {
+    Error(ValueAt(o), "\"" + o.value + "\" is not a whole number of milliseconds");
+    return;
+  }
+  const uint64_t ns = std::stoull(o.value) * 1'000'000;
+  if (!InBounds(o, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kCycleFieldNumber), ns, o.value + " ms")) return;
+  l.io.mutable_rate()->set_cycle(ns);
+  Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kCycleFieldNumber}, o);
+}
+
+namespace {
+
+// fio reads thinktime and thinktime_spin in microseconds when they have no unit.
+Result<uint64_t> FioMicroseconds(const std::string& value) {
+  if (IsDigits(value) && value.size() <= 12) return std::stoull(value) * 1000;
+  return ParseFioTime(value);
+}
+
+}  // namespace
+
+void Importer::ThinkTime(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  Result<uint64_t> ns = FioMicroseconds(o.value);
+  if (!ns.ok()) {
+    Error(ValueAt(o), ns.status().message() + " (a bare number is microseconds, as fio reads it)");
+    return;
+  }
+  if (!InBounds(o, v1::ThinkSpec::descriptor()->FindFieldByNumber(v1::ThinkSpec::kTimeFieldNumber), *ns, o.value)) return;
+  l.io.mutable_think()->set_time(*ns);
+  Record(l, {v1::IoSpec::kThinkFieldNumber, v1::ThinkSpec::kTimeFieldNumber}, o);
+}
+
+void Importer::ThinkSpin(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  Result<uint64_t> ns = FioMicroseconds(o.value);
+  if (!ns.ok()) {
+    Error(ValueAt(o), ns.status().message() + " (a bare number is microseconds, as fio reads it)");
+    return;
+  }
+  l.io.mutable_think()->set_spin(*ns);
+  Record(l, {v1::IoSpec::kThinkFieldNumber, v1::ThinkSpec::kSpinFieldNumber}, o);
+}
+
+void Importer::ThinkBlocks(const Option& o, Level& l) {
+  if (auto blocks = Count(o, v1::ThinkSpec::descriptor()->FindFieldByNumber(v1::ThinkSpec::kBlocksFieldNumber))) {
+    l.io.mutable_think()->set_blocks(static_cast<uint32_t>(*blocks));
+    Record(l, {v1::IoSpec::kThinkFieldNumber, v1::ThinkSpec::kBlocksFieldNumber}, o);
+  }
+}
+
+// fio counts think blocks as they complete by default, as iofleet does; counting them as
+// they are issued cannot be said here.
+void Importer::ThinkBlocksType(const Option& o, Level&) {
+  if (!NeedValue(o)) return;
+  if (o.value == "complete") return;
+  if (o.value == "issue") {
+    Unsupported(ValueAt(o), "\"issue\": iofleet counts think blocks as they complete (fio's default, complete)");
+    return;
+  }
+  Error(ValueAt(o), "\"" + o.value + "\" is not complete or issue");
+}
+
+// inline and offload differ in which fio thread submits; what offload is for, requests issued on
+// their schedule with latency counted from it, is what iofleet's rate does anyway.
+void Importer::IoSubmitMode(const Option& o, Level&) {
+  if (!NeedValue(o)) return;
+  if (o.value != "inline" && o.value != "offload") Error(ValueAt(o), "\"" + o.value + "\" is not inline or offload");
+}
+}  // namespace iofleet::controller::fio_detail
