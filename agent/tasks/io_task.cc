@@ -101,6 +101,7 @@ Status IoTask::OpenJobs() {
       seq.slots = job_bytes / slot_size_;
       seq.base = shared ? (first_job + j) * job_bytes : 0;
     }
+    job->range = JobSpan(seq);  // before skip spaces the blocks: what preallocate allocates
     if (!seq.random && seq.stride == 1 && (io.skip() > 0 || io.backward())) SpaceSequential(io, seq);
     if (seq.random && distribution) {
       auto table = DistributionFor(*distribution, seq.slots, seed_base);
@@ -169,6 +170,7 @@ void IoTask::PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& j
   if (io.rate().process() == v1::RATE_PROCESS_POISSON) job.plan.poisson = &SharedArrivalGaps();
   job.plan.pacer_seed = Mix(seq.seed, 0xA771);
   job.plan.loops = std::max(1u, io.loops());
+  job.plan.io_limit_bytes = io.io_size() * job.plan.loops;  // the rules bound io_size: no wrap (see validate.cc)
   job.plan.min_bytes_per_sec = io.rate().min_bytes_per_sec();
   job.plan.min_iops = io.rate().min_iops();
   if (job.plan.min_bytes_per_sec || job.plan.min_iops) {
@@ -205,6 +207,22 @@ Result<const OffsetDistribution*> IoTask::DistributionFor(const DistributionSpec
   if (!built.ok()) return built.status();
   distributions_.push_back(std::move(*built));
   return distributions_.back().get();
+}
+
+// preallocate (fio's fallocate=native): each job's span of its file allocated, mode 0 (the file
+// grows to hold it), before the step writes. Where the file system cannot (EOPNOTSUPP), the step
+// goes on without, as fio does; any other failure (ENOSPC) fails the setup.
+Status IoTask::Preallocate() {
+  const v1::IoSpec& io = plan_.io;
+  if (!io.preallocate() || !rules::Writes(io.op()) || io.engine() == v1::ENGINE_NULL) return Status::Ok();
+  for (const auto& job : jobs_) {
+    const ByteSpan span = job->range;
+    if (span.end <= span.begin) continue;
+    if (fallocate(job->fd.get(), 0, static_cast<off_t>(span.begin), static_cast<off_t>(span.end - span.begin)) == 0) continue;
+    if (errno == EOPNOTSUPP) return Status::Ok();
+    return PosixError("agent " + plan_.agent_name + ": " + job->path + ": fallocate (preallocate)", errno);
+  }
+  return Status::Ok();
 }
 
 // Reads never read holes: whatever a reading step may touch that this run has not written is
@@ -270,6 +288,7 @@ Status IoTask::FillHoles() {
 
 Status IoTask::Prepare() {
   IOFLEET_RETURN_IF_ERROR(OpenJobs());
+  IOFLEET_RETURN_IF_ERROR(Preallocate());
   IOFLEET_RETURN_IF_ERROR(FillHoles());
   const v1::IoSpec& io = plan_.io;
   // A buffered random job reads the blocks it asks for, not the kernel's read-ahead around them

@@ -80,6 +80,7 @@ class IoTask final : public StepTask {
   struct Job {
     std::string file;  // its name, the key of its coverage
     std::string path;  // where it is, for messages
+    ByteSpan range{0, 0};  // the bytes of its file the job's range spans, holes between its blocks included
     UniqueFd fd;
     AlignedBuffer buffer_block;  // queue_depth slots of slot_size bytes, aligned
     JobPlan plan;
@@ -94,6 +95,7 @@ class IoTask final : public StepTask {
   };
   Status OpenJobs();
   void SpaceSequential(const v1::IoSpec& io, SequenceSpec& seq) const;
+  Status Preallocate();
   void PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& job) const;
   Result<const OffsetDistribution*> DistributionFor(const DistributionSpec& spec, uint64_t slots, uint64_t seed_base);
   Status FillHoles();

@@ -62,13 +62,23 @@ class IoSequence {
     uint64_t slot = spec_.distribution ? spec_.distribution->Draw(rng_.Next())
                     : spec_.repeats    ? UniformSlot(rng_.Next())
                     : spec_.random     ? permutation_(index_)
-                    : spec_.reverse    ? spec_.slots - 1 - index_
                                        : index_;
     ++index_;
     uint64_t r = (spec_.read_pct % 100 != 0 || spec_.split_count) ? rng_.Next() : 0;
     out.dir = spec_.read_pct == 100 ? IoDir::kRead
               : spec_.read_pct == 0 ? IoDir::kWrite
               : ((r & 0xFFFFFFFF) % 100 < spec_.read_pct ? IoDir::kRead : IoDir::kWrite);
+    if (!spec_.random) {
+      // Sequential: a mixed job's reads and writes each go through the range from its start,
+      // one after the other, as fio keeps an offset per direction (a 60/40 job reads 60% of
+      // the range in a pass and writes over the first 40% of it).
+      if (spec_.read_pct % 100 != 0) {
+        uint64_t& cursor = cursor_[out.dir == IoDir::kRead ? 0 : 1];
+        slot = cursor;
+        cursor = cursor + 1 == spec_.slots ? 0 : cursor + 1;
+      }
+      if (spec_.reverse) slot = spec_.slots - 1 - slot;
+    }
     out.length = spec_.split_count ? PickSize(r >> 32) : static_cast<uint32_t>(spec_.slot_size);
     out.offset = SlotOffset(spec_, slot);
     return true;
@@ -98,6 +108,7 @@ class IoSequence {
   SplitMix64 rng_{1};
   uint64_t index_ = 0;
   uint64_t pass_ = 0;
+  std::array<uint64_t, 2> cursor_{};  // a mixed sequential job's next read and write slot
 };
 
 }  // namespace iofleet::agent

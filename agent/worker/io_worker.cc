@@ -74,11 +74,13 @@ void IoWorker::CountError(int err, uint64_t offset, OpCounters& op) noexcept {
 
 bool IoWorker::IssueOne() noexcept {
   IoChoice choice;
+  if (plan_.io_limit_bytes && !time_based_ && issued_bytes_ >= plan_.io_limit_bytes) return false;
   if (!sequence_.Next(choice)) {
-    if (!time_based_ && sequence_.passes_started() >= plan_.loops) return false;
-    sequence_.NextPass();  // time-based, or loops to go: wrap around and go on
+    if (!time_based_ && !plan_.io_limit_bytes && sequence_.passes_started() >= plan_.loops) return false;
+    sequence_.NextPass();  // time-based, io_size or loops to go: wrap around and go on
     if (!sequence_.Next(choice)) return false;  // no block at all: refused in Run
   }
+  issued_bytes_ += choice.length;
   ++stats_.issued;
   uint32_t slot = free_[--free_count_];
   IoRequest& r = requests_[slot];

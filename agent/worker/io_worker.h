@@ -43,6 +43,9 @@ struct JobPlan {
   uint64_t pacer_seed = 1;
   // A size-based job does its range this many times (fio's loops).
   uint64_t loops = 1;
+  // A size-based job stops once it has issued this many bytes, going around its range as often
+  // as that takes (fio's io_size, times loops); 0: the range `loops` times.
+  uint64_t io_limit_bytes = 0;
   // The job fails when, over a cycle of its window, it moves less than this per second (fio's
   // ratemin / rate_iops_min); 0: no minimum.
   uint64_t min_bytes_per_sec = 0;
@@ -104,6 +107,7 @@ class IoWorker {
   uint64_t window_end_ = 0;
   Pacer pacer_;
   uint64_t writes_since_fsync_ = 0;
+  uint64_t issued_bytes_ = 0;
   uint64_t think_until_ = 0;         // no request before this (a think pause)
   uint64_t spin_until_ = 0;          // ... and until this, spin rather than sleep
   uint64_t since_think_ = 0;         // completions since the last pause

@@ -45,6 +45,9 @@ const FioDefault kFioDefaults[] = {
      [](v1::IoSpec& io) { io.set_invalidate(true); }},
     {v1::IoSpec::kBlockSizeFieldNumber, [](const v1::IoSpec& io) { return io.has_block_size() || io.block_size_split_size() > 0; },
      [](v1::IoSpec& io) { io.set_block_size(4096); }},
+    // fio allocates a job's files before it writes them (fallocate=native) unless told otherwise.
+    {v1::IoSpec::kPreallocateFieldNumber, [](const v1::IoSpec& io) { return io.has_preallocate(); },
+     [](v1::IoSpec& io) { io.set_preallocate(true); }},
     // fio does not fsync at the end of a write job unless end_fsync=1.
     {v1::IoSpec::kFsyncFieldNumber, [](const v1::IoSpec& io) { return io.fsync().has_at_end(); },
      [](v1::IoSpec& io) { io.mutable_fsync()->set_at_end(false); }},
@@ -56,13 +59,14 @@ const FioDefault kFioDefaults[] = {
 // (norandommap beside a non-uniform random_distribution too: fio draws those with repeats anyway.)
 constexpr int kIgnoredByFio[] = {v1::IoSpec::kBlockSizeFieldNumber, v1::IoSpec::kReadPctFieldNumber, v1::IoSpec::kFsyncFieldNumber,
                                  v1::IoSpec::kQueueDepthFieldNumber, v1::IoSpec::kRandomFieldNumber,
-                                 v1::IoSpec::kInvalidateFieldNumber};
+                                 v1::IoSpec::kInvalidateFieldNumber, v1::IoSpec::kLoopsFieldNumber,
+                                 v1::IoSpec::kPreallocateFieldNumber, v1::IoSpec::kIoSizeFieldNumber};
 // Fields the import may set in `defaults` that a job may have no use for (then left out).
 constexpr int kDefaultsItMaySet[] = {v1::IoSpec::kOpFieldNumber,        v1::IoSpec::kEngineFieldNumber,
                                      v1::IoSpec::kDirectFieldNumber,    v1::IoSpec::kBlockSizeFieldNumber,
                                      v1::IoSpec::kFsyncFieldNumber,     v1::IoSpec::kReadPctFieldNumber,
                                      v1::IoSpec::kQueueDepthFieldNumber,
-                                     v1::IoSpec::kInvalidateFieldNumber};
+                                     v1::IoSpec::kInvalidateFieldNumber, v1::IoSpec::kPreallocateFieldNumber};
 
 }  // namespace
 

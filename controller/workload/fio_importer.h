@@ -157,11 +157,13 @@ class Importer {
   void ThinkSpin(const Option& o, Level& l);
   void ThinkBlocksType(const Option& o, Level& l);
   void FdataSync(const Option& o, Level& l);
+  void Fallocate(const Option& o, Level& l);
   void WriteLog(const Option& o, Level& l);
   void LogAvgMsec(const Option& o, Level& l);
   static std::vector<OptionRow> LogOptionRows();  // fio_log_options.cc
   void BlockSizeRange(const Option& o, Level& l);
   void Loops(const Option& o, Level& l);
+  void IoSize(const Option& o, Level& l);
   void WaitFor(const Option& o, Level& l);
   void Thread(const Option& o, Level& l);
   void ProfileOnly(const Option& o, Level& l);

@@ -54,7 +54,8 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
        "them (at most 16 sizes)"},
       {{{"bssplit", &Importer::BlockSizeSplit}},
        "`bssplit=4k/60:64k/40`",
-       "`block_size_split`; a blank share gets an even part of the rest, as in fio"},
+       "`block_size_split`; a blank share gets an even part of the rest, as in fio. Random offsets are multiples of the "
+       "largest size (iofleet's slots), where fio's are multiples of the smallest"},
       {{{"invalidate", &Importer::Invalidate}},
        "`invalidate` (fio's default 1)",
        "`invalidate`: a buffered job's files are dropped from the page cache at the end of its setup, as fio does before "
@@ -86,6 +87,10 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
       {{{"fsync", &Importer::Fsync}, {"end_fsync", &Importer::EndFsync}},
        "`fsync`, `end_fsync`",
        "`fsync.every`, `fsync.at_end`"},
+      {{{"fallocate", &Importer::Fallocate}},
+       "`fallocate` (fio's default `native`)",
+       "`preallocate`: `native`, `posix` and `1` allocate a writing job's files at setup, `none`, `0` and `truncate` do "
+       "not; `keep` (allocation past the file's size) is refused"},
       {{{"fdatasync", &Importer::FdataSync}},
        "`fdatasync`",
        "`fsync.every` with `fsync.data_only` (fdatasync for every sync of the job; beside `fsync=` refused)"},
@@ -102,6 +107,9 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
        "`stonewall`, `wait_for_previous`",
        "a new step: the jobs between two stonewalls run at once, as the `streams` of one step (see below)"},
       {{{"loops", &Importer::Loops}}, "`loops`", "`loops` (size-based jobs)"},
+      {{{"io_size", &Importer::IoSize}, {"io_limit", &Importer::IoSize}},
+       "`io_size` (`io_limit`)",
+       "`io_size` (size-based jobs): the bytes each job moves within its `size`, going around it when more"},
       {{{"wait_for", &Importer::WaitFor}},
        "`wait_for`",
        "a stonewall, where it names the jobs running before it (fio starts the job when they end); a `wait_for` that "
@@ -292,6 +300,18 @@ void Importer::Loops(const Option& o, Level& l) {
   }
 }
 
+void Importer::IoSize(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  if (o.value.find('%') != std::string::npos) {
+    Error(ValueAt(o), "\"" + o.value + "\": a percentage of a device or file is not supported: give a size, e.g. 4g");
+    return;
+  }
+  if (auto size = SizeValue(o, o.value, l.kb_base, IoField(v1::IoSpec::kIoSizeFieldNumber))) {
+    l.io.set_io_size(*size);
+    Record(l, {v1::IoSpec::kIoSizeFieldNumber}, o);
+  }
+}
+
 void Importer::WaitFor(const Option& o, Level& l) {
   if (!NeedValue(o)) return;
   if (l.path == "defaults") {
@@ -448,6 +468,21 @@ void Importer::EndFsync(const Option& o, Level& l) {
     l.io.mutable_fsync()->set_at_end(*b);
     Record(l, {v1::IoSpec::kFsyncFieldNumber}, o);
   }
+}
+
+void Importer::Fallocate(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  const std::string& v = o.value;
+  if (v == "native" || v == "posix" || v == "1" || v == "none" || v == "0" || v == "truncate") {
+    l.io.set_preallocate(v == "native" || v == "posix" || v == "1");
+    Record(l, {v1::IoSpec::kPreallocateFieldNumber}, o);
+    return;
+  }
+  if (v == "keep") {
+    Unsupported(ValueAt(o), "\"keep\": allocating past the file's size (FALLOC_FL_KEEP_SIZE) is not supported");
+    return;
+  }
+  Error(ValueAt(o), "\"" + v + "\" is not native, posix, keep, truncate, none, 0 or 1");
 }
 
 // fdatasync=N: fsync=N's every N writes, each an fdatasync. A job with both syncs would do two

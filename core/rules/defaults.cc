@@ -39,6 +39,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_loops(1);
   io.set_skip(0);
   io.set_backward(false);
+  io.set_preallocate(false);
   return io;
 }
 
@@ -282,6 +283,14 @@ constexpr ApplicabilityRule kApplicability[] = {
        return !(Shared(io) && io.shared_mode() == v1::SHARED_MODE_STRIDED) ? nullptr
                                                                           : "shared_mode strided orders each job's blocks already";
      }},
+    {v1::IoSpec::kPreallocateFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return Writes(io.op()) && io.engine() != v1::ENGINE_NULL ? nullptr : "preallocate applies to steps that write files";
+     }},
+    {v1::IoSpec::kIoSizeFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.runtime() == 0 ? nullptr : "io_size applies to size-based steps (runtime 0): a time-based job runs until its time is up";
+     }},
     {v1::IoSpec::kLoopsFieldNumber,
      [](const v1::IoSpec& io) -> const char* {
        return io.runtime() == 0 ? nullptr : "loops applies to size-based steps (runtime 0): a time-based job wraps until its time is up";
@@ -379,6 +388,8 @@ void NeutralizeInapplicable(v1::IoSpec& io) {
       }
       continue;
     }
+    // A field without a built-in default (io_size) stays cleared: unset is its neutral value.
+    if (!refl->HasField(neutral, field)) continue;
     switch (field->cpp_type()) {
       case google::protobuf::FieldDescriptor::CPPTYPE_UINT32: refl->SetUInt32(&io, field, refl->GetUInt32(neutral, field)); break;
       case google::protobuf::FieldDescriptor::CPPTYPE_UINT64: refl->SetUInt64(&io, field, refl->GetUInt64(neutral, field)); break;

@@ -285,6 +285,9 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   if (io.deadline() > kMaxDurationNs) out.push_back({place(v1::IoSpec::kDeadlineFieldNumber), "deadline is longer than 292 years (2^63 ns)"});
   CheckRate(io.rate(), place(v1::IoSpec::kRateFieldNumber), out);
   CheckThink(io.think(), place(v1::IoSpec::kThinkFieldNumber), out);
+  if (io.io_size() > 0 && !CheckedMul(io.io_size(), std::max<uint64_t>(io.loops(), 1), "io_size x loops").ok()) {
+    out.push_back({place(v1::IoSpec::kIoSizeFieldNumber), "io_size x loops is beyond 2^64 bytes"});
+  }
   if (io.skip() > 0 && io.block_size_split_size() > 0) {
     out.push_back({place(v1::IoSpec::kSkipFieldNumber), "skip spaces blocks of one size: give block_size, not block_size_split"});
   } else if (io.skip() % slot != 0) {

@@ -64,7 +64,9 @@ TEST(DashboardsEndToEnd, EveryQueryReturnsDataWhileARealRunGoesAndAfterIt) {
             "  - name: copy\n"
             "    copy: { from: tree, to: copied, jobs: 1 }\n"
             "  - name: write\n"
-            "    io: { op: randwrite, runtime: 12s, continue_on_error: true }\n");
+            // Two streams, so that the stream variable and the panels by stream have series.
+            "    io: { runtime: 12s, continue_on_error: true, streams: [ { name: rand, op: randwrite },\n"
+            "          { name: seq, op: write, jobs: 1 } ] }\n");
   Process run({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", node01.address() + "," + node02.address(),
                "--metrics", "127.0.0.1:0", "--progress", "plain", "--pushgateway", pushgateway.url(), "--label", "suite=e2e",
                "--out", (tmp / "out").string()},

@@ -134,7 +134,7 @@ TEST(DashboardsLint, NoDataSourceIsHardCoded) {
 
 TEST(DashboardsLint, TheVariablesArePresent) {
   const std::map<std::string, std::set<std::string>> wanted = {
-      {"live-run.json", {"datasource", "workload", "step", "agent"}},
+      {"live-run.json", {"datasource", "workload", "step", "agent", "stream"}},
       {"agent.json", {"datasource", "agent", "workload", "step"}},
       {"nightly-trends.json", {"datasource", "workload", "step"}}};
   for (const auto& b : LoadDashboards()) {

@@ -178,6 +178,29 @@ TEST_F(IoTaskTest, SkipAndBackwardWriteTheBlocksFioWould) {
   }
 }
 
+// preallocate (fio's fallocate=native): the job's whole range is allocated at setup, so a step
+// that writes every other block leaves no holes in its file; without it, it does.
+TEST_F(IoTaskTest, PreallocateAllocatesTheRangeBeforeTheWrites) {
+  uint32_t index = 0;
+  for (bool preallocate : {false, true}) {
+    IoPlan c = Io(index++, v1::OP_WRITE, true);
+    c.io.set_file_prefix(preallocate ? "pre" : "sparse");
+    c.io.set_skip(1 << 20);
+    c.io.set_preallocate(preallocate);
+    auto written = Run(std::move(c));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    struct stat st {};
+    ASSERT_EQ(stat((fs::path(ws_->run_dir()) / (std::string(preallocate ? "pre" : "sparse") + "-0.dat")).c_str(), &st), 0);
+    const uint64_t allocated = static_cast<uint64_t>(st.st_blocks) * 512;
+    if (preallocate) {
+      EXPECT_GE(allocated, kIoFileBytes);
+      EXPECT_EQ(static_cast<uint64_t>(st.st_size), kIoFileBytes);
+    } else {
+      EXPECT_LT(allocated, kIoFileBytes * 3 / 4) << "the skipped blocks are holes";
+    }
+  }
+}
+
 // Seed 002: by default a read step reads the write step's files; with a file_prefix
 // of its own it lays out (untimed) and reads its own, as fio's read job of another name does.
 TEST_F(IoTaskTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {

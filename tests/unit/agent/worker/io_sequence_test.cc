@@ -91,6 +91,31 @@ TEST(IoSequence, ReverseGoesFromTheLastSlotToTheFirst) {
   EXPECT_EQ(Pass(holes).size(), 3u) << "a new pass goes backward again";
 }
 
+// fio's rw=rw: the reads and the writes each go through the range from its start, one after the
+// other (an offset per direction), not one walk whose blocks are read or written.
+TEST(IoSequence, MixedSequentialKeepsAnOffsetPerDirection) {
+  SequenceSpec mixed;
+  mixed.slots = 1000;
+  mixed.slot_size = 4096;
+  mixed.read_pct = 60;
+  mixed.seed = 3;
+  IoSequence s(mixed);
+  uint64_t next[2] = {0, 0};
+  uint64_t reads = 0;
+  for (const auto& c : Pass(s)) {
+    const int d = c.dir == IoDir::kRead ? 0 : 1;
+    EXPECT_EQ(c.offset / 4096, next[d]) << (d ? "write" : "read");
+    ++next[d];
+    reads += d == 0;
+  }
+  EXPECT_EQ(next[0] + next[1], 1000u);
+  EXPECT_NEAR(static_cast<double>(reads), 600.0, 60.0);
+  s.NextPass();
+  IoChoice first;
+  ASSERT_TRUE(s.Next(first));
+  EXPECT_EQ(first.offset, 0u) << "each pass starts both offsets at the range's start again";
+}
+
 TEST(IoSequence, BlockSizeSplitFollowsWeightsAndReplaysExactly) {
   SequenceSpec spec;
   spec.slots = 20000;

@@ -396,6 +396,19 @@ TEST(IoWorker, LoopsRepeatTheRangeThatManyTimes) {
   EXPECT_EQ(h.stats.issued, 3 * kSlots);
 }
 
+// fio's io_size: the job stops after that many bytes, going around its range when it is more
+// than the range, stopping inside it when less.
+TEST(IoWorker, IoSizeMovesThatManyBytesWithinTheRange) {
+  for (uint64_t blocks : {100u, 40u}) {
+    Harness h(4);
+    h.plan.io_limit_bytes = blocks * kWorkerBlock;
+    h.Run();
+    EXPECT_EQ(h.stats.write.ops.load(), blocks);
+    EXPECT_EQ(h.stats.write.bytes.load(), blocks * kWorkerBlock);
+    EXPECT_EQ(h.stats.passes, blocks / kSlots);
+  }
+}
+
 // fio's ratemin: a job held to 200 IOPS under a minimum of 1000 fails at the end of its first
 // cycle, saying when and what it did; one that keeps its minimum runs its time out.
 TEST(IoWorker, RateMinStopsAJobThatFallsUnderIt) {

@@ -70,6 +70,7 @@ TEST(FioImport, ZebClientJobFileMapsToTheWorkload) {
       runtime: 300000000000
       data { compressible_pct: 50 pattern: "0xdeadbeef" }
       fsync { at_end: false }
+      preallocate: true
     }
     steps { name: "64kseqwrite" io { op: OP_WRITE file_prefix: "64kseqwrite" } }
     steps { name: "64kseqread" io { op: OP_READ file_prefix: "64kseqread" } }
@@ -556,6 +557,29 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
   EXPECT_TRUE(Has(bad.errors, "b.fio:10:16: io_submit_mode: \"later\" is not inline or offload")) << Lines(bad.errors);
   EXPECT_TRUE(Has(bad.errors, "b.fio:11:14: rate_process: \"lineer\" is not linear or poisson")) << Lines(bad.errors);
   EXPECT_TRUE(Has(bad.errors, "b.fio:12:15: rate_iops_min: \",5\": a separate cap")) << Lines(bad.errors);
+
+  // fio's fallocate: native (its default) allocates a writing job's files first; none does not.
+  FioImport falloc = ImportFioJobText("[global]\nsize=1m\nrw=write\n[a]\n[b]\nstonewall\nfallocate=none\n[c]\nstonewall\nrw=read\n",
+                                      "f.fio", false);
+  ASSERT_TRUE(falloc.errors.empty()) << Lines(falloc.errors);
+  EXPECT_TRUE(rules::ResolveIo(falloc.workload, 0).preallocate());
+  EXPECT_FALSE(rules::ResolveIo(falloc.workload, 1).preallocate());
+  FioImport keep = ImportFioJobText("[a]\nsize=1m\nrw=write\nfallocate=keep\n[b]\nstonewall\nfallocate=sometimes\n", "f.fio", false);
+  EXPECT_TRUE(Has(keep.errors, "f.fio:4:11: fallocate: \"keep\": allocating past the file's size")) << Lines(keep.errors);
+  EXPECT_TRUE(Has(keep.errors, "f.fio:7:11: fallocate: \"sometimes\" is not native")) << Lines(keep.errors);
+
+  FioImport io_size = ImportFioJobText("[a]\nsize=1m\nrw=randread\nio_size=3m\n[b]\nstonewall\nio_limit=50%\n", "i.fio", false);
+  EXPECT_TRUE(Has(io_size.errors, "i.fio:7:10: io_limit: \"50%\": a percentage")) << Lines(io_size.errors);
+  FioImport io_ok = ImportFioJobText("[a]\nsize=1m\nrw=randread\nio_size=3m\n", "i.fio", false);
+  ASSERT_TRUE(io_ok.errors.empty()) << Lines(io_ok.errors);
+  EXPECT_EQ(io_ok.workload.steps(0).io().io_size(), 3u << 20);
+
+  // fio runs a time-based job until its runtime, whatever its loops.
+  FioImport timed = ImportFioJobText("[a]\nsize=1m\nrw=read\nloops=3\ntime_based\nruntime=5\n", "p.fio", false);
+  ASSERT_TRUE(timed.errors.empty()) << Lines(timed.errors);
+  EXPECT_TRUE(Has(timed.warnings, "p.fio:4:1: loops: has no effect on job [a] (loops applies to size-based steps"))
+      << Lines(timed.warnings);
+  EXPECT_FALSE(timed.workload.steps(0).io().has_loops());
 
   // waitfor.fio: each job waits for the one before it, which is all that runs: stonewalls.
   FioImport chain = ImportFioJobText(

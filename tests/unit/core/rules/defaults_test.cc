@@ -66,5 +66,18 @@ TEST(Inapplicable, BatchesApplyToAsynchronousEnginesUpToTheQueueDepth) {
   EXPECT_EQ(Inapplicable(psync, v1::IoSpec::kFileSizeFieldNumber), "");
 }
 
+// A field that has no effect is set to its built-in default for the plan; one without a default
+// (io_size) is left unset, never set to 0, which its bound would refuse at the agent.
+TEST(Defaults, NeutralizingLeavesAFieldWithoutADefaultUnset) {
+  v1::IoSpec io = BuiltinIoDefaults();
+  io.set_op(v1::OP_READ);
+  io.set_runtime(1'000'000'000);
+  io.set_io_size(1 << 20);
+  io.set_loops(4);
+  NeutralizeInapplicable(io);
+  EXPECT_FALSE(io.has_io_size());
+  EXPECT_EQ(io.loops(), 1u);
+}
+
 }  // namespace
 }  // namespace iofleet::rules

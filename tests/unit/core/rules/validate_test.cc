@@ -140,8 +140,13 @@ TEST(Validate, RateMinimumsProcessCycleAndLoops) {
   EXPECT_TRUE(Validate(loops).empty());
   EXPECT_EQ(ResolveIo(loops, 0).loops(), 3u);
   EXPECT_EQ(ResolveIo(Minimal(), 0).loops(), 1u);
+  loops.mutable_steps(0)->mutable_io()->set_io_size(1ull << 63);
+  EXPECT_TRUE(HasViolation(Validate(loops), "steps[0].io.io_size", "io_size x loops is beyond 2^64 bytes"));
+  loops.mutable_steps(0)->mutable_io()->set_io_size(1 << 20);
+  EXPECT_TRUE(Validate(loops).empty());
   loops.mutable_steps(0)->mutable_io()->set_runtime(1'000'000'000);
   EXPECT_TRUE(HasViolation(Validate(loops), "steps[0].io.loops", "loops applies to size-based steps"));
+  EXPECT_TRUE(HasViolation(Validate(loops), "steps[0].io.io_size", "io_size applies to size-based steps"));
 }
 
 TEST(Validate, ThinkSkipAndBackward) {
