@@ -2,7 +2,8 @@
 
 namespace iofleet::agent {
 
-IoSequence::IoSequence(const SequenceSpec& spec) : spec_(spec), rng_(spec.seed) {
+IoSequence::IoSequence(const SequenceSpec& spec)
+    : spec_(spec), rng_(spec.seed), mixed_(spec.read_pct % 100 != 0), draws_r_(mixed_ || spec.split_count) {
   permutation_ = Permutation(spec_.slots, spec_.seed);
   pass_ = 1;
 }

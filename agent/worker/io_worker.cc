@@ -74,13 +74,13 @@ void IoWorker::CountError(int err, uint64_t offset, OpCounters& op) noexcept {
 
 bool IoWorker::IssueOne() noexcept {
   IoChoice choice;
-  if (plan_.io_limit_bytes && !time_based_ && issued_bytes_ >= plan_.io_limit_bytes) return false;
+  if (io_limited_ && issued_bytes_ >= plan_.io_limit_bytes) return false;
   if (!sequence_.Next(choice)) {
-    if (!time_based_ && !plan_.io_limit_bytes && sequence_.passes_started() >= plan_.loops) return false;
+    if (!time_based_ && !io_limited_ && sequence_.passes_started() >= plan_.loops) return false;
     sequence_.NextPass();  // time-based, io_size or loops to go: wrap around and go on
     if (!sequence_.Next(choice)) return false;  // no block at all: refused in Run
   }
-  issued_bytes_ += choice.length;
+  if (io_limited_) issued_bytes_ += choice.length;
   ++stats_.issued;
   uint32_t slot = free_[--free_count_];
   IoRequest& r = requests_[slot];
@@ -234,9 +234,12 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
 
 void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   time_based_ = plan_.runtime_ns > 0;
+  io_limited_ = plan_.io_limit_bytes > 0 && !time_based_;
   reap_max_ = std::clamp<size_t>(plan_.complete_batch, 1, completions_.size());
   rate_limited_ = pacer_.limited();
   rate_min_ = plan_.min_bytes_per_sec > 0 || plan_.min_iops > 0;
+  think_ = plan_.think_ns > 0;
+  paced_ = rate_limited_ || rate_min_ || think_;
   window_start_ = start_ns + plan_.ramp_ns;
   window_end_ = time_based_ ? window_start_ + plan_.runtime_ns : UINT64_MAX;
   const uint64_t issue_end = time_based_ ? window_end_
@@ -265,7 +268,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     }
     bool waiting = false;  // for the pacer's next scheduled time
     while (issuing && free_count_ > 0) {
-      if (HeldUntil() > now) {
+      if (paced_ && HeldUntil() > now) {
         waiting = true;
         break;
       }
@@ -298,7 +301,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     int64_t timeout = waiting ? static_cast<int64_t>(HeldUntil() - now) : -1;
     // A job under a minimum rate looks at its clock at each cycle's end even while nothing
     // completes: a stalled device is a rate of zero, not a wait without end.
-    if (rate_min_ && next_rate_check_ != UINT64_MAX) {
+    if (paced_ && rate_min_ && next_rate_check_ != UINT64_MAX) {
       const int64_t to_check = next_rate_check_ > now ? static_cast<int64_t>(next_rate_check_ - now) : 0;
       timeout = timeout < 0 ? to_check : std::min(timeout, to_check);
     }
@@ -308,7 +311,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
       break;
     }
     now = MonotonicNs();
-    if (plan_.think_ns > 0 && n > 0) Think(static_cast<uint64_t>(n), now);
+    if (paced_ && think_ && n > 0) Think(static_cast<uint64_t>(n), now);
     for (int i = 0; i < n; ++i) {
       const Completion& c = completions_[i];
       const bool write = requests_[c.slot].dir == IoDir::kWrite;
@@ -318,7 +321,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
         Fsync(now);
       }
     }
-    if (rate_min_ && now >= next_rate_check_ && now <= window_end_) CheckRateMin(now);
+    if (paced_ && rate_min_ && now >= next_rate_check_ && now <= window_end_) CheckRateMin(now);
     issuing = issuing && !failed_ && now < issue_end && !stop.load(std::memory_order_relaxed);
   }
   Drain();

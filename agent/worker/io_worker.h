@@ -117,6 +117,10 @@ class IoWorker {
   bool time_based_ = false;
   bool rate_limited_ = false;
   bool rate_min_ = false;
+  bool think_ = false;
+  // Any of rate, minimum rate and think time: one test on the loop's path for the jobs with none.
+  bool paced_ = false;
+  bool io_limited_ = false;  // a size-based job with io_size
   bool failed_ = false;
   bool submit_failed_ = false;
 };
