@@ -32,10 +32,25 @@ SamplesCsv::~SamplesCsv() {
   if (file_) std::fclose(file_);
 }
 
+// step_index .. ops: the columns every row starts with.
+std::string SamplesCsv::RowStart(const SampleStep& step, const std::string& agent, uint64_t elapsed_ns, uint64_t bytes,
+                                 uint64_t ops) {
+  return fmt::format("{},{},{},{},{},{},{},{:.6f},{},{},", step.index, CsvField(step.name), step.kind, step.point, step.cycle,
+                     step.group_cycle >= 0 ? std::to_string(step.group_cycle) : std::string(), CsvField(agent),
+                     static_cast<double>(elapsed_ns) / 1e9, bytes, ops);
+}
+
+// interval_p50_ns, interval_p99_ns: of the requests completed since the previous sample.
+std::string SamplesCsv::LatencyColumns(const v1::ProgressOp& read, const v1::ProgressOp& write) {
+  auto interval = std::make_unique<LatencyHistogram>();
+  AddDelta(read.latency_ns_delta(), *interval);
+  AddDelta(write.latency_ns_delta(), *interval);
+  if (!interval->count()) return ",,";
+  return fmt::format("{},{},", interval->Quantile(0.5), interval->Quantile(0.99));
+}
+
 std::string SamplesCsv::Row(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before) {
-  std::string row = fmt::format("{},{},{},{},{},{},{},{:.6f},{},{},", step.index, CsvField(step.name), step.kind, step.point,
-                                step.cycle, step.group_cycle >= 0 ? std::to_string(step.group_cycle) : std::string(),
-                                CsvField(agent), static_cast<double>(now.elapsed_ns()) / 1e9, now.bytes(), now.ops());
+  std::string row = RowStart(step, agent, now.elapsed_ns(), now.bytes(), now.ops());
   // A ramp sample rates the ramp's I/O; the window's rates count from the ramp's end.
   const bool ramp = step.ramp_ns > 0 && now.elapsed_ns() <= step.ramp_ns;
   const uint64_t before_ns = before ? before->elapsed_ns() : 0;
@@ -50,11 +65,7 @@ std::string SamplesCsv::Row(const SampleStep& step, const std::string& agent, co
     row += ",,";
   }
   // During the ramp no latency is recorded (the window's histograms only).
-  auto interval = std::make_unique<LatencyHistogram>();
-  AddDelta(now.read().latency_ns_delta(), *interval);
-  AddDelta(now.write().latency_ns_delta(), *interval);
-  if (interval->count()) row += fmt::format("{},{},", interval->Quantile(0.5), interval->Quantile(0.99));
-  else row += ",,";
+  row += LatencyColumns(now.read(), now.write());
   row += ramp ? "1,\n" : "0,\n";
   for (int k = 0; k < now.streams_size() && static_cast<size_t>(k) < step.streams.size(); ++k) {
     const v1::StreamProgress* was = before && k < before->streams_size() ? &before->streams(k) : nullptr;
@@ -68,9 +79,7 @@ std::string SamplesCsv::Row(const SampleStep& step, const std::string& agent, co
 std::string SamplesCsv::StreamRow(const SampleStep& step, const std::string& agent, const v1::Progress& now,
                                   const v1::Progress* before, int k, const v1::StreamProgress* was) {
   const v1::StreamProgress& s = now.streams(k);
-  std::string row = fmt::format("{},{},{},{},{},{},{},{:.6f},{},{},", step.index, CsvField(step.name), step.kind, step.point,
-                                step.cycle, step.group_cycle >= 0 ? std::to_string(step.group_cycle) : std::string(),
-                                CsvField(agent), static_cast<double>(now.elapsed_ns()) / 1e9, s.bytes(), s.ops());
+  std::string row = RowStart(step, agent, now.elapsed_ns(), s.bytes(), s.ops());
   const bool ramp = step.ramp_ns > 0 && now.elapsed_ns() <= step.ramp_ns;
   const uint64_t from_ns = std::max(before ? before->elapsed_ns() : 0, step.ramp_ns);
   const uint64_t from_bytes = was ? was->bytes() : 0, from_ops = was ? was->ops() : 0;
@@ -81,11 +90,7 @@ std::string SamplesCsv::StreamRow(const SampleStep& step, const std::string& age
   } else {
     row += ",,";
   }
-  auto interval = std::make_unique<LatencyHistogram>();
-  AddDelta(s.read().latency_ns_delta(), *interval);
-  AddDelta(s.write().latency_ns_delta(), *interval);
-  if (interval->count()) row += fmt::format("{},{},", interval->Quantile(0.5), interval->Quantile(0.99));
-  else row += ",,";
+  row += LatencyColumns(s.read(), s.write());
   return row + (ramp ? "1," : "0,") + CsvField(step.streams[static_cast<size_t>(k)]) + "\n";
 }
 

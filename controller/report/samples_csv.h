@@ -56,6 +56,8 @@ class SamplesCsv {
 
   // One row, for tests.
   static std::string Row(const SampleStep& step, const std::string& agent, const v1::Progress& now, const v1::Progress* before);
+  static std::string RowStart(const SampleStep& step, const std::string& agent, uint64_t elapsed_ns, uint64_t bytes, uint64_t ops);
+  static std::string LatencyColumns(const v1::ProgressOp& read, const v1::ProgressOp& write);
   static std::string StreamRow(const SampleStep& step, const std::string& agent, const v1::Progress& now,
                                const v1::Progress* before, int k, const v1::StreamProgress* was);
 

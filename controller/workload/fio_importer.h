@@ -145,6 +145,7 @@ class Importer {
   void GroupReporting(const Option& o, Level& l);
   // A rate option's one value for reads and writes, or nothing (refused at its place).
   std::optional<std::string> OneRateOf(const Option& o);
+  void RateField(const Option& o, Level& l, int field_number, bool bytes);
   void Rate(const Option& o, Level& l);
   void RateIops(const Option& o, Level& l);
   void RateProcess(const Option& o, Level& l);

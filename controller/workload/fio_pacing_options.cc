@@ -64,26 +64,23 @@ std::optional<std::string> Importer::OneRateOf(const Option& o) {
   return one;
 }
 
-void Importer::Rate(const Option& o, Level& l) {
+// A RateSpec field from an option's one value: bytes per second (rate, rate_min) or a count per
+// second (rate_iops, rate_iops_min).
+void Importer::RateField(const Option& o, Level& l, int field_number, bool bytes) {
   auto one = OneRateOf(o);
   if (!one) return;
-  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kBytesPerSecFieldNumber);
-  if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
-    l.io.mutable_rate()->set_bytes_per_sec(*bytes);
-    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kBytesPerSecFieldNumber}, o);
-  }
-}
-
-void Importer::RateIops(const Option& o, Level& l) {
-  auto one = OneRateOf(o);
-  if (!one) return;
+  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(field_number);
   Option single = o;
   single.value = *one;
-  if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kIopsFieldNumber))) {
-    l.io.mutable_rate()->set_iops(*iops);
-    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kIopsFieldNumber}, o);
-  }
+  const std::optional<uint64_t> value = bytes ? SizeValue(o, *one, l.kb_base, field) : Count(single, field);
+  if (!value) return;
+  v1::RateSpec* rate = l.io.mutable_rate();
+  rate->GetReflection()->SetUInt64(rate, field, *value);
+  Record(l, {v1::IoSpec::kRateFieldNumber, field_number}, o);
 }
+
+void Importer::Rate(const Option& o, Level& l) { RateField(o, l, v1::RateSpec::kBytesPerSecFieldNumber, true); }
+void Importer::RateIops(const Option& o, Level& l) { RateField(o, l, v1::RateSpec::kIopsFieldNumber, false); }
 
 void Importer::RateProcess(const Option& o, Level& l) {
   if (!NeedValue(o)) return;
@@ -97,26 +94,8 @@ void Importer::RateProcess(const Option& o, Level& l) {
 
 // rate_min / ratemin (bytes per second) and rate_iops_min: the job exits, and fio fails, when
 // it falls under the minimum over a ratecycle.
-void Importer::RateMin(const Option& o, Level& l) {
-  auto one = OneRateOf(o);
-  if (!one) return;
-  const pb::FieldDescriptor* field = v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kMinBytesPerSecFieldNumber);
-  if (auto bytes = SizeValue(o, *one, l.kb_base, field)) {
-    l.io.mutable_rate()->set_min_bytes_per_sec(*bytes);
-    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kMinBytesPerSecFieldNumber}, o);
-  }
-}
-
-void Importer::RateIopsMin(const Option& o, Level& l) {
-  auto one = OneRateOf(o);
-  if (!one) return;
-  Option single = o;
-  single.value = *one;
-  if (auto iops = Count(single, v1::RateSpec::descriptor()->FindFieldByNumber(v1::RateSpec::kMinIopsFieldNumber))) {
-    l.io.mutable_rate()->set_min_iops(*iops);
-    Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kMinIopsFieldNumber}, o);
-  }
-}
+void Importer::RateMin(const Option& o, Level& l) { RateField(o, l, v1::RateSpec::kMinBytesPerSecFieldNumber, true); }
+void Importer::RateIopsMin(const Option& o, Level& l) { RateField(o, l, v1::RateSpec::kMinIopsFieldNumber, false); }
 
 // ratecycle is in milliseconds (a bare number, as fio reads it).
 void Importer::RateCycle(const Option& o, Level& l) {
