@@ -337,6 +337,28 @@ void Importer::CheckSizes(const Level& defaults, const std::vector<Job>& jobs) {
   }
 }
 
+// fio's size beside a filesize is the job's amount of I/O: with filesize=128m size=1g a job
+// moves 1 GiB within a 128 MiB file. The file is the nearest filesize, whichever level says size.
+void Importer::PlaceIoAmount(const Level& defaults, const std::vector<Job>& jobs) {
+  v1::Workload& w = out_.workload;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Level& own = jobs[i].level;
+    const auto& size = Effective(own.size_bytes, defaults.size_bytes);
+    const auto& filesize = Effective(own.filesize_bytes, defaults.filesize_bytes);
+    if (!filesize) continue;
+    v1::IoSpec& io = *w.mutable_steps(static_cast<int>(i))->mutable_io();
+    const std::string path = "steps[" + std::to_string(i) + "].io.";
+    if (own.size_bytes && !own.filesize_bytes) {  // the job's own size= set its file: the file is the filesize
+      io.set_file_size(filesize->value);
+      origins_[path + "file_size"] = filesize->at;
+    }
+    if (size && size->value != filesize->value) {
+      io.set_io_size(size->value);
+      origins_[path + "io_size"] = size->at;
+    }
+  }
+}
+
 // fio caps reads and writes each at a job's rate; iofleet's rate paces all of a job's requests
 // on one schedule. For a job that mixes them the two differ (fio's rate=2m lets 2 MiB/s of reads
 // and 2 MiB/s of writes through, iofleet's 2 MiB/s in all), so it is refused, in either mode: left
@@ -486,6 +508,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   PlaceRamp(defaults, jobs);
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
+  PlaceIoAmount(defaults, jobs);
   CheckMixedRates(defaults, jobs);
   PlaceRandRepeat(defaults, jobs);
   std::string description;

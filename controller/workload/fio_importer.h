@@ -48,7 +48,8 @@ struct Level {
   std::optional<Place> log;                      // write_bw_log, write_iops_log or write_lat_log
   std::optional<Setting<uint64_t>> log_avg_ms;   // log_avg_msec
   std::optional<Place> size;        // size= or filesize= was written, valid or not
-  std::string size_key;             // which of the two set io.file_size
+  std::optional<Setting<uint64_t>> size_bytes;      // size=
+  std::optional<Setting<uint64_t>> filesize_bytes;  // filesize=
   int kb_base = 1024;
 };
 
@@ -199,6 +200,7 @@ class Importer {
   bool SameStepLevel(const std::vector<int>& group, const Level& defaults, const std::vector<Job>& jobs);
   void PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs);
   void CheckSizes(const Level& defaults, const std::vector<Job>& jobs);
+  void PlaceIoAmount(const Level& defaults, const std::vector<Job>& jobs);
   void CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs);
   void AddFioDefaults();
   void PlaceRandRepeat(const Level& defaults, const std::vector<Job>& jobs);

@@ -70,7 +70,8 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
       {{{"numjobs", &Importer::NumJobs}}, "`numjobs`", "`jobs` (per agent)"},
       {{{"size", &Importer::Size}, {"filesize", &Importer::Size}},
        "`size`, `filesize`",
-       "`file_size` (each job's file; a percentage is refused)"},
+       "`file_size` (each job's file; a percentage is refused); `size` beside a different `filesize` is the job's "
+       "`io_size`, as in fio"},
       {{{"runtime", &Importer::Runtime}, {"timeout", &Importer::Runtime}, {"time_based", &Importer::TimeBased}},
        "`runtime` (or its alias `timeout`) + `time_based`",
        "`runtime` (time-based, wrapping around the file)"},
@@ -369,8 +370,9 @@ void Importer::NumJobs(const Option& o, Level& l) {
   }
 }
 
-// size (the job's I/O) and filesize (its file) are one thing here: iofleet gives each job one
-// file of file_size and does it whole.
+// filesize is the job's file; size is its file too, unless filesize is given, when fio takes it
+// as the amount of I/O (io_size). Where the two are on different levels PlaceIoAmount sorts
+// them out; here a level's own values.
 void Importer::Size(const Option& o, Level& l) {
   l.size = KeyAt(o);
   if (!NeedValue(o)) return;
@@ -384,12 +386,10 @@ void Importer::Size(const Option& o, Level& l) {
   }
   auto size = SizeValue(o, o.value, l.kb_base, IoField(v1::IoSpec::kFileSizeFieldNumber));
   if (!size) return;
-  if (l.io.has_file_size() && !l.size_key.empty() && l.size_key != o.key && l.io.file_size() != *size) {
-    Error(ValueAt(o), "differs from " + l.size_key + "=: iofleet gives each job one file and does all of it; give one size");
-    return;
-  }
+  const bool file = o.key == "filesize";
+  (file ? l.filesize_bytes : l.size_bytes) = Setting<uint64_t>{*size, KeyAt(o)};
+  if (!file && l.filesize_bytes) return;  // the level's file is its filesize
   l.io.set_file_size(*size);
-  l.size_key = o.key;
   Record(l, {v1::IoSpec::kFileSizeFieldNumber}, o);
 }
 

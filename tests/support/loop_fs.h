@@ -18,8 +18,8 @@ class LoopFs {
  public:
   LoopFs(const fs::path& image, const fs::path& mount_point, const std::string& size = "128M") : mount_point_(mount_point) {
     fs::create_directories(mount_point);
-    if (std::system(("truncate -s " + size + " " + image.string()).c_str()) != 0) return;
-    FILE* p = popen(("losetup -f --show " + image.string() + " 2>/dev/null").c_str(), "r");
+    if (std::system(("truncate -s " + size + " " + Quoted(image.string())).c_str()) != 0) return;
+    FILE* p = popen(("losetup -f --show " + Quoted(image.string()) + " 2>/dev/null").c_str(), "r");
     char buf[128] = {};
     if (p && fgets(buf, sizeof(buf), p)) device_ = std::string(buf).substr(0, std::string(buf).find('\n'));
     if (p) pclose(p);
@@ -36,6 +36,12 @@ class LoopFs {
     Detach();
   }
   bool ok() const { return mounted_; }
+  // For the shell: a checkout may lie in a path with spaces (or quotes) in it.
+  static std::string Quoted(const std::string& path) {
+    std::string out = "'";
+    for (char c : path) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
   const std::string& device() const { return device_; }
   fs::path ReadaheadFile() const { return fs::path("/sys/block") / fs::path(device_).filename() / "queue/read_ahead_kb"; }
 

@@ -570,6 +570,17 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
 
   FioImport io_size = ImportFioJobText("[a]\nsize=1m\nrw=randread\nio_size=3m\n[b]\nstonewall\nio_limit=50%\n", "i.fio", false);
   EXPECT_TRUE(Has(io_size.errors, "i.fio:7:10: io_limit: \"50%\": a percentage")) << Lines(io_size.errors);
+  // size beside a different filesize is the amount of I/O, on whichever level each is written.
+  FioImport amounts = ImportFioJobText(
+      "[global]\nfilesize=1m\n[a]\nrw=randread\nsize=4m\n[b]\nstonewall\nrw=read\n[c]\nstonewall\nrw=read\nfilesize=2m\nsize=2m\n",
+      "i.fio", false);
+  ASSERT_TRUE(amounts.errors.empty()) << Lines(amounts.errors);
+  EXPECT_EQ(rules::ResolveIo(amounts.workload, 0).file_size(), 1u << 20);
+  EXPECT_EQ(amounts.workload.steps(0).io().io_size(), 4u << 20);
+  EXPECT_EQ(rules::ResolveIo(amounts.workload, 1).file_size(), 1u << 20);
+  EXPECT_FALSE(amounts.workload.steps(1).io().has_io_size());
+  EXPECT_EQ(rules::ResolveIo(amounts.workload, 2).file_size(), 2u << 20);
+  EXPECT_FALSE(amounts.workload.steps(2).io().has_io_size());
   FioImport io_ok = ImportFioJobText("[a]\nsize=1m\nrw=randread\nio_size=3m\n", "i.fio", false);
   ASSERT_TRUE(io_ok.errors.empty()) << Lines(io_ok.errors);
   EXPECT_EQ(io_ok.workload.steps(0).io().io_size(), 3u << 20);
