@@ -15,6 +15,8 @@ namespace iofleet::agent {
 class FileCoverage {
  public:
   void Add(const std::string& file, uint64_t begin, uint64_t end);
+  // The file is gone (unlinked): nothing of it is written any more.
+  void Forget(const std::string& file) { files_.erase(file); }
   // The parts of [begin, end) of `file` not yet written, in order.
   std::vector<std::pair<uint64_t, uint64_t>> Holes(const std::string& file, uint64_t begin, uint64_t end) const;
 

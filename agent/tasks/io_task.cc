@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "agent/tasks/job_engine.h"
 #include "agent/worker/arrival_gaps.h"
@@ -221,6 +222,21 @@ Status IoTask::Preallocate() {
     if (fallocate(job->fd.get(), 0, static_cast<off_t>(span.begin), static_cast<off_t>(span.end - span.begin)) == 0) continue;
     if (errno == EOPNOTSUPP) return Status::Ok();
     return PosixError("agent " + plan_.agent_name + ": " + job->path + ": fallocate (preallocate)", errno);
+  }
+  return Status::Ok();
+}
+
+// unlink (fio's): the step's files go once its figures are taken; a later reader lays them out
+// again, as its coverage no longer holds them.
+Status IoTask::Unlink() {
+  if (!plan_.io.unlink() || plan_.io.engine() == v1::ENGINE_NULL) return Status::Ok();
+  std::set<std::string> gone;  // a shared file is every job's: removed once
+  for (const auto& job : jobs_) {
+    if (!gone.insert(job->file).second) continue;
+    plan_.coverage->Forget(job->file);
+    if (Status removed = plan_.workspace->RemoveFile(job->file); !removed.ok()) {
+      return Status(removed.code(), "agent " + plan_.agent_name + ": unlink: " + removed.message());
+    }
   }
   return Status::Ok();
 }
@@ -553,6 +569,7 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   }
   ReportTaskCpu(*JobsCpu(), timing.cpu_at_start, timing.cpu_at_end, window, *result.mutable_cpu());
   if (cache_) ReportResidency(*cache_, result);
+  IOFLEET_RETURN_IF_ERROR(Unlink());
   return result;
 }
 

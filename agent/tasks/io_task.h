@@ -96,6 +96,7 @@ class IoTask final : public StepTask {
   Status OpenJobs();
   void SpaceSequential(const v1::IoSpec& io, SequenceSpec& seq) const;
   Status Preallocate();
+  Status Unlink();
   void PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& job) const;
   Result<const OffsetDistribution*> DistributionFor(const DistributionSpec& spec, uint64_t slots, uint64_t seed_base);
   Status FillHoles();

@@ -160,6 +160,7 @@ class Importer {
   void ThinkBlocksType(const Option& o, Level& l);
   void FdataSync(const Option& o, Level& l);
   void Fallocate(const Option& o, Level& l);
+  void Unlink(const Option& o, Level& l);
   void WriteLog(const Option& o, Level& l);
   void LogAvgMsec(const Option& o, Level& l);
   static std::vector<OptionRow> LogOptionRows();  // fio_log_options.cc

@@ -92,6 +92,7 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
        "`fallocate` (fio's default `native`)",
        "`preallocate`: `native`, `posix` and `1` allocate a writing job's files at setup, `none`, `0` and `truncate` do "
        "not; `keep` (allocation past the file's size) is refused"},
+      {{{"unlink", &Importer::Unlink}}, "`unlink`", "`unlink`: the step's files are deleted when it ends"},
       {{{"fdatasync", &Importer::FdataSync}},
        "`fdatasync`",
        "`fsync.every` with `fsync.data_only` (fdatasync for every sync of the job; beside `fsync=` refused)"},
@@ -483,6 +484,13 @@ void Importer::Fallocate(const Option& o, Level& l) {
     return;
   }
   Error(ValueAt(o), "\"" + v + "\" is not native, posix, keep, truncate, none, 0 or 1");
+}
+
+void Importer::Unlink(const Option& o, Level& l) {
+  if (auto b = Bool(o)) {
+    l.io.set_unlink(*b);
+    Record(l, {v1::IoSpec::kUnlinkFieldNumber}, o);
+  }
 }
 
 // fdatasync=N: fsync=N's every N writes, each an fdatasync. A job with both syncs would do two

@@ -40,6 +40,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_skip(0);
   io.set_backward(false);
   io.set_preallocate(false);
+  io.set_unlink(false);
   return io;
 }
 
@@ -290,6 +291,13 @@ constexpr ApplicabilityRule kApplicability[] = {
     {v1::IoSpec::kIoSizeFieldNumber,
      [](const v1::IoSpec& io) -> const char* {
        return io.runtime() == 0 ? nullptr : "io_size applies to size-based steps (runtime 0): a time-based job runs until its time is up";
+     }},
+    {v1::IoSpec::kUnlinkFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.engine() == v1::ENGINE_NULL                   ? "the null engine has no files to unlink"
+              : io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL ? "unlink applies to an agent's own files (per_job, shared), not to one every agent shares"
+              : io.read_from() == v1::READ_FROM_NEXT_AGENT      ? "unlink applies to an agent's own files, not to the next agent's"
+                                                                : nullptr;
      }},
     {v1::IoSpec::kLoopsFieldNumber,
      [](const v1::IoSpec& io) -> const char* {

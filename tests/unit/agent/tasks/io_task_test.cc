@@ -201,6 +201,24 @@ TEST_F(IoTaskTest, PreallocateAllocatesTheRangeBeforeTheWrites) {
   }
 }
 
+// unlink (fio's): the step's file is gone when it ends, and a later read of that name lays it
+// out again rather than reading a file that is no longer there.
+TEST_F(IoTaskTest, UnlinkRemovesTheStepsFilesAndAReaderLaysThemOutAgain) {
+  IoPlan w = Io(0, v1::OP_WRITE, true);
+  w.io.set_file_prefix("gone");
+  w.io.set_unlink(true);
+  auto written = Run(std::move(w));
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(written->bytes(), kIoFileBytes);
+  EXPECT_FALSE(fs::exists(fs::path(ws_->run_dir()) / "gone-0.dat"));
+  IoPlan r = Io(1, v1::OP_READ, true);
+  r.io.set_file_prefix("gone");
+  auto read = Run(std::move(r));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->filled_bytes(), kIoFileBytes) << "laid out again: nothing of the unlinked file counts as written";
+  EXPECT_TRUE(fs::exists(fs::path(ws_->run_dir()) / "gone-0.dat"));
+}
+
 // Seed 002: by default a read step reads the write step's files; with a file_prefix
 // of its own it lays out (untimed) and reads its own, as fio's read job of another name does.
 TEST_F(IoTaskTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {

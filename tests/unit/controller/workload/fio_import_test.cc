@@ -585,6 +585,10 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
   ASSERT_TRUE(io_ok.errors.empty()) << Lines(io_ok.errors);
   EXPECT_EQ(io_ok.workload.steps(0).io().io_size(), 3u << 20);
 
+  FioImport unlink = ImportFioJobText("[a]\nsize=1m\nrw=write\nunlink=1\n", "u.fio", false);
+  ASSERT_TRUE(unlink.errors.empty()) << Lines(unlink.errors);
+  EXPECT_TRUE(unlink.workload.steps(0).io().unlink());
+
   // fio runs a time-based job until its runtime, whatever its loops.
   FioImport timed = ImportFioJobText("[a]\nsize=1m\nrw=read\nloops=3\ntime_based\nruntime=5\n", "p.fio", false);
   ASSERT_TRUE(timed.errors.empty()) << Lines(timed.errors);

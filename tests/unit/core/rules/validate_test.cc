@@ -149,6 +149,17 @@ TEST(Validate, RateMinimumsProcessCycleAndLoops) {
   EXPECT_TRUE(HasViolation(Validate(loops), "steps[0].io.io_size", "io_size applies to size-based steps"));
 }
 
+TEST(Validate, UnlinkIsForAnAgentsOwnFiles) {
+  v1::Workload w = Minimal();
+  w.mutable_steps(0)->mutable_io()->set_unlink(true);
+  EXPECT_TRUE(Validate(w).empty());
+  w.mutable_steps(0)->mutable_io()->set_file_layout(v1::FILE_LAYOUT_SHARED_GLOBAL);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.unlink", "not to one every agent shares"));
+  w.mutable_steps(0)->mutable_io()->set_file_layout(v1::FILE_LAYOUT_PER_JOB);
+  w.mutable_steps(0)->mutable_io()->set_engine(v1::ENGINE_NULL);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.unlink", "the null engine has no files"));
+}
+
 TEST(Validate, ThinkSkipAndBackward) {
   v1::Workload w = Minimal();
   v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
