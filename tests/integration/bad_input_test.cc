@@ -63,6 +63,34 @@ TEST_F(BadInput, NegativeCount) {
   ExpectNothingStarted();
 }
 
+// Issue 21's fields, each refused at its place with exit 2 before anything starts: bounds first
+// (a file with a value out of bounds gets no further), then the rules between fields.
+TEST_F(BadInput, PacingAndOrderFieldsAreRefusedWhereWritten) {
+  auto bounds = Run("name: t\n"
+                    "steps:\n"
+                    "  - name: c\n"
+                    "    io: { op: write, file_size: 1MiB, rate: { cycle: 50ms }, io_size: 0 }\n");
+  EXPECT_EQ(bounds.code, 2) << bounds.out << bounds.err;
+  for (const char* said : {"w.yaml:4:54: steps[0].io.rate.cycle: 50ms is below the minimum 100ms",
+                           "w.yaml:4:71: steps[0].io.io_size: 0B is below the minimum 1B"}) {
+    EXPECT_NE(bounds.err.find(said), std::string::npos) << said << "\n" << bounds.err;
+  }
+  auto rules = Run("name: t\n"
+                   "steps:\n"
+                   "  - name: a\n"
+                   "    io: { op: read, block_size: 4KiB, file_size: 1MiB, skip: 3KiB, rate: { iops: 10, min_iops: 20 } }\n"
+                   "  - name: b\n"
+                   "    io: { op: randread, file_size: 1MiB, runtime: 1s, loops: 2, think: { time: 1ms, spin: 2ms } }\n");
+  EXPECT_EQ(rules.code, 2) << rules.out << rules.err;
+  for (const char* said : {"w.yaml:4:56: steps[0].io.skip: skip 3KiB is not a multiple of the block size 4KiB",
+                           "w.yaml:4:86: steps[0].io.rate.min_iops: 20 is above the cap rate.iops 10",
+                           "w.yaml:6:55: steps[1].io.loops: has no effect here: loops applies to size-based steps",
+                           "w.yaml:6:85: steps[1].io.think.spin: 2ms is longer than think.time 1ms"}) {
+    EXPECT_NE(rules.err.find(said), std::string::npos) << said << "\n" << rules.err;
+  }
+  ExpectNothingStarted();
+}
+
 TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
   std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
   auto validate = [&](std::vector<std::string> sets) {
