@@ -92,6 +92,10 @@ void Importer::Apply(const Option& o, Level& level) {
     (this->*(it->second))(o, level);
     return;
   }
+  if (const char* why = RefusalReason(o.key)) {
+    Unsupported(KeyAt(o), std::string("is not supported: ") + why);
+    return;
+  }
   std::vector<std::string> names;
   for (const auto& [name, handler] : Handlers()) names.push_back(name);
   std::string hint = o.key.size() >= 6 ? NearestName(o.key, names) : "";

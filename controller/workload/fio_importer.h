@@ -164,6 +164,8 @@ class Importer {
   void WriteLog(const Option& o, Level& l);
   void LogAvgMsec(const Option& o, Level& l);
   static std::vector<OptionRow> LogOptionRows();  // fio_log_options.cc
+  // Why a known fio option is refused (fio_refused_options.cc); nullptr for one it does not know.
+  static const char* RefusalReason(const std::string& option);
   void BlockSizeRange(const Option& o, Level& l);
   void Loops(const Option& o, Level& l);
   void IoSize(const Option& o, Level& l);

@@ -585,6 +585,17 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
   ASSERT_TRUE(io_ok.errors.empty()) << Lines(io_ok.errors);
   EXPECT_EQ(io_ok.workload.steps(0).io().io_size(), 3u << 20);
 
+  // Options fio has and iofleet refuses say why, with or without --allow-unsupported.
+  FioImport why = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\nflow=2\nzonemode=zbd\nexitall\n", "r.fio", false);
+  EXPECT_TRUE(Has(why.errors, "r.fio:3:1: nrfiles: is not supported: several files per job")) << Lines(why.errors);
+  EXPECT_TRUE(Has(why.errors, "r.fio:4:1: flow: is not supported: fio's flow control")) << Lines(why.errors);
+  EXPECT_TRUE(Has(why.errors, "r.fio:5:1: zonemode: is not supported: zoned block devices")) << Lines(why.errors);
+  EXPECT_TRUE(Has(why.errors, "r.fio:6:1: exitall: is not supported: a step ends when every stream is done")) << Lines(why.errors);
+  FioImport allowed = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\n", "r.fio", true);
+  EXPECT_TRUE(allowed.errors.empty()) << Lines(allowed.errors);
+  EXPECT_TRUE(Has(allowed.warnings, "r.fio:3:1: nrfiles: is not supported: several files per job: an iofleet job has one file; left out"))
+      << Lines(allowed.warnings);
+
   FioImport unlink = ImportFioJobText("[a]\nsize=1m\nrw=write\nunlink=1\n", "u.fio", false);
   ASSERT_TRUE(unlink.errors.empty()) << Lines(unlink.errors);
   EXPECT_TRUE(unlink.workload.steps(0).io().unlink());
