@@ -8,7 +8,6 @@
 #include <cstdio>
 
 #include "tests/support/blkio_group.h"
-#include "tests/support/loop_fs.h"
 #include "tests/support/process.h"
 #include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
@@ -20,14 +19,9 @@ namespace fs = std::filesystem;
 
 TEST(RateMin, AJobUnderItsMinimumFailsTheStepAndSaysWhen) {
   TempDir tmp;
-  LoopFs loop(tmp / "disk.img", tmp / "mnt", "128M");
-  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
-  BlkioGroup group;
-  if (!group.ok()) GTEST_SKIP() << "no cgroup v1 blkio controller with read throttling here";
-  fs::create_directories(tmp / "mnt" / "data");
-  auto agent = std::make_unique<AgentProcess>(tmp / "mnt" / "data", "slowdisk", tmp.path());
-  ASSERT_TRUE(group.Add(agent->process().pid()));
-  ASSERT_TRUE(group.ThrottleReads(loop.device(), 4ull << 20));
+  ThrottledDiskAgent disk(tmp.path(), "128M", "slowdisk");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
+  ASSERT_TRUE(disk.Throttle(4ull << 20));
   WriteText(tmp / "min.yaml",
             "name: rate-min\n"
             "defaults: { engine: psync, direct: true, block_size: 256KiB, file_size: 32MiB }\n"
@@ -38,7 +32,7 @@ TEST(RateMin, AJobUnderItsMinimumFailsTheStepAndSaysWhen) {
             "[global]\nioengine=psync\ndirect=1\nbs=256k\nsize=32m\n"
             "[read]\nrw=read\ntime_based\nruntime=20\nratemin=16m\n");
   auto run = [&](const std::string& file) {
-    return RunCommand({BinPath("iofleet"), "run", (tmp / file).string(), "--agents", agent->address(), "--out",
+    return RunCommand({BinPath("iofleet"), "run", (tmp / file).string(), "--agents", disk.agent().address(), "--out",
                        (tmp / "results").string(), "--progress", "none"},
                       tmp.path());
   };
@@ -56,7 +50,7 @@ TEST(RateMin, AJobUnderItsMinimumFailsTheStepAndSaysWhen) {
     EXPECT_LT(seconds, 15.0) << file << ": the step stopped at the short cycle, not at its 20 s runtime";
   }
 
-  ASSERT_TRUE(group.ThrottleReads(loop.device(), 64ull << 20));
+  ASSERT_TRUE(disk.Throttle(64ull << 20));
   WriteText(tmp / "held.yaml",
             "name: rate-min\n"
             "defaults: { engine: psync, direct: true, block_size: 256KiB, file_size: 32MiB }\n"
@@ -65,7 +59,7 @@ TEST(RateMin, AJobUnderItsMinimumFailsTheStepAndSaysWhen) {
             "    io: { op: read, runtime: 3s, rate: { min_bytes_per_sec: 16MiB } }\n");
   CommandResult held = run("held.yaml");
   EXPECT_EQ(held.code, 0) << held.out << held.err;
-  agent.reset();  // the cgroup can go once its process has
+  disk.StopAgent();
 }
 
 }  // namespace

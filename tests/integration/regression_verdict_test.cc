@@ -28,15 +28,10 @@ std::string ReportPath(const std::string& stdout_text) {
 
 TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
   TempDir tmp;
-  LoopFs loop(tmp / "disk.img", tmp / "mnt", "256M");
-  if (!loop.ok()) GTEST_SKIP() << "cannot make a loop-mounted ext4 here (losetup/mount refused)";
-  BlkioGroup group;
-  if (!group.ok()) GTEST_SKIP() << "no cgroup v1 blkio controller with read throttling here";
-  fs::create_directories(tmp / "mnt" / "data");
-  auto agent = std::make_unique<AgentProcess>(tmp / "mnt" / "data", "slowdisk", tmp.path());
-  ASSERT_TRUE(group.Add(agent->process().pid()));
+  ThrottledDiskAgent disk(tmp.path(), "256M", "slowdisk");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
   constexpr uint64_t kDeviceSpeed = 64ull << 20;
-  ASSERT_TRUE(group.ThrottleReads(loop.device(), kDeviceSpeed));
+  ASSERT_TRUE(disk.Throttle(kDeviceSpeed));
   WriteText(tmp / "read.yaml",
             "name: throttle-check\n"
             "defaults: { engine: psync, direct: true, block_size: 1MiB, jobs: 1, file_size: 64MiB }\n"
@@ -44,7 +39,7 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
             "  - name: read\n"
             "    io: { op: read, runtime: 2s }\n");
   auto run = [&](const std::string& compare_to) {
-    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "read.yaml").string(), "--agents", agent->address(),
+    std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "read.yaml").string(), "--agents", disk.agent().address(),
                                      "--out", (tmp / "results").string()};
     if (!compare_to.empty()) argv.insert(argv.end(), {"--compare-to", compare_to});
     return RunCommand(argv, tmp.path());
@@ -60,7 +55,7 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
     if (i > 0) sum += ReadJson(ReportPath(baseline.out))["steps"][0]["aggregate"]["bytes_per_sec"].get<double>();
   }
   const auto half = static_cast<uint64_t>(sum / 3 / 2);
-  ASSERT_TRUE(group.ThrottleReads(loop.device(), half));
+  ASSERT_TRUE(disk.Throttle(half));
 
   CommandResult throttled = run("mean-of:3");
   EXPECT_EQ(throttled.code, 3) << throttled.out << throttled.err;
@@ -81,7 +76,7 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
     }
   }
 
-  ASSERT_TRUE(group.ThrottleReads(loop.device(), kDeviceSpeed));  // the device as it was
+  ASSERT_TRUE(disk.Throttle(kDeviceSpeed));  // the device as it was
   // The throttled run is kept out of the baseline, as a user would after finding the cause.
   CommandResult exclude = RunCommand({BinPath("iofleet"), "history", "--out", (tmp / "results").string(), "--exclude",
                                       report["run_id"].get<std::string>()},
@@ -94,7 +89,7 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
   CommandResult history = RunCommand({BinPath("iofleet"), "history", "--out", (tmp / "results").string()}, tmp.path());
   ASSERT_EQ(history.code, 0) << history.err;
   EXPECT_NE(history.out.find("(excluded)"), std::string::npos) << history.out;
-  agent.reset();  // the cgroup can go once its process has
+  disk.StopAgent();
 }
 
 // The same workload name under `--set queue_depth=... --set block_size=...` was judged against
