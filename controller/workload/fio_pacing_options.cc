@@ -88,7 +88,10 @@ void Importer::RateProcess(const Option& o, Level& l) {
     Error(ValueAt(o), "\"" + o.value + "\" is not linear or poisson");
     return;
   }
-  l.io.mutable_rate()->set_process(o.value == "poisson" ? v1::RATE_PROCESS_POISSON : v1::RATE_PROCESS_LINEAR);
+  // linear is fio's default and iofleet's: nothing to say, and nothing that could fail to apply
+  // where a job has no rate (fio ignores it there too).
+  if (o.value == "linear") return;
+  l.io.mutable_rate()->set_process(v1::RATE_PROCESS_POISSON);
   Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kProcessFieldNumber}, o);
 }
 

@@ -396,6 +396,25 @@ TEST(IoWorker, LoopsRepeatTheRangeThatManyTimes) {
   EXPECT_EQ(h.stats.issued, 3 * kSlots);
 }
 
+// A rate of 1 IOPS in a 300 ms window: the job sleeps toward its next release only until its
+// time to stop issuing, not a whole second past its runtime.
+TEST(IoWorker, ASparseRateEndsWithItsRuntime) {
+  NullEngine null;
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  Harness h(1);
+  h.plan.runtime_ns = 300'000'000;
+  h.plan.rate_ns_per_io = 1e9;
+  std::atomic<bool> stop{false};
+  const uint64_t start = iofleet::MonotonicNs();
+  IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(start, stop);
+  const uint64_t took = iofleet::MonotonicNs() - start;
+  EXPECT_EQ(h.stats.write.ops.load(), 1u);
+  EXPECT_GE(took, 300'000'000u);
+  EXPECT_LT(took, 700'000'000u) << "slept on to the next release, past the runtime";
+}
+
 // fio's io_size: the job stops after that many bytes, going around its range when it is more
 // than the range, stopping inside it when less.
 TEST(IoWorker, IoSizeMovesThatManyBytesWithinTheRange) {

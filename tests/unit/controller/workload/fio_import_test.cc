@@ -600,6 +600,10 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
   ASSERT_TRUE(unlink.errors.empty()) << Lines(unlink.errors);
   EXPECT_TRUE(unlink.workload.steps(0).io().unlink());
 
+  // rate_process=linear is fio's default and does nothing without a rate: accepted as it was.
+  FioImport linear = ImportFioJobText("[global]\nsize=1m\nrate_process=linear\n[a]\nrw=read\n", "l.fio", false);
+  EXPECT_TRUE(linear.errors.empty()) << Lines(linear.errors);
+
   // fio runs a time-based job until its runtime, whatever its loops.
   FioImport timed = ImportFioJobText("[a]\nsize=1m\nrw=read\nloops=3\ntime_based\nruntime=5\n", "p.fio", false);
   ASSERT_TRUE(timed.errors.empty()) << Lines(timed.errors);
