@@ -290,7 +290,7 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   }
   if (io.skip() > 0 && io.block_size_split_size() > 0) {
     out.push_back({place(v1::IoSpec::kSkipFieldNumber), "skip spaces blocks of one size: give block_size, not block_size_split"});
-  } else if (io.skip() % slot != 0) {
+  } else if (slot > 0 && io.skip() % slot != 0) {
     out.push_back({place(v1::IoSpec::kSkipFieldNumber), "skip " + FormatSize(io.skip()) + " is not a multiple of the block size " +
                                                             FormatSize(slot)});
   }
