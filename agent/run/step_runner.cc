@@ -27,6 +27,12 @@ Result<std::unique_ptr<StepRunner>> StepRunner::Prepare(std::vector<std::unique_
     slot.window = slot.task->Window();
   }
   for (auto& slot : runner->slots_) IOFLEET_RETURN_IF_ERROR(slot.task->Prepare());
+  for (auto& slot : runner->slots_) {
+    if (auto load = slot.task->Storage()) {
+      runner->targets_ = FindResourceTargets(load->dir);  // the streams of a step share its run directory
+      break;
+    }
+  }
   return runner;
 }
 
@@ -62,6 +68,7 @@ void StepRunner::Go() {
   }
   SampleWindowEdges();
   gate_.Open(start_ns_);
+  ReadResourceEdges();  // after the release: reading /proc and /sys must not delay the first I/O
 }
 
 // Process and host CPU are sampled at each task's window's edges (the waits below wake for
@@ -81,6 +88,15 @@ void StepRunner::SampleWindowEdges() {
       slot.sampled_end = true;
     }
   }
+}
+
+// The storage's counters where the first window opens and where the last one closes.
+void StepRunner::ReadResourceEdges() {
+  if (!targets_ || start_ns_ == 0) return;  // not released: no window
+  const bool any_open = std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.sampled_start; });
+  const bool all_closed = std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.sampled_end; });
+  if (any_open && !resources_at_start_.read) resources_at_start_ = ReadResources(*targets_);
+  if (all_closed && !resources_at_end_.read) resources_at_end_ = ReadResources(*targets_);
 }
 
 // The next window edge to sample at, 0 if none is left.
@@ -104,6 +120,7 @@ bool StepRunner::WaitFor(std::chrono::nanoseconds timeout) {
     if (edge > now) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::nanoseconds(edge - now));
     if (gate_.WaitReturned(wake)) return true;
     SampleWindowEdges();
+    ReadResourceEdges();
     if (std::chrono::steady_clock::now() >= deadline) return false;
   }
 }
@@ -166,12 +183,15 @@ Result<v1::StepResult> StepRunner::Finish() {
   }
   for (auto& slot : slots_) slot.task->JoinThreads();
   SampleWindowEdges();
+  ReadResourceEdges();
   std::optional<CpuSample> at_end;
   for (auto& slot : slots_) {
     if (slot.sampled_end) continue;
     if (!at_end) at_end = SampleCpu();
     slot.cpu_at_end = *at_end;
   }
+  // A size-based window closes at its last completion: read as soon after it as can be.
+  if (targets_ && start_ns_ && !resources_at_end_.read) resources_at_end_ = ReadResources(*targets_);
   const bool stopped = stop_requested();
   Status failed;
   std::optional<v1::StepResult> step;
@@ -202,7 +222,29 @@ Result<v1::StepResult> StepRunner::Finish() {
     step->set_window_ns(last_close - first_open);
     for (auto& stream : streams) *step->add_streams() = std::move(stream);
   }
+  if (targets_) AddResources(*step);
   return std::move(*step);
+}
+
+// The window's host figures, and what the tasks asked of the storage together.
+void StepRunner::AddResources(v1::StepResult& step) const {
+  const auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+  v1::ResourceStats stats;
+  ResourceDelta(*targets_, resources_at_start_, resources_at_end_, stats);
+  if (stats.window_ns() == 0) return;
+  bool direct = true;
+  uint64_t in_flight = 0;
+  for (const auto& slot : slots_) {
+    const auto load = slot.task->Storage();
+    if (!load) continue;
+    in_flight += load->in_flight;
+    stats.set_rate_iops(add(stats.rate_iops(), load->rate_iops));
+    stats.set_rate_bytes_per_sec(add(stats.rate_bytes_per_sec(), load->rate_bytes_per_sec));
+    direct = direct && load->direct;
+  }
+  stats.set_in_flight(static_cast<uint32_t>(std::min<uint64_t>(in_flight, UINT32_MAX)));
+  stats.set_direct(direct);
+  *step.mutable_resources() = std::move(stats);
 }
 
 void AddProgress(const v1::Progress& from, v1::Progress& into) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "agent/host/host_stats.h"
+#include "agent/host/resource_sample.h"
 #include "agent/stats/step_sample.h"
 #include "agent/tasks/step_task.h"
 #include "core/base/histogram.h"
@@ -80,6 +81,8 @@ class StepRunner {
   StepRunner() = default;
   void RunTask(Slot& slot);
   void SampleWindowEdges();
+  void ReadResourceEdges();
+  void AddResources(v1::StepResult& step) const;
   uint64_t NextEdge() const;
 
   // Declared first: destroyed last, after the tasks whose threads wait on it.
@@ -88,6 +91,11 @@ class StepRunner {
   std::vector<std::thread> threads_;  // one per task the runner runs
   uint64_t start_ns_ = 0;
   uint64_t go_unix_ns_ = 0;  // the wall clock at Go, to report the first I/O on it
+  // io steps: the storage under the tasks' files, read when the first window opens and when
+  // the last one closes, for the step's resources.
+  std::optional<ResourceTargets> targets_;
+  ResourceReading resources_at_start_;
+  ResourceReading resources_at_end_;
 };
 
 // Adds `from`, a task's progress, into `into`: counters add, per-op counters where `from` has

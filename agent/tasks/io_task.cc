@@ -184,11 +184,27 @@ void IoTask::PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& j
   }
 }
 
+std::optional<StorageLoad> IoTask::Storage() const {
+  if (!plan_.workspace) return std::nullopt;
+  const v1::IoSpec& io = plan_.io;
+  StorageLoad load;
+  load.dir = plan_.workspace->run_dir();
+  const uint64_t depth = io.engine() == v1::ENGINE_PSYNC ? 1 : std::max<uint32_t>(io.queue_depth(), 1);
+  load.in_flight = static_cast<uint32_t>(std::min<uint64_t>(depth * io.jobs(), UINT32_MAX));
+  const auto times_jobs = [&](uint64_t per_job) { return per_job > UINT64_MAX / std::max<uint32_t>(io.jobs(), 1) ? UINT64_MAX : per_job * io.jobs(); };
+  if (io.rate().has_iops()) load.rate_iops = times_jobs(io.rate().iops());
+  if (io.rate().has_bytes_per_sec()) load.rate_bytes_per_sec = times_jobs(io.rate().bytes_per_sec());
+  load.direct = io.direct();
+  return load;
+}
+
 // fio's rw=read:N: a sequential job's range visited every (1 + skip / block)th slot, and
 // backward from the last visited slot (the range's last) to the first.
 void IoTask::SpaceSequential(const v1::IoSpec& io, SequenceSpec& seq) const {
-  const uint64_t every = 1 + io.skip() / slot_size_;  // the rules refuse a skip that is no multiple of the block
+  // The rules refuse a skip that is no multiple of the block. One past the range's slots is as far
+  // as a stride needs to go (one block a pass), and keeps 1 + skip / block from wrapping.
   const uint64_t range_slots = seq.slots;
+  const uint64_t every = std::min(io.skip() / slot_size_, range_slots) + 1;
   seq.stride = every;
   seq.slots = (range_slots + every - 1) / every;
   seq.reverse = io.backward();

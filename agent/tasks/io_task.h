@@ -66,6 +66,7 @@ class IoTask final : public StepTask {
   TaskWindow Window() const override { return {plan_.io.start_delay() + plan_.io.ramp(), plan_.io.runtime()}; }
   const std::string& stream() const override { return plan_.stream; }
   uint32_t jobs() const override { return plan_.io.jobs(); }
+  std::optional<StorageLoad> Storage() const override;
 
   v1::Progress Progress() const override;
   void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const override;

@@ -119,6 +119,15 @@ struct StepTiming {
   CpuSample cpu_at_end;
 };
 
+// What an io task asks of the storage, for its window's resources (agent/host/resource_sample.h).
+struct StorageLoad {
+  std::string dir;  // where its files are
+  uint32_t in_flight = 0;  // jobs x queue depth (psync: jobs)
+  uint64_t rate_iops = 0;  // its jobs' rate caps together; 0: none
+  uint64_t rate_bytes_per_sec = 0;
+  bool direct = false;
+};
+
 class StepTask {
  public:
   virtual ~StepTask() = default;
@@ -141,6 +150,8 @@ class StepTask {
   virtual const std::string& stream() const;
   // The jobs it runs on this agent (io tasks; 0 by default).
   virtual uint32_t jobs() const { return 0; }
+  // io tasks: the storage it works on and what it asks of it; none by default.
+  virtual std::optional<StorageLoad> Storage() const { return std::nullopt; }
 
   // Cumulative, from any thread.
   virtual uint64_t ops() const { return 0; }

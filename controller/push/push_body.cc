@@ -1,6 +1,7 @@
 #include "controller/push/push_body.h"
 
 #include "controller/push/result_families.h"
+#include "controller/report/limit_verdict.h"
 #include "core/wire/proto_json.h"
 
 #include <fmt/format.h>
@@ -52,6 +53,7 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
     f.group_cycle = s.group_cycle;
     f.bytes_per_sec = s.aggregate.bytes_per_sec();
     f.iops = s.aggregate.iops();
+    if (auto limit = StepLimit(s)) f.limit = limit->verdict();
     for (const auto& [text, q] : {std::pair<const char*, double>{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}}) {
       f.latency_seconds.emplace_back(text, static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9);
     }
@@ -60,6 +62,7 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
     for (const StreamReport& stream : s.streams) {
       ResultFigures& g = figures.emplace_back(step_figures);
       g.stream = stream.name;
+      g.limit.clear();  // the host's counters are the step's, not a stream's
       g.bytes_per_sec = stream.aggregate.bytes_per_sec();
       g.iops = stream.aggregate.iops();
       g.latency_seconds.clear();

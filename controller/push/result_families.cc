@@ -45,7 +45,7 @@ std::string PromLabelValue(const std::string& value) {
 }
 
 std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std::vector<ResultVerdict>& verdicts) {
-  std::string bandwidth, iops, latency, verdict;
+  std::string bandwidth, iops, latency, verdict, limit;
   for (const ResultFigures& f : figures) {
     const std::string labels = FigureLabels(f);
     if (f.bytes_per_sec) bandwidth += fmt::format("iofleet_result_bytes_per_second{{{}}} {}\n", labels, SampleValue(*f.bytes_per_sec));
@@ -53,6 +53,7 @@ std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std:
     for (const auto& [quantile, seconds] : f.latency_seconds) {
       latency += fmt::format("iofleet_result_latency_seconds{{{},quantile=\"{}\"}} {}\n", labels, PromLabelValue(quantile), SampleValue(seconds));
     }
+    if (!f.limit.empty()) limit += fmt::format("iofleet_result_limit{{{},verdict=\"{}\"}} 1\n", labels, PromLabelValue(f.limit));
   }
   for (const ResultVerdict& v : verdicts) {
     PromLabels labels = v.labels;
@@ -70,6 +71,10 @@ std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std:
   AppendFamily(out, "iofleet_result_latency_seconds",
          std::string("A step's latency quantile from the agents' merged histograms (serve: the p99 its history keeps).") + kWhichSeries,
          latency);
+  AppendFamily(out, "iofleet_result_limit",
+         std::string("1 for what held a step's slowest agent back (verdict: device, client_cpu, rate_cap, network, queue_depth, "
+                     "unknown; report.json's limit). io steps whose agents sent their host's counters.") + kWhichSeries,
+         limit);
   AppendFamily(out, "iofleet_result_verdict",
          "1 when a headline figure of a step at a point regressed against its baseline runs, 0 when not; absent without enough "
          "history or when the run was not comparable. A push's run judged with --compare-to, or a suite's latest succeeded run in serve.",

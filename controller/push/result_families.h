@@ -27,6 +27,7 @@ struct ResultFigures {
   std::optional<double> iops;
   std::vector<std::pair<std::string, double>> latency_seconds;  // quantile ("0.99") -> seconds
   std::string stream = {};  // a stream of an io step with streams (label `stream`); "": the step's
+  std::string limit = {};   // io steps: what held the slowest agent back (label `verdict`); "": not judged
 };
 
 // A judged headline figure of a step at one point: 1 a regression, 0 not.

@@ -224,6 +224,8 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
 
   const Table steps = StepsTable(doc);
   out += "<h2 id=\"steps\">Steps</h2>\n" + HtmlTable(steps.headers, steps.rows, "steps-table", 12) + Notes(steps.notes);
+  const Table limits = LimitsTable(doc);
+  if (!limits.rows.empty()) out += "<h2 id=\"limits\">" + HtmlEscape(limits.title) + "</h2>\n" + HtmlTable(limits.headers, limits.rows, "limits-table");
   const Table agents = AgentsTable(doc);
   out += "<h2 id=\"agents\">Agents</h2>\n" + HtmlTable(agents.headers, agents.rows, "agents-table");
   if (assets.effective_workload) {

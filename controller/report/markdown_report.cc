@@ -66,6 +66,8 @@ std::string ReportMarkdown(const ReportDocument& doc) {
     std::vector<std::vector<std::string>> rows(table.rows.begin() + 1, table.rows.end());
     out += "\n### " + Md(table.title) + "\n\n" + MdTable(headers, rows, 0);
   }
+  const Table limits = LimitsTable(doc);
+  if (!limits.rows.empty()) out += "\n## " + Md(limits.title) + "\n\n" + MdTable(limits.headers, limits.rows, 6);
   const Table agents = AgentsTable(doc);
   out += "\n## Agents\n\n" + MdTable(agents.headers, agents.rows, agents.headers.size());
   return out;

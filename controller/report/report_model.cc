@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "controller/report/limit_verdict.h"
 #include "core/wire/histogram_proto.h"
 #include "iofleet/v1/agent.pb.h"
 
@@ -56,6 +57,7 @@ StepStats StepStats::FromProto(const v1::StepResult& result) {
   if (!result.note().empty()) s.notes.push_back(result.note());
   if (result.has_fill_at_start()) s.fill_at_start = result.fill_at_start();
   if (result.has_fill_at_end()) s.fill_at_end = result.fill_at_end();
+  if (result.has_resources() && ResourcesAreSound(result.resources())) s.resources = result.resources();
   return s;
 }
 

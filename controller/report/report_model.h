@@ -84,6 +84,9 @@ struct StepStats {
   // keeps the first agent's that measured it.
   std::optional<v1::FileSystemFill> fill_at_start;
   std::optional<v1::FileSystemFill> fill_at_end;
+  // io steps, one agent's: what its host did in the window, as it sent it (checked by
+  // controller/report/limit_verdict.h's ResourcesAreSound); an aggregate has none.
+  std::optional<v1::ResourceStats> resources;
 
   double seconds() const { return static_cast<double>(window_ns) / 1e9; }
   double iops() const { return window_ns ? static_cast<double>(ops) / seconds() : 0.0; }

@@ -5,6 +5,7 @@
 
 #include "controller/report/cycle_summary.h"
 #include "controller/report/first_done.h"
+#include "controller/report/limit_verdict.h"
 
 namespace iofleet::controller {
 namespace {
@@ -203,7 +204,12 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
     SetFigures(a.stats, *row->mutable_figures());
     if (step.kind == "copy") SetCopyFigures(step.kind, a.stats, row->mutable_copy());
     row->set_start_offset_ns(a.start_offset_ns);
+    if (a.stats.resources) {
+      *row->mutable_resources() = ResourceFigures(*a.stats.resources, a.stats);
+      *row->mutable_limit() = JudgeLimit(*a.stats.resources, a.stats);
+    }
   }
+  if (auto limit = StepLimit(step)) *s.mutable_limit() = std::move(*limit);
   for (const StreamReport& stream : step.streams) {
     v1::ReportStream& out = *s.add_streams();
     out.set_name(stream.name);

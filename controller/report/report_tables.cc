@@ -56,6 +56,32 @@ Table AgentsTable(const ReportDocument& doc) {
   return t;
 }
 
+Table LimitsTable(const ReportDocument& doc) {
+  Table t{"What held each agent back",
+          {"step", "point", "cycle", "agent", "limit", "device", "util", "avg queue", "in flight", "device latency", "busiest core", "evidence"},
+          {},
+          {}};
+  for (const v1::ReportStep& step : doc.steps()) {
+    for (const v1::ReportAgentFigures& a : step.agents()) {
+      if (!a.has_limit()) continue;
+      const v1::ReportResources& r = a.resources();
+      const v1::ReportDevice* busiest = nullptr;
+      for (const auto& d : r.devices()) {
+        if (!busiest || d.util_pct() > busiest->util_pct()) busiest = &d;
+      }
+      std::string evidence;
+      for (const std::string& e : a.limit().evidence()) evidence += (evidence.empty() ? "" : "; ") + e;
+      t.rows.push_back({step.name(), std::to_string(step.point()), std::to_string(step.cycle()), a.agent(), a.limit().verdict(),
+                        busiest ? busiest->name() + " (" + busiest->role() + ")" : "",
+                        busiest ? fmt::format("{:.1f}%", busiest->util_pct()) : "",
+                        busiest ? fmt::format("{:.1f}", busiest->avg_queue()) : "", std::to_string(r.in_flight()),
+                        busiest && busiest->has_avg_latency_ns() ? FormatFigure(busiest->avg_latency_ns(), "ns") : "",
+                        r.has_max_core_busy_pct() ? fmt::format("{} {:.1f}%", r.max_core(), r.max_core_busy_pct()) : "", evidence});
+    }
+  }
+  return t;
+}
+
 std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc) {
   std::vector<std::string> out;
   for (const v1::ReportAgent& a : doc.agents()) {
@@ -134,6 +160,11 @@ Table StepsTable(const ReportDocument& doc) {
     }
     const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
     if (uint64_t filled = agg.filled_bytes()) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
+    if (step.has_limit()) {
+      std::string why;
+      for (const std::string& e : step.limit().evidence()) why += (why.empty() ? "" : "; ") + e;
+      t.notes.push_back(fmt::format("{}: limit: {} (agent {}): {}", where, step.limit().verdict(), step.limit().agent(), why));
+    }
     if (agg.client_cpu_bound()) t.notes.push_back(where + ": warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's");
     if (agg.cache_resident()) {
       t.notes.push_back(fmt::format("{}: warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage",

@@ -24,6 +24,11 @@ Table AgentsTable(const ReportDocument& doc);
 // agent (the slowest marked), or a files step's phases; columns as the console's.
 Table StepsTable(const ReportDocument& doc);
 
+// What held each agent back in each io step (report.json's `limit` and `resources`): one row per
+// agent with its verdict, its busiest device's figures, the core, and the evidence; a table
+// without rows when no step has them.
+Table LimitsTable(const ReportDocument& doc);
+
 // The verdicts (key `verdicts`, written by the run history), one row per figure; a table with
 // an empty title when the document has none. Its `notes` say what the run was compared with,
 // and warn when the effective workload changed.

@@ -165,6 +165,12 @@ std::string ConsoleSummary(const ReportDocument& doc) {
       }
     }
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
+    if (step.has_limit()) {
+      const v1::ReportLimit& limit = step.limit();
+      std::string why;
+      for (const std::string& e : limit.evidence()) why += (why.empty() ? "" : "; ") + e;
+      out += fmt::format("{:<14} limit: {} (agent {}): {}\n", "", limit.verdict(), limit.agent(), why);
+    }
     if (uint64_t filled = agg.filled_bytes()) {
       out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", filled >> 20);
     }

@@ -178,6 +178,22 @@ TEST_F(IoTaskTest, SkipAndBackwardWriteTheBlocksFioWould) {
   }
 }
 
+// A skip past the end of the range leaves one block per pass, whatever its size: with 1-byte
+// blocks, 1 + skip / block used to wrap to 0 and divide by it.
+TEST_F(IoTaskTest, ASkipBeyondTheRangeLeavesOneBlockAPass) {
+  uint32_t index = 0;
+  for (bool backward : {false, true}) {
+    IoPlan c = Io(index++, v1::OP_WRITE, false);
+    c.io.set_file_prefix(backward ? "farback" : "far");
+    c.io.set_block_size(1);
+    c.io.set_skip(UINT64_MAX);
+    c.io.set_backward(backward);
+    auto written = Run(std::move(c));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    EXPECT_EQ(written->bytes(), 1u) << (backward ? "backward" : "forward");
+  }
+}
+
 // preallocate (fio's fallocate=native): the job's whole range is allocated at setup, so a step
 // that writes every other block leaves no holes in its file; without it, it does.
 TEST_F(IoTaskTest, PreallocateAllocatesTheRangeBeforeTheWrites) {

@@ -1,0 +1,235 @@
+#include "controller/report/limit_verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace iofleet::controller {
+namespace {
+
+constexpr double kNearPct = 90.0;        // a figure this close to its cap is held by it
+constexpr double kBusyPct = 90.0;        // a device busy this much of the window is saturated or near
+constexpr double kQueueShare = 0.8;      // of what the jobs keep in flight, queued on the device
+constexpr double kSmallQueueShare = 0.5;  // the same with few in flight: each request's life is mostly the device's
+constexpr double kDeviceTimeShare = 0.5;  // of iofleet's latency, spent in the device
+constexpr double kCoreBusyPct = 95.0;
+constexpr double kOthersShare = 1.2;     // direct I/O: a device moving this much more than the jobs
+constexpr uint64_t kOthersSlackBytes = 1 << 20;
+
+bool SoundName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isprint(static_cast<unsigned char>(c)) && c != ' '; });
+}
+
+std::string Rate(double bytes_per_sec) { return fmt::format("{:.2f}MiB/s", bytes_per_sec / 1048576.0); }
+
+std::string Ms(double ns) { return ns >= 1e6 ? fmt::format("{:.2f} ms", ns / 1e6) : fmt::format("{:.0f} us", ns / 1e3); }
+
+std::string DeviceName(const v1::ResourceStats& r, uint32_t major_no, uint32_t minor_no) {
+  std::string at = fmt::format("{}:{}", major_no, minor_no);
+  for (const auto& d : r.devices()) {
+    if (d.major() == major_no && d.minor() == minor_no) return at + " (" + d.name() + ")";
+  }
+  return at;
+}
+
+// The device that was busiest in the window; ties go to the one nearest the run directory.
+const v1::ReportDevice* Busiest(const v1::ReportResources& f) {
+  const v1::ReportDevice* best = nullptr;
+  for (const auto& d : f.devices()) {
+    if (!best || d.util_pct() > best->util_pct()) best = &d;
+  }
+  return best;
+}
+
+void Judge(v1::ReportLimit& out, const char* verdict, std::vector<std::string> evidence) {
+  out.set_verdict(verdict);
+  for (auto& e : evidence) out.add_evidence(std::move(e));
+}
+
+}  // namespace
+
+bool ResourcesAreSound(const v1::ResourceStats& r) {
+  if (r.window_ns() == 0 || r.devices_size() > 16 || r.networks_size() > 64 || r.throttles_size() > 16) return false;
+  if (r.has_max_core_busy_permille() && (r.max_core_busy_permille() > 1000 || !SoundName(r.max_core()))) return false;
+  const uint64_t window_ms = r.window_ns() / 1'000'000 + 1;  // the kernel counts whole ms
+  for (const auto& d : r.devices()) {
+    if (!SoundName(d.name()) || (d.role() != "target" && d.role() != "backing" && d.role() != "under")) return false;
+    if (d.busy_ms() > window_ms + 10) return false;  // busy longer than the window: not a reading
+  }
+  for (const auto& n : r.networks()) {
+    if (!SoundName(n.name())) return false;
+  }
+  return true;
+}
+
+v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats& agent) {
+  v1::ReportResources out;
+  const double seconds = static_cast<double>(r.window_ns()) / 1e9;
+  const double window_ms = static_cast<double>(r.window_ns()) / 1e6;
+  uint64_t target_bytes = 0;
+  for (const auto& d : r.devices()) {
+    v1::ReportDevice& o = *out.add_devices();
+    o.set_name(d.name());
+    o.set_role(d.role());
+    o.set_util_pct(std::min(100.0, 100.0 * static_cast<double>(d.busy_ms()) / window_ms));
+    o.set_avg_queue(static_cast<double>(d.queue_ms()) / window_ms);
+    const uint64_t ios = d.reads() + d.writes();
+    if (ios) o.set_avg_latency_ns(static_cast<double>(d.read_ms() + d.write_ms()) * 1e6 / static_cast<double>(ios));
+    o.set_read_iops(static_cast<double>(d.reads()) / seconds);
+    o.set_write_iops(static_cast<double>(d.writes()) / seconds);
+    o.set_read_bytes_per_sec(static_cast<double>(d.read_bytes()) / seconds);
+    o.set_write_bytes_per_sec(static_cast<double>(d.write_bytes()) / seconds);
+    if (d.has_rotational()) o.set_rotational(d.rotational());
+    if (d.role() == "target") target_bytes = std::max(target_bytes, d.read_bytes() + d.write_bytes());
+  }
+  for (const auto& n : r.networks()) {
+    v1::ReportNetwork& o = *out.add_networks();
+    o.set_name(n.name());
+    o.set_rx_bytes_per_sec(static_cast<double>(n.rx_bytes()) / seconds);
+    o.set_tx_bytes_per_sec(static_cast<double>(n.tx_bytes()) / seconds);
+    o.set_rx_packets_per_sec(static_cast<double>(n.rx_packets()) / seconds);
+    o.set_tx_packets_per_sec(static_cast<double>(n.tx_packets()) / seconds);
+    if (n.has_speed_mbps()) o.set_speed_bytes_per_sec(static_cast<double>(n.speed_mbps()) * 1e6 / 8);
+  }
+  if (r.has_max_core_busy_permille()) {
+    out.set_max_core_busy_pct(r.max_core_busy_permille() / 10.0);
+    out.set_max_core(r.max_core());
+  }
+  for (const auto& t : r.throttles()) {
+    v1::ReportThrottle& o = *out.add_throttles();
+    o.set_device(DeviceName(r, t.major(), t.minor()));
+    if (t.has_read_bps_limit()) o.set_read_bps_limit(static_cast<double>(t.read_bps_limit()));
+    if (t.has_write_bps_limit()) o.set_write_bps_limit(static_cast<double>(t.write_bps_limit()));
+    if (t.has_read_iops_limit()) o.set_read_iops_limit(static_cast<double>(t.read_iops_limit()));
+    if (t.has_write_iops_limit()) o.set_write_iops_limit(static_cast<double>(t.write_iops_limit()));
+    o.set_read_bytes_per_sec(static_cast<double>(t.read_bytes()) / seconds);
+    o.set_write_bytes_per_sec(static_cast<double>(t.write_bytes()) / seconds);
+    o.set_read_iops(static_cast<double>(t.reads()) / seconds);
+    o.set_write_iops(static_cast<double>(t.writes()) / seconds);
+  }
+  out.set_in_flight(r.in_flight());
+  // Buffered I/O reaches the device as the page cache decides: no comparison to make.
+  if (r.direct() && r.devices_size() > 0) {
+    const uint64_t ours = agent.read.bytes + agent.write.bytes;
+    out.set_others_used_device(static_cast<double>(target_bytes) > kOthersShare * static_cast<double>(ours) + kOthersSlackBytes);
+  }
+  return out;
+}
+
+v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
+  v1::ReportLimit out;
+  const v1::ReportResources f = ResourceFigures(r, agent);
+  const double iops = agent.iops(), bps = agent.bytes_per_sec();
+
+  if (r.rate_iops() > 0 && iops >= kNearPct / 100 * static_cast<double>(r.rate_iops())) {
+    Judge(out, "rate_cap", {fmt::format("rate: {} IOPS asked of its jobs together, {:.1f} done ({:.1f}%)", r.rate_iops(), iops,
+                                        100 * iops / static_cast<double>(r.rate_iops()))});
+    return out;
+  }
+  if (r.rate_bytes_per_sec() > 0 && bps >= kNearPct / 100 * static_cast<double>(r.rate_bytes_per_sec())) {
+    Judge(out, "rate_cap", {fmt::format("rate: {} asked of its jobs together, {} done ({:.1f}%)",
+                                        Rate(static_cast<double>(r.rate_bytes_per_sec())), Rate(bps),
+                                        100 * bps / static_cast<double>(r.rate_bytes_per_sec()))});
+    return out;
+  }
+
+  for (const auto& t : f.throttles()) {
+    struct Cap {
+      bool has;
+      double limit, passed;
+      const char* what;
+      bool bytes;
+    };
+    const Cap caps[] = {{t.has_read_bps_limit(), t.read_bps_limit(), t.read_bytes_per_sec(), "reads", true},
+                        {t.has_write_bps_limit(), t.write_bps_limit(), t.write_bytes_per_sec(), "writes", true},
+                        {t.has_read_iops_limit(), t.read_iops_limit(), t.read_iops(), "reads", false},
+                        {t.has_write_iops_limit(), t.write_iops_limit(), t.write_iops(), "writes", false}};
+    for (const Cap& c : caps) {
+      if (!c.has || c.limit <= 0 || c.passed < kNearPct / 100 * c.limit) continue;
+      const std::string limit = c.bytes ? Rate(c.limit) : fmt::format("{:.0f} IOPS", c.limit);
+      const std::string passed = c.bytes ? Rate(c.passed) : fmt::format("{:.1f} IOPS", c.passed);
+      Judge(out, "device", {fmt::format("blkio throttle of its cgroup on {}: {} at most {}, {} passed ({:.1f}%)", t.device(), c.what,
+                                        limit, passed, 100 * c.passed / c.limit)});
+      return out;
+    }
+  }
+
+  const v1::ReportDevice* busiest = Busiest(f);
+  const double mean_ns = agent.latency->count() ? agent.latency->Mean() : 0.0;
+  const uint32_t in_flight = r.in_flight();
+  // The time of iofleet's requests is the device's, and its queue is what the jobs give it.
+  const bool in_device = busiest && in_flight > 0 && r.direct() && busiest->has_avg_latency_ns() &&
+                         busiest->avg_latency_ns() >= kDeviceTimeShare * mean_ns;
+  const double queued_share = busiest && in_flight ? busiest->avg_queue() / static_cast<double>(in_flight) : 0.0;
+  const auto device_evidence = [&] {
+    return std::vector<std::string>{
+        fmt::format("{}: busy {:.1f}% of the window, {:.1f} requests queued on average of the {} its jobs keep in flight",
+                    busiest->name(), busiest->util_pct(), busiest->avg_queue(), in_flight),
+        fmt::format("{}: device latency {} of iofleet's {}", busiest->name(), Ms(busiest->avg_latency_ns()), Ms(mean_ns))};
+  };
+  if (in_device && in_flight <= kSmallInFlight && queued_share >= kSmallQueueShare) {
+    std::vector<std::string> evidence = device_evidence();
+    evidence.push_back(fmt::format("{} in flight is what bounds the device's queue: more (queue_depth, jobs) would likely do more", in_flight));
+    Judge(out, "queue_depth", std::move(evidence));
+    return out;
+  }
+  if (in_device && in_flight > kSmallInFlight && busiest->util_pct() >= kBusyPct && queued_share >= kQueueShare) {
+    Judge(out, "device", device_evidence());
+    return out;
+  }
+
+  if (agent.cpu && agent.cpu_bound) {
+    const CpuFigures& c = *agent.cpu;
+    std::vector<std::string> evidence;
+    if (c.max_worker_busy_permille > 900) {
+      evidence.push_back(fmt::format("cpu.busiest_worker_pct {:.1f}: a job thread was busy nearly all the window (client_cpu_bound)",
+                                     c.max_worker_busy_permille / 10.0));
+    }
+    if (c.host_measured() && c.host_busy_pct() > 90) {
+      evidence.push_back(fmt::format("cpu.host_busy_pct {:.1f}: the whole host was busy (client_cpu_bound)", c.host_busy_pct()));
+    }
+    Judge(out, "client_cpu", std::move(evidence));
+    return out;
+  }
+  if (f.has_max_core_busy_pct() && f.max_core_busy_pct() >= kCoreBusyPct) {
+    Judge(out, "client_cpu", {fmt::format("{} busy {:.1f}% of the window", f.max_core(), f.max_core_busy_pct())});
+    return out;
+  }
+
+  for (const auto& n : f.networks()) {
+    if (!n.has_speed_bytes_per_sec() || n.speed_bytes_per_sec() <= 0) continue;
+    const double carried = std::max(n.rx_bytes_per_sec(), n.tx_bytes_per_sec());
+    if (carried < kNearPct / 100 * n.speed_bytes_per_sec()) continue;
+    Judge(out, "network", {fmt::format("{}: {} of its {} link ({:.1f}%)", n.name(), Rate(carried), Rate(n.speed_bytes_per_sec()),
+                                       100 * carried / n.speed_bytes_per_sec())});
+    return out;
+  }
+
+  std::vector<std::string> evidence;
+  if (busiest) {
+    evidence.push_back(fmt::format("{}: busy {:.1f}%, {:.1f} requests queued on average of the {} its jobs keep in flight{}",
+                                   busiest->name(), busiest->util_pct(), busiest->avg_queue(), in_flight,
+                                   r.direct() ? "" : " (buffered: the page cache decides what reaches it)"));
+  } else {
+    evidence.push_back("no block device under the run directory (tmpfs, a network or FUSE file system)");
+  }
+  if (agent.cpu) evidence.push_back(fmt::format("cpu.busiest_worker_pct {:.1f}", agent.cpu->max_worker_busy_permille / 10.0));
+  if (f.has_max_core_busy_pct()) evidence.push_back(fmt::format("{} busy {:.1f}%", f.max_core(), f.max_core_busy_pct()));
+  Judge(out, "unknown", std::move(evidence));
+  return out;
+}
+
+std::optional<v1::ReportLimit> StepLimit(const StepReport& step) {
+  for (const AgentStep& a : step.agents) {
+    const bool named = step.slowest_agent.empty() ? step.agents.size() == 1 : a.agent == step.slowest_agent;
+    if (!named || !a.stats.resources) continue;
+    v1::ReportLimit limit = JudgeLimit(*a.stats.resources, a.stats);
+    limit.set_agent(a.agent);
+    return limit;
+  }
+  return std::nullopt;
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,49 @@
+// What held an agent back in a step (report.json's `limit`), from what its host did over the
+// window (result.proto ResourceStats) and its own figures. The rules, first that holds wins:
+//
+//   rate_cap     the step's rate: the agent did at least 90% of what its jobs were asked;
+//   device       a blkio throttle of the agent's cgroup: what passed it is at least 90% of its limit
+//                (throttled bios wait before the disk's accounting, so the disk looks idle);
+//   queue_depth  O_DIRECT with at most kSmallInFlight requests in flight: the device's own latency
+//                is at least half of iofleet's and on average at least half of what the jobs keep
+//                in flight is queued on it (at QD1 a virtio disk here: 0.8 queued, 76% busy, the
+//                rest the job's own time between requests). The device's queue is what the jobs
+//                give it, and few devices are full with so few;
+//   device       O_DIRECT with more in flight: a device under the run directory was busy at least
+//                90% of the window with, on average, at least 80% of what the jobs keep in flight
+//                queued on it, and its own latency is at least half of iofleet's;
+//   client_cpu   the agent was CPU-bound (report.json's client_cpu_bound: a job thread or the
+//                host over 90%), or one core was busy at least 95% of the window;
+//   network      an interface whose speed the driver reports carried at least 90% of it;
+//   unknown      none of these: the evidence lists what was read.
+//
+// Every verdict comes with its evidence, figures a user can check against iostat or sar.
+#pragma once
+
+#include <optional>
+
+#include "controller/report/report_model.h"
+#include "iofleet/v1/report.pb.h"
+#include "iofleet/v1/result.pb.h"
+
+namespace iofleet::controller {
+
+// The jobs keep this few requests in flight or fewer: a device busy with all of them could
+// likely do more with more (the queue_depth verdict).
+inline constexpr uint32_t kSmallInFlight = 4;
+
+// An agent's resources as the wire brought them are untrusted: a bounded number of devices,
+// interfaces and throttles with names of at most 64 printable characters, and figures within
+// the window; anything else is dropped (the report then has none, never a made-up one).
+bool ResourcesAreSound(const v1::ResourceStats& r);
+
+// The window's figures: rates, utilisation, average queue and device latency.
+v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats& agent);
+
+v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent);
+
+// A step's limit: that of its slowest agent (controller/report/slowest_agent.h), or of its one
+// agent, with `agent` naming it; none where that agent sent no resources.
+std::optional<v1::ReportLimit> StepLimit(const StepReport& step);
+
+}  // namespace iofleet::controller

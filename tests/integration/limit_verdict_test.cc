@@ -1,0 +1,106 @@
+// report.json's `limit` on real I/O (issue 22, part 4): each verdict made by the case that should
+// make it, through `iofleet run` against a real agent process. The network verdict has no link
+// of known speed here (virtio and veth report none): tests/unit/controller/report/limit_verdict_test.cc
+// covers its rule.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <cstdio>
+
+#include "tests/support/blkio_group.h"
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `yaml` against the agent at `address` and gives report.json's first step.
+nlohmann::json RunStep(const TempDir& tmp, const std::string& address, const std::string& name, const std::string& yaml) {
+  WriteText(tmp / (name + ".yaml"), yaml);
+  const fs::path out = tmp / ("out-" + name);
+  CommandResult run = RunCommand({BinPath("iofleet"), "run", (tmp / (name + ".yaml")).string(), "--agents", address, "--out",
+                                  out.string(), "--progress", "none"},
+                                 tmp.path());
+  EXPECT_EQ(run.code, 0) << run.out << run.err;
+  if (run.code != 0) return nlohmann::json::object();
+  const nlohmann::json step = ReadReport(out)["steps"][0];
+  if (step.contains("limit")) {
+    std::printf("%s: %s\n", name.c_str(), step["limit"].dump().c_str());
+    EXPECT_NE(run.out.find("limit: " + step["limit"]["verdict"].get<std::string>()), std::string::npos) << "the console says it: " << run.out;
+  }
+  return step;
+}
+
+std::string Verdict(const nlohmann::json& step) { return step.contains("limit") ? step["limit"].value("verdict", "") : "(none)"; }
+
+std::string Evidence(const nlohmann::json& step) { return step.contains("limit") ? step["limit"]["evidence"].dump() : ""; }
+
+TEST(LimitVerdict, TheNullEngineIsTheClientsCpu) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "cpu", tmp.path());
+  const nlohmann::json step = RunStep(tmp, agent.address(), "null",
+                                      "name: \"null\"\nsteps:\n  - name: spin\n"
+                                      "    io: { op: randread, engine: \"null\", block_size: 4KiB, file_size: 64MiB, runtime: 1s }\n");
+  EXPECT_EQ(Verdict(step), "client_cpu") << Evidence(step);
+  EXPECT_EQ(step.value("limit", nlohmann::json::object()).value("agent", ""), "cpu");
+  EXPECT_TRUE(step.contains("agents") && step["agents"][0].contains("resources")) << step.dump();
+}
+
+TEST(LimitVerdict, ARateFarBelowTheDevicesSpeedIsTheCap) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "capped", tmp.path());
+  const nlohmann::json step = RunStep(tmp, agent.address(), "rate",
+                                      "name: rate\nsteps:\n  - name: slow\n"
+                                      "    io: { op: randread, engine: psync, direct: true, block_size: 4KiB, file_size: 16MiB,\n"
+                                      "          jobs: 2, runtime: 2s, rate: { iops: 100 } }\n");
+  EXPECT_EQ(Verdict(step), "rate_cap") << Evidence(step);
+  EXPECT_NE(Evidence(step).find("200 IOPS asked of its jobs together"), std::string::npos) << Evidence(step);
+}
+
+TEST(LimitVerdict, AThrottledLoopDeviceIsTheDevice) {
+  TempDir tmp;
+  ThrottledDiskAgent disk(tmp.path(), "128M", "throttled");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
+  ASSERT_TRUE(disk.Throttle(4ull << 20));
+  const nlohmann::json step = RunStep(tmp, disk.agent().address(), "throttled",
+                                      "name: throttled\nsteps:\n  - name: read\n"
+                                      "    io: { op: read, engine: psync, direct: true, block_size: 256KiB, file_size: 32MiB, runtime: 3s }\n");
+  EXPECT_EQ(Verdict(step), "device") << Evidence(step);
+  EXPECT_NE(Evidence(step).find("blkio throttle of its cgroup on"), std::string::npos) << Evidence(step);
+  EXPECT_NE(Evidence(step).find("reads at most 4.00MiB/s"), std::string::npos) << Evidence(step);
+}
+
+// The same device (the one under the test's directory) read at QD1 and at QD16: the first is
+// held by its queue depth, the second by the device (or, on a host too slow to keep 16 in
+// flight, by its CPU: the evidence says which, and the test accepts either but not queue_depth).
+TEST(LimitVerdict, QueueDepthOneAgainstSixteenOnTheSameDevice) {
+  TempDir tmp;
+  struct stat st {};
+  ASSERT_EQ(stat(tmp.path().c_str(), &st), 0);
+  if (major(st.st_dev) == 0) GTEST_SKIP() << "the test directory is on no block device (tmpfs)";
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "depth", tmp.path());
+  const std::string layout = "block_size: 4KiB, file_size: 256MiB, direct: true, runtime: 3s";
+  const nlohmann::json qd1 = RunStep(tmp, agent.address(), "qd1",
+                                     "name: qd1\nsteps:\n  - name: qd1\n    io: { op: randread, engine: psync, " + layout + " }\n");
+  const nlohmann::json qd16 = RunStep(tmp, agent.address(), "qd16",
+                                      "name: qd16\nsteps:\n  - name: qd16\n"
+                                      "    io: { op: randread, engine: libaio, queue_depth: 16, " + layout + " }\n");
+  const nlohmann::json resources = qd1.contains("agents") ? qd1["agents"][0].value("resources", nlohmann::json::object())
+                                                         : nlohmann::json::object();
+  ASSERT_TRUE(resources.contains("devices")) << qd1.dump();
+  if (resources.value("others_used_device", false)) {
+    GTEST_SKIP() << "another process used the device during the QD1 step: its figures are not the test's alone";
+  }
+  EXPECT_EQ(Verdict(qd1), "queue_depth") << Evidence(qd1);
+  EXPECT_TRUE(Verdict(qd16) == "device" || Verdict(qd16) == "client_cpu") << Verdict(qd16) << ": " << Evidence(qd16);
+}
+
+}  // namespace
+}  // namespace iofleet::testing

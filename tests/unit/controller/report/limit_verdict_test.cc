@@ -1,0 +1,182 @@
+// Each verdict from the figures that make it, and the evidence it gives; the rule on the network
+// is tested here only (a link whose speed the driver reports: this machine's virtio has none).
+#include "controller/report/limit_verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace iofleet::controller {
+namespace {
+
+// An agent that did `ops` 4 KiB reads of `latency_ns` each in a 2 s window.
+StepStats Agent(uint64_t ops, uint64_t latency_ns) {
+  StepStats s;
+  s.window_ns = 2'000'000'000;
+  s.ops = s.read.ops = ops;
+  s.bytes = s.read.bytes = ops * 4096;
+  for (uint64_t i = 0; i < ops; ++i) s.latency->Record(latency_ns);
+  s.cpu = CpuFigures{};
+  s.cpu->max_worker_busy_permille = 200;
+  return s;
+}
+
+v1::ResourceStats Window() {
+  v1::ResourceStats r;
+  r.set_window_ns(2'000'000'000);
+  r.set_direct(true);
+  r.set_in_flight(16);
+  r.set_max_core_busy_permille(400);
+  r.set_max_core("cpu0");
+  return r;
+}
+
+v1::DeviceStats& Device(v1::ResourceStats& r, uint64_t busy_ms, uint64_t queue_ms, uint64_t reads, uint64_t read_ms) {
+  v1::DeviceStats& d = *r.add_devices();
+  d.set_name("vda");
+  d.set_role("target");
+  d.set_major(253);
+  d.set_busy_ms(busy_ms);
+  d.set_queue_ms(queue_ms);
+  d.set_reads(reads);
+  d.set_read_bytes(reads * 4096);
+  d.set_read_ms(read_ms);
+  return d;
+}
+
+std::string Evidence(const v1::ReportLimit& l) {
+  std::string all;
+  for (const auto& e : l.evidence()) all += e + "\n";
+  return all;
+}
+
+TEST(LimitVerdict, ARateTheJobsReachIsTheCap) {
+  v1::ResourceStats r = Window();
+  r.set_rate_iops(1000);
+  Device(r, 200, 200, 2000, 200);
+  const v1::ReportLimit l = JudgeLimit(r, Agent(1990, 100'000));
+  EXPECT_EQ(l.verdict(), "rate_cap") << Evidence(l);
+  EXPECT_NE(Evidence(l).find("1000 IOPS asked of its jobs together, 995.0 done (99.5%)"), std::string::npos) << Evidence(l);
+  // Far under its rate, the rate is not what held it.
+  EXPECT_NE(JudgeLimit(r, Agent(1000, 100'000)).verdict(), "rate_cap");
+}
+
+TEST(LimitVerdict, AThrottleNearItsLimitIsTheDevice) {
+  v1::ResourceStats r = Window();
+  Device(r, 30, 30, 2048, 30);  // the disk's accounting sees little: the bios wait before it
+  v1::ThrottleStats& t = *r.add_throttles();
+  t.set_major(253);
+  t.set_read_bps_limit(4 << 20);
+  t.set_read_bytes(8 << 20);  // 4 MiB/s over the 2 s
+  const v1::ReportLimit l = JudgeLimit(r, Agent(2048, 1'000'000));
+  EXPECT_EQ(l.verdict(), "device") << Evidence(l);
+  EXPECT_NE(Evidence(l).find("blkio throttle of its cgroup on 253:0 (vda): reads at most 4.00MiB/s, 4.00MiB/s passed (100.0%)"),
+            std::string::npos)
+      << Evidence(l);
+}
+
+TEST(LimitVerdict, ADeviceFullOfWhatTheJobsKeepInFlight) {
+  v1::ResourceStats r = Window();
+  Device(r, 1990, 31'600, 16'000, 31'000);  // 99.5% busy, 15.8 queued, 1.94 ms a request
+  const v1::ReportLimit l = JudgeLimit(r, Agent(16'000, 2'000'000));
+  EXPECT_EQ(l.verdict(), "device") << Evidence(l);
+  EXPECT_NE(Evidence(l).find("vda: busy 99.5% of the window, 15.8 requests queued on average of the 16 its jobs keep in flight"),
+            std::string::npos)
+      << Evidence(l);
+  EXPECT_NE(Evidence(l).find("device latency 1.94 ms of iofleet's 2."), std::string::npos) << Evidence(l);
+}
+
+TEST(LimitVerdict, ADeviceFullOfAFewRequestsIsTheQueueDepth) {
+  v1::ResourceStats r = Window();
+  r.set_in_flight(1);
+  Device(r, 1520, 1600, 10'000, 1500);  // QD1 on a virtio disk here: 76% busy, 0.8 queued
+  const v1::ReportLimit l = JudgeLimit(r, Agent(10'000, 200'000));
+  EXPECT_EQ(l.verdict(), "queue_depth") << Evidence(l);
+  EXPECT_NE(Evidence(l).find("1 in flight is what bounds the device's queue"), std::string::npos) << Evidence(l);
+}
+
+TEST(LimitVerdict, ABusyDeviceWhoseTimeIsNotIofleetsIsNotTheLimit) {
+  v1::ResourceStats r = Window();
+  Device(r, 1990, 31'600, 16'000, 3'000);  // 0.19 ms a request in the device, 2 ms in iofleet
+  EXPECT_EQ(JudgeLimit(r, Agent(16'000, 2'000'000)).verdict(), "unknown");
+  r.set_direct(false);  // buffered: the page cache decides the device's queue
+  Device(r, 1990, 31'600, 16'000, 31'000);
+  const v1::ReportLimit l = JudgeLimit(r, Agent(16'000, 2'000'000));
+  EXPECT_EQ(l.verdict(), "unknown");
+  EXPECT_NE(Evidence(l).find("buffered"), std::string::npos) << Evidence(l);
+}
+
+TEST(LimitVerdict, ASaturatedJobThreadOrCoreIsTheClient) {
+  v1::ResourceStats r = Window();
+  StepStats busy = Agent(1'000'000, 500);
+  busy.cpu->max_worker_busy_permille = 998;
+  busy.cpu_bound = true;
+  v1::ReportLimit l = JudgeLimit(r, busy);
+  EXPECT_EQ(l.verdict(), "client_cpu");
+  EXPECT_NE(Evidence(l).find("cpu.busiest_worker_pct 99.8"), std::string::npos) << Evidence(l);
+  r.set_max_core_busy_permille(970);
+  l = JudgeLimit(r, Agent(1000, 500));
+  EXPECT_EQ(l.verdict(), "client_cpu");
+  EXPECT_NE(Evidence(l).find("cpu0 busy 97.0% of the window"), std::string::npos) << Evidence(l);
+}
+
+TEST(LimitVerdict, ALinkNearItsSpeedIsTheNetwork) {
+  v1::ResourceStats r = Window();
+  v1::NetworkStats& n = *r.add_networks();
+  n.set_name("veth0");
+  n.set_rx_bytes(240'000'000);  // 120 MB/s over 2 s
+  n.set_speed_mbps(1000);       // 125 MB/s
+  v1::ReportLimit l = JudgeLimit(r, Agent(58'000, 1'000'000));
+  EXPECT_EQ(l.verdict(), "network") << Evidence(l);
+  EXPECT_NE(Evidence(l).find("veth0: 114.44MiB/s of its 119.21MiB/s link (96.0%)"), std::string::npos) << Evidence(l);
+  n.clear_speed_mbps();  // a driver that does not say its speed: nothing to compare
+  EXPECT_EQ(JudgeLimit(r, Agent(58'000, 1'000'000)).verdict(), "unknown");
+}
+
+TEST(LimitVerdict, NoDeviceNoVerdictButTheEvidenceSaysWhy) {
+  const v1::ReportLimit l = JudgeLimit(Window(), Agent(100, 1000));
+  EXPECT_EQ(l.verdict(), "unknown");
+  EXPECT_NE(Evidence(l).find("no block device under the run directory"), std::string::npos) << Evidence(l);
+}
+
+TEST(LimitVerdict, FiguresOfTheWindow) {
+  v1::ResourceStats r = Window();
+  Device(r, 1000, 4000, 2000, 500);
+  const v1::ReportResources f = ResourceFigures(r, Agent(2000, 1000));
+  ASSERT_EQ(f.devices_size(), 1);
+  EXPECT_DOUBLE_EQ(f.devices(0).util_pct(), 50.0);
+  EXPECT_DOUBLE_EQ(f.devices(0).avg_queue(), 2.0);
+  EXPECT_DOUBLE_EQ(f.devices(0).avg_latency_ns(), 250'000.0);
+  EXPECT_DOUBLE_EQ(f.devices(0).read_iops(), 1000.0);
+  EXPECT_FALSE(f.others_used_device());
+  EXPECT_DOUBLE_EQ(f.max_core_busy_pct(), 40.0);
+  // The device moved four times what the jobs did (direct I/O): others used it.
+  EXPECT_TRUE(ResourceFigures(r, Agent(500, 1000)).others_used_device());
+}
+
+TEST(LimitVerdict, UntrustedResourcesAreCheckedBeforeUse) {
+  v1::ResourceStats r = Window();
+  Device(r, 1000, 1000, 10, 10);
+  EXPECT_TRUE(ResourcesAreSound(r));
+  v1::ResourceStats busy_past_window = r;
+  busy_past_window.mutable_devices(0)->set_busy_ms(5000);
+  EXPECT_FALSE(ResourcesAreSound(busy_past_window));
+  v1::ResourceStats bad_name = r;
+  bad_name.mutable_devices(0)->set_name("<script>");
+  EXPECT_TRUE(ResourcesAreSound(bad_name)) << "printable: the report escapes it";
+  bad_name.mutable_devices(0)->set_name(std::string("a\nb"));
+  EXPECT_FALSE(ResourcesAreSound(bad_name));
+  v1::ResourceStats bad_role = r;
+  bad_role.mutable_devices(0)->set_role("other");
+  EXPECT_FALSE(ResourcesAreSound(bad_role));
+  v1::ResourceStats many = r;
+  for (int i = 0; i < 20; ++i) *many.add_devices() = r.devices(0);
+  EXPECT_FALSE(ResourcesAreSound(many));
+  v1::ResourceStats no_window = r;
+  no_window.set_window_ns(0);
+  EXPECT_FALSE(ResourcesAreSound(no_window));
+  v1::ResourceStats core = r;
+  core.set_max_core_busy_permille(1001);
+  EXPECT_FALSE(ResourcesAreSound(core));
+}
+
+}  // namespace
+}  // namespace iofleet::controller
