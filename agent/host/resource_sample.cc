@@ -16,6 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr size_t kMaxDevices = 64;
+
 // Small kernel files only (/proc, /sys): read whole, empty where unreadable.
 std::string ReadSmallFile(const fs::path& path) {
   std::ifstream in(path);
@@ -243,7 +245,9 @@ namespace {
 
 void AddDevice(ResourceTargets& t, dev_t dev, const std::string& role, int depth) {
   const uint32_t ma = major(dev), mi = minor(dev);
-  if (ma == 0 || depth > 4) return;  // 0: an anonymous device (tmpfs, overlay, btrfs subvolumes)
+  // 0: an anonymous device (tmpfs, overlay, btrfs subvolumes). At most 64 (the controller's
+  // bound), e.g. the members of a large device-mapper or md array.
+  if (ma == 0 || depth > 4 || t.devices.size() >= kMaxDevices) return;
   for (const auto& d : t.devices) {
     if (d.major == ma && d.minor == mi) return;
   }
@@ -369,7 +373,7 @@ void ResourceDelta(const ResourceTargets& targets, const ResourceReading& start,
     if (target.rotational) d.set_rotational(*target.rotational);
   }
   for (const auto& b : end.nets) {
-    if (b.name == "lo") continue;
+    if (b.name == "lo" || out.networks_size() >= 64) continue;
     auto a = std::find_if(start.nets.begin(), start.nets.end(), [&](const NetCounters& n) { return n.name == b.name; });
     if (a == start.nets.end()) continue;
     uint64_t v[4];

@@ -232,16 +232,21 @@ void StepRunner::AddResources(v1::StepResult& step) const {
   v1::ResourceStats stats;
   ResourceDelta(*targets_, resources_at_start_, resources_at_end_, stats);
   if (stats.window_ns() == 0) return;
-  bool direct = true;
-  uint64_t in_flight = 0;
+  bool direct = true, all_iops_capped = true, all_bytes_capped = true;
+  uint64_t in_flight = 0, rate_iops = 0, rate_bytes = 0;
   for (const auto& slot : slots_) {
     const auto load = slot.task->Storage();
     if (!load) continue;
     in_flight += load->in_flight;
-    stats.set_rate_iops(add(stats.rate_iops(), load->rate_iops));
-    stats.set_rate_bytes_per_sec(add(stats.rate_bytes_per_sec(), load->rate_bytes_per_sec));
+    rate_iops = add(rate_iops, load->rate_iops);
+    rate_bytes = add(rate_bytes, load->rate_bytes_per_sec);
+    all_iops_capped = all_iops_capped && load->rate_iops > 0;
+    all_bytes_capped = all_bytes_capped && load->rate_bytes_per_sec > 0;
     direct = direct && load->direct;
   }
+  // A stream without a cap beside one with: the step as a whole has none to be held by.
+  if (all_iops_capped) stats.set_rate_iops(rate_iops);
+  if (all_bytes_capped) stats.set_rate_bytes_per_sec(rate_bytes);
   stats.set_in_flight(static_cast<uint32_t>(std::min<uint64_t>(in_flight, UINT32_MAX)));
   stats.set_direct(direct);
   *step.mutable_resources() = std::move(stats);

@@ -51,7 +51,10 @@ void Judge(v1::ReportLimit& out, const char* verdict, std::vector<std::string> e
 }  // namespace
 
 bool ResourcesAreSound(const v1::ResourceStats& r) {
-  if (r.window_ns() == 0 || r.devices_size() > 16 || r.networks_size() > 64 || r.throttles_size() > 16) return false;
+  if (r.window_ns() == 0 || r.devices_size() > kMaxResourceRows || r.networks_size() > kMaxResourceRows ||
+      r.throttles_size() > kMaxResourceRows) {
+    return false;
+  }
   if (r.has_max_core_busy_permille() && (r.max_core_busy_permille() > 1000 || !SoundName(r.max_core()))) return false;
   const uint64_t window_ms = r.window_ns() / 1'000'000 + 1;  // the kernel counts whole ms
   for (const auto& d : r.devices()) {
@@ -175,7 +178,10 @@ v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
     Judge(out, "queue_depth", std::move(evidence));
     return out;
   }
-  if (in_device && in_flight > kSmallInFlight && busiest->util_pct() >= kBusyPct && queued_share >= kQueueShare) {
+  // Busy nearly all the window with most of the jobs' requests, or with more queued than a small
+  // queue holds (a slow client, e.g. a sanitizer build, keeps 12 of 16 there): the device's limit.
+  if (in_device && in_flight > kSmallInFlight && busiest->util_pct() >= kBusyPct &&
+      (queued_share >= kQueueShare || busiest->avg_queue() > 2.0 * kSmallInFlight)) {
     Judge(out, "device", device_evidence());
     return out;
   }

@@ -11,7 +11,8 @@
 //                give it, and few devices are full with so few;
 //   device       O_DIRECT with more in flight: a device under the run directory was busy at least
 //                90% of the window with, on average, at least 80% of what the jobs keep in flight
-//                queued on it, and its own latency is at least half of iofleet's;
+//                (or more than 2 x kSmallInFlight) queued on it, and its own latency is at least
+//                half of iofleet's;
 //   client_cpu   the agent was CPU-bound (report.json's client_cpu_bound: a job thread or the
 //                host over 90%), or one core was busy at least 95% of the window;
 //   network      an interface whose speed the driver reports carried at least 90% of it;
@@ -31,6 +32,9 @@ namespace iofleet::controller {
 // The jobs keep this few requests in flight or fewer: a device busy with all of them could
 // likely do more with more (the queue_depth verdict).
 inline constexpr uint32_t kSmallInFlight = 4;
+
+// An agent sends at most this many devices, interfaces and throttles (agent/host/resource_sample.h).
+inline constexpr int kMaxResourceRows = 64;
 
 // An agent's resources as the wire brought them are untrusted: a bounded number of devices,
 // interfaces and throttles with names of at most 64 printable characters, and figures within

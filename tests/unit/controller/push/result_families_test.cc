@@ -66,3 +66,26 @@ TEST(ResultFamilies, LabelValuesAreEscaped) {
 
 }  // namespace
 }  // namespace iofleet::controller
+
+namespace iofleet::controller {
+namespace {
+
+// What held the step back is one series with the verdict as its label, and none where no agent
+// sent its host's counters.
+TEST(ResultFamilies, TheLimitIsASeriesLabelledByItsVerdict) {
+  ResultFigures judged;
+  judged.step = "read";
+  judged.cycle = "0";
+  judged.limit = "queue_depth";
+  ResultFigures unjudged = judged;
+  unjudged.step = "sync";
+  unjudged.limit.clear();
+  const std::string pushed = ResultFamilies({judged, unjudged}, {});
+  EXPECT_NE(pushed.find("# TYPE iofleet_result_limit gauge\n"), std::string::npos) << pushed;
+  EXPECT_NE(pushed.find("iofleet_result_limit{step=\"read\",point=\"0\",cycle=\"0\",verdict=\"queue_depth\"} 1\n"), std::string::npos) << pushed;
+  EXPECT_EQ(pushed.find("iofleet_result_limit{step=\"sync\""), std::string::npos) << pushed;
+  EXPECT_EQ(ResultFamilies({unjudged}, {}).find("iofleet_result_limit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace iofleet::controller

@@ -84,6 +84,13 @@ TEST(LimitVerdict, ADeviceFullOfWhatTheJobsKeepInFlight) {
   EXPECT_NE(Evidence(l).find("device latency 1.94 ms of iofleet's 2."), std::string::npos) << Evidence(l);
 }
 
+// Under ASan the job kept 12.4 of its 16 in the device's queue (98% busy): still the device's limit.
+TEST(LimitVerdict, ABusyDeviceWithADeepQueueIsTheDeviceEvenWhenTheClientLags) {
+  v1::ResourceStats r = Window();
+  Device(r, 1962, 24'800, 16'000, 30'000);
+  EXPECT_EQ(JudgeLimit(r, Agent(16'000, 2'400'000)).verdict(), "device");
+}
+
 TEST(LimitVerdict, ADeviceFullOfAFewRequestsIsTheQueueDepth) {
   v1::ResourceStats r = Window();
   r.set_in_flight(1);
@@ -168,7 +175,7 @@ TEST(LimitVerdict, UntrustedResourcesAreCheckedBeforeUse) {
   bad_role.mutable_devices(0)->set_role("other");
   EXPECT_FALSE(ResourcesAreSound(bad_role));
   v1::ResourceStats many = r;
-  for (int i = 0; i < 20; ++i) *many.add_devices() = r.devices(0);
+  for (int i = 0; i < kMaxResourceRows; ++i) *many.add_devices() = r.devices(0);
   EXPECT_FALSE(ResourcesAreSound(many));
   v1::ResourceStats no_window = r;
   no_window.set_window_ns(0);
