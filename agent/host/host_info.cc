@@ -22,8 +22,7 @@ namespace iofleet::agent {
 namespace {
 
 std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::string text = ReadKernelText(path);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
 }

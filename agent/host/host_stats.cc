@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 namespace iofleet::agent {
 
@@ -25,6 +27,11 @@ CpuSample SampleCpu() {
     std::fclose(f);
   }
   return s;
+}
+
+std::string ReadKernelText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
 uint64_t PhysicalMemoryBytes() {

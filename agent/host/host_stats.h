@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace iofleet::agent {
 
@@ -13,6 +14,8 @@ struct CpuSample {
 };
 
 CpuSample SampleCpu();
+// A small kernel file (/proc, /sys) whole, as read at once; "" where it cannot be read.
+std::string ReadKernelText(const std::string& path);
 uint64_t PhysicalMemoryBytes();
 
 }  // namespace iofleet::agent

@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "agent/host/host_stats.h"
 #include "core/base/clock.h"
 
 namespace iofleet::agent {
@@ -18,14 +17,7 @@ namespace fs = std::filesystem;
 
 constexpr size_t kMaxDevices = 64;
 
-// Small kernel files only (/proc, /sys): read whole, empty where unreadable.
-std::string ReadSmallFile(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ReadSmallFile(const fs::path& path) { return ReadKernelText(path.string()); }
 
 std::vector<std::string_view> Words(std::string_view line) {
   std::vector<std::string_view> words;

@@ -9,10 +9,10 @@
 //                in flight is queued on it (at QD1 a virtio disk here: 0.8 queued, 76% busy, the
 //                rest the job's own time between requests). The device's queue is what the jobs
 //                give it, and few devices are full with so few;
-//   device       O_DIRECT with more in flight: a device under the run directory was busy at least
-//                90% of the window with, on average, at least 80% of what the jobs keep in flight
-//                (or more than 2 x kSmallInFlight) queued on it, and its own latency is at least
-//                half of iofleet's;
+//   device       O_DIRECT with more in flight: on average at least 80% of what the jobs keep in
+//                flight (or more than 2 x kSmallInFlight) was queued on a device under the run
+//                directory, and its own latency is at least half of iofleet's (its busy share is
+//                evidence only: blk-mq's io_ticks under-count a device with many in flight);
 //   client_cpu   the agent was CPU-bound (report.json's client_cpu_bound: a job thread or the
 //                host over 90%), or one core was busy at least 95% of the window;
 //   network      an interface whose speed the driver reports carried at least 90% of it;
@@ -22,6 +22,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "controller/report/report_model.h"
 #include "iofleet/v1/report.pb.h"
@@ -45,6 +46,12 @@ bool ResourcesAreSound(const v1::ResourceStats& r);
 v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats& agent);
 
 v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent);
+
+// The device busiest in the window; ties go to the one listed first (nearest the run directory).
+const v1::ReportDevice* BusiestDevice(const v1::ReportResources& f);
+
+// "verdict (agent A): evidence; evidence" as the console and report.md print it.
+std::string LimitText(const v1::ReportLimit& limit);
 
 // A step's limit: that of its slowest agent (controller/report/slowest_agent.h), or of its one
 // agent, with `agent` naming it; none where that agent sent no resources.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "controller/report/headline_table.h"
+#include "controller/report/limit_verdict.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/slowest_agent.h"
 #include "controller/report/report_units.h"
@@ -65,10 +66,7 @@ Table LimitsTable(const ReportDocument& doc) {
     for (const v1::ReportAgentFigures& a : step.agents()) {
       if (!a.has_limit()) continue;
       const v1::ReportResources& r = a.resources();
-      const v1::ReportDevice* busiest = nullptr;
-      for (const auto& d : r.devices()) {
-        if (!busiest || d.util_pct() > busiest->util_pct()) busiest = &d;
-      }
+      const v1::ReportDevice* busiest = BusiestDevice(r);
       std::string evidence;
       for (const std::string& e : a.limit().evidence()) evidence += (evidence.empty() ? "" : "; ") + e;
       t.rows.push_back({step.name(), std::to_string(step.point()), std::to_string(step.cycle()), a.agent(), a.limit().verdict(),
@@ -160,11 +158,7 @@ Table StepsTable(const ReportDocument& doc) {
     }
     const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
     if (uint64_t filled = agg.filled_bytes()) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
-    if (step.has_limit()) {
-      std::string why;
-      for (const std::string& e : step.limit().evidence()) why += (why.empty() ? "" : "; ") + e;
-      t.notes.push_back(fmt::format("{}: limit: {} (agent {}): {}", where, step.limit().verdict(), step.limit().agent(), why));
-    }
+    if (step.has_limit()) t.notes.push_back(where + ": limit: " + LimitText(step.limit()));
     if (agg.client_cpu_bound()) t.notes.push_back(where + ": warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's");
     if (agg.cache_resident()) {
       t.notes.push_back(fmt::format("{}: warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage",

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "controller/report/headline_table.h"
+#include "controller/report/limit_verdict.h"
 #include "controller/report/report_tables.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/report_units.h"
@@ -165,12 +166,7 @@ std::string ConsoleSummary(const ReportDocument& doc) {
       }
     }
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
-    if (step.has_limit()) {
-      const v1::ReportLimit& limit = step.limit();
-      std::string why;
-      for (const std::string& e : limit.evidence()) why += (why.empty() ? "" : "; ") + e;
-      out += fmt::format("{:<14} limit: {} (agent {}): {}\n", "", limit.verdict(), limit.agent(), why);
-    }
+    if (step.has_limit()) out += fmt::format("{:<14} limit: {}\n", "", LimitText(step.limit()));
     if (uint64_t filled = agg.filled_bytes()) {
       out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", filled >> 20);
     }

@@ -28,6 +28,11 @@ nlohmann::json RunStep(const TempDir& tmp, const std::string& address, const std
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   if (run.code != 0) return nlohmann::json::object();
   const nlohmann::json step = ReadReport(out)["steps"][0];
+  if (step.contains("limit")) {  // report.md and report.html carry the table of it
+    const fs::path run_dir = OnlyRunDir(out);
+    EXPECT_NE(ReadAll(run_dir / "report.md").find("## What held each agent back"), std::string::npos);
+    EXPECT_NE(ReadAll(run_dir / "report.html").find("id=\"limits-table\""), std::string::npos);
+  }
   if (step.contains("limit")) {
     std::printf("%s: %s\n", name.c_str(), step["limit"].dump().c_str());
     EXPECT_NE(run.out.find("limit: " + step["limit"]["verdict"].get<std::string>()), std::string::npos) << "the console says it: " << run.out;

@@ -91,6 +91,14 @@ TEST(LimitVerdict, ABusyDeviceWithADeepQueueIsTheDeviceEvenWhenTheClientLags) {
   EXPECT_EQ(JudgeLimit(r, Agent(16'000, 2'400'000)).verdict(), "device");
 }
 
+// In the full suite the same step showed the disk 81% busy with 11.0 of 16 queued: blk-mq's busy
+// time under-counts, the queue does not.
+TEST(LimitVerdict, ADeepQueueIsTheDeviceWhateverItsBusyTimeSays) {
+  v1::ResourceStats r = Window();
+  Device(r, 1618, 22'000, 16'000, 30'000);
+  EXPECT_EQ(JudgeLimit(r, Agent(16'000, 2'400'000)).verdict(), "device");
+}
+
 TEST(LimitVerdict, ADeviceFullOfAFewRequestsIsTheQueueDepth) {
   v1::ResourceStats r = Window();
   r.set_in_flight(1);
@@ -142,6 +150,18 @@ TEST(LimitVerdict, NoDeviceNoVerdictButTheEvidenceSaysWhy) {
   const v1::ReportLimit l = JudgeLimit(Window(), Agent(100, 1000));
   EXPECT_EQ(l.verdict(), "unknown");
   EXPECT_NE(Evidence(l).find("no block device under the run directory"), std::string::npos) << Evidence(l);
+}
+
+TEST(LimitVerdict, TheTextTheConsoleAndReportMdPrint) {
+  v1::ReportLimit limit;
+  limit.set_verdict("device");
+  limit.set_agent("node3");
+  limit.add_evidence("vda: busy 99.5%");
+  limit.add_evidence("vda: device latency 284 us of iofleet's 335 us");
+  EXPECT_EQ(LimitText(limit), "device (agent node3): vda: busy 99.5%; vda: device latency 284 us of iofleet's 335 us");
+  limit.clear_agent();
+  limit.clear_evidence();
+  EXPECT_EQ(LimitText(limit), "device");
 }
 
 TEST(LimitVerdict, FiguresOfTheWindow) {
