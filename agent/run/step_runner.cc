@@ -169,6 +169,16 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
   for (const auto& slot : slots_) slot.task->MergeLatency(read, write);
 }
 
+Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) {
+  if (slots_.size() != 1) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency is)");
+  return slots_[0].task->OrderCut(cut, at_ns, rate_iops, rate_bytes_per_sec);
+}
+
+std::optional<v1::WindowResult> StepRunner::TakeWindow() {
+  if (slots_.size() != 1) return std::nullopt;
+  return slots_[0].task->TakeWindow();
+}
+
 size_t StepRunner::streams() const { return slots_.empty() || slots_[0].task->stream().empty() ? 0 : slots_.size(); }
 
 void StepRunner::MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const {

@@ -59,6 +59,11 @@ class StepRunner {
   // and stream k's latency so far.
   size_t streams() const;
   void MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const;
+  // A target_latency step (one task): orders a cut (StepTask::OrderCut), and the window the last
+  // cut closed once every job made it.
+  Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec);
+  std::optional<v1::WindowResult> TakeWindow();
+  bool cut_into_windows() const { return slots_.size() == 1 && slots_[0].task->cut_into_windows(); }
   // Joins the threads; the exact result of every task together, or the first task's error (an
   // io job's names agent, file and offset).
   Result<v1::StepResult> Finish();

@@ -24,6 +24,7 @@
 #include "agent/tasks/io_task.h"
 #include "agent/tasks/task_factory.h"
 #include "core/base/checked.h"
+#include "core/base/clock.h"
 #include "core/base/unique_fd.h"
 #include "core/base/units.h"
 #include "core/rules/defaults.h"
@@ -348,6 +349,30 @@ Status Supervisor::StopStep(const v1::StopStepRequest& request) {
   Touch();
   if (current_ && step_index_ == request.step_index()) current_->RequestStop();
   return Status::Ok();
+}
+
+Status Supervisor::CutWindow(const v1::CutWindowRequest& request) {
+  std::shared_ptr<StepRunner> runner;
+  {
+    std::lock_guard lock(mu_);
+    IOFLEET_RETURN_IF_ERROR(CheckStep(request.run_id(), request.session_token(), request.step_index()));
+    Touch();
+    if (state_ != AgentState::kRunning || !current_ || step_index_ != request.step_index()) {
+      return FailedPrecondition("agent " + name_ + ": step " + std::to_string(request.step_index()) + " is not running");
+    }
+    runner = current_;
+  }
+  // The instant on the wall clock, as the controller names it, to the monotonic clock the jobs
+  // read: at most a minute ahead (a bad clock offset would hold the step).
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const uint64_t wall = static_cast<uint64_t>(ts.tv_sec) * kNsPerSecond + static_cast<uint64_t>(ts.tv_nsec);
+  const uint64_t mono = MonotonicNs();
+  if (request.at_unix_ns() <= wall || request.at_unix_ns() > wall + kMaxStartLeadNs) {
+    return InvalidArgument("agent " + name_ + ": cut " + std::to_string(request.cut()) + " at an instant " +
+                           (request.at_unix_ns() <= wall ? "already past" : "more than 60 s ahead") + " on its clock");
+  }
+  return runner->OrderCut(request.cut(), mono + (request.at_unix_ns() - wall), request.rate_iops(), request.rate_bytes_per_sec());
 }
 
 Status Supervisor::Renew(const v1::RenewRequest& request) {

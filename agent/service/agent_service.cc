@@ -114,12 +114,26 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
   if (cancelled) runner->Abort();
   else runner->Go();
   ProgressSampler sampler(*runner);  // latency deltas are worked out here, not on job threads
-  while (!runner->WaitFor(interval)) {
+  // A step cut into windows sends each window as soon as its jobs made the cut: the controller
+  // waits for it to order the next.
+  const bool cut = runner->cut_into_windows();
+  const auto tick = cut ? std::min<std::chrono::nanoseconds>(interval, std::chrono::milliseconds(10)) : interval;
+  auto next_progress = std::chrono::steady_clock::now() + interval;
+  while (!runner->WaitFor(tick)) {
     if (context->IsCancelled()) {
       // The controller is gone or gave up on this step: stop I/O rather than run on unobserved.
       runner->RequestStop();
       cancelled = true;
       continue;
+    }
+    if (cut) {
+      if (auto window = runner->TakeWindow()) {
+        v1::StartReply reply;
+        *reply.mutable_window() = std::move(*window);
+        writer->Write(reply);
+      }
+      if (std::chrono::steady_clock::now() < next_progress) continue;
+      next_progress += interval;
     }
     v1::StartReply reply;
     *reply.mutable_progress() = sampler.Next();
@@ -139,6 +153,10 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
 
 grpc::Status AgentService::StopStep(grpc::ServerContext*, const v1::StopStepRequest* request, v1::StopStepResponse*) {
   return Guarded("StopStep", [&] { return ToGrpc(supervisor_.StopStep(*request)); });
+}
+
+grpc::Status AgentService::CutWindow(grpc::ServerContext*, const v1::CutWindowRequest* request, v1::CutWindowResponse*) {
+  return Guarded("CutWindow", [&] { return ToGrpc(supervisor_.CutWindow(*request)); });
 }
 
 grpc::Status AgentService::Renew(grpc::ServerContext*, const v1::RenewRequest* request, v1::RenewResponse*) {

@@ -19,6 +19,7 @@ class AgentService final : public v1::Agent::Service {
   grpc::Status Start(grpc::ServerContext*, const v1::StartRequest*,
                      grpc::ServerWriter<v1::StartReply>*) override;
   grpc::Status StopStep(grpc::ServerContext*, const v1::StopStepRequest*, v1::StopStepResponse*) override;
+  grpc::Status CutWindow(grpc::ServerContext*, const v1::CutWindowRequest*, v1::CutWindowResponse*) override;
   grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override;
   grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override;
 

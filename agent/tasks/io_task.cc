@@ -60,6 +60,7 @@ Status IoTask::OpenJobs() {
     if (spec->kind != DistributionSpec::Kind::kUniform) distribution = *spec;
   }
 
+  if (io.has_target_latency()) cutter_ = std::make_unique<WindowCutter>(io.jobs());
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     // Owned by the runner from the start: a failure below leaves nothing open or allocated.
     Job* job = jobs_.emplace_back(std::make_unique<Job>()).get();
@@ -137,6 +138,10 @@ Status IoTask::OpenJobs() {
     job->data.Prepare(data, job->buffer_block.get(), slot_size_, depth);
 
     PlanJob(io, writes, null_engine, *job);
+    if (cutter_) {
+      job->plan.cuts = cutter_->cuts();
+      job->plan.snapshot = cutter_->snapshot(j);
+    }
     auto engine = OpenJobEngine(io, job->iovecs, std::span<const int>(&job->plan.fd, 1), "agent " + plan_.agent_name);
     if (!engine.ok()) return engine.status();
     job->engine = std::move(*engine);
@@ -368,6 +373,7 @@ void IoTask::RunJob(Job& job, StartGate& gate) {
     // A start_delay: the job begins (and its ramp, runtime and deadline count) that much later,
     // unless the step is stopped meanwhile.
     const uint64_t start_ns = gate.start_ns() + plan_.io.start_delay();
+    if (cutter_ && &job == jobs_.front().get()) cutter_->Opened(start_ns + plan_.io.ramp());
     for (uint64_t now = MonotonicNs(); now < start_ns && !gate.stop().load(std::memory_order_relaxed); now = MonotonicNs()) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(start_ns - now, 20'000'000)));
     }
@@ -379,6 +385,18 @@ void IoTask::RunJob(Job& job, StartGate& gate) {
   }
   job.stats.tid.store(0, std::memory_order_relaxed);
   gate.Returned();
+}
+
+Status IoTask::OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) {
+  if (!cutter_) return FailedPrecondition("agent " + plan_.agent_name + ": the step is not cut into windows (no target_latency)");
+  Status ordered = cutter_->Order(cut, at_ns, MonotonicNs(), rate_iops, rate_bytes_per_sec);
+  if (!ordered.ok()) return Status(ordered.code(), "agent " + plan_.agent_name + ": " + ordered.message());
+  return ordered;
+}
+
+std::optional<v1::WindowResult> IoTask::TakeWindow() {
+  if (!cutter_) return std::nullopt;
+  return cutter_->Take();
 }
 
 Status IoTask::Run(const std::atomic<bool>&) {

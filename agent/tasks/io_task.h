@@ -26,6 +26,7 @@
 #include "agent/host/page_cache.h"
 #include "agent/stats/job_stats.h"
 #include "agent/tasks/step_task.h"
+#include "agent/tasks/window_cutter.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_worker.h"
 #include "core/base/unique_fd.h"
@@ -67,6 +68,9 @@ class IoTask final : public StepTask {
   const std::string& stream() const override { return plan_.stream; }
   uint32_t jobs() const override { return plan_.io.jobs(); }
   std::optional<StorageLoad> Storage() const override;
+  Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) override;
+  std::optional<v1::WindowResult> TakeWindow() override;
+  bool cut_into_windows() const override { return cutter_ != nullptr; }
 
   v1::Progress Progress() const override;
   void MergeLatency(LatencyHistogram& read, LatencyHistogram& write) const override;
@@ -110,6 +114,9 @@ class IoTask final : public StepTask {
   // A non-uniform distribution's tables, one per range size, read by the jobs' sequences (so
   // declared before them: destroyed after them).
   std::vector<std::shared_ptr<const OffsetDistribution>> distributions_;
+  // A target_latency step: its cuts and the jobs' snapshots, which the jobs use (so declared
+  // before them: destroyed after them).
+  std::unique_ptr<WindowCutter> cutter_;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::thread> threads_;
   uint64_t filled_bytes_ = 0;

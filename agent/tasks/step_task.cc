@@ -15,6 +15,10 @@ const std::string& StepTask::stream() const {
   return kNone;
 }
 
+Status StepTask::OrderCut(uint32_t, uint64_t, uint64_t, uint64_t) {
+  return FailedPrecondition("the step is not cut into windows (only an io step with target_latency is)");
+}
+
 bool StartGate::Wait() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return open_; });

@@ -14,6 +14,20 @@ namespace iofleet::agent {
 
 namespace {
 constexpr uint64_t kLongestSleepNs = 100'000'000;
+// A step cut into windows: a job waiting for a completion looks for a new cut this often, so
+// that a stalled device does not hide an order (the controller orders cuts 200 ms ahead).
+constexpr uint64_t kCutPollNs = 20'000'000;
+
+void SnapshotOp(const OpCounters& from, const uint64_t (&extremes)[4], OpSnapshot& to) noexcept {
+  to.ops = from.ops.load(std::memory_order_relaxed);
+  to.bytes = from.bytes.load(std::memory_order_relaxed);
+  to.latency = from.latency;  // copies into the snapshot's own buckets: no allocation
+  to.scheduled = from.scheduled;
+  to.latency_min = extremes[0];
+  to.latency_max = extremes[1];
+  to.scheduled_min = extremes[2];
+  to.scheduled_max = extremes[3];
+}
 }  // namespace
 
 ThreadCpu ReadThreadCpu() noexcept {
@@ -176,6 +190,39 @@ void IoWorker::CheckRateMin(uint64_t now) noexcept {
   next_rate_check_ = now + plan_.rate_cycle_ns;
 }
 
+void IoWorker::LookForCut() noexcept {
+  if (cut_at_ != UINT64_MAX) return;
+  if (const CutOrder* order = plan_.cuts->Ordered(next_cut_)) {
+    cut_order_ = *order;
+    cut_at_ = order->at_ns;
+  }
+}
+
+// The window's counters go to the snapshot, then the cut's number is published; the new pace
+// runs from the cut's instant, so a job that saw it late is late on its new schedule too.
+void IoWorker::MakeCut() noexcept {
+  WindowSnapshot& snap = *plan_.snapshot;
+  for (int d = 0; d < 2; ++d) {
+    const WindowExtremes& e = extremes_[d];
+    const uint64_t extremes[4] = {e.latency_min, e.latency_max, e.scheduled_min, e.scheduled_max};
+    SnapshotOp(d == 0 ? stats_.read : stats_.write, extremes, d == 0 ? snap.read : snap.write);
+    extremes_[d] = WindowExtremes{};
+  }
+  snap.at_ns = cut_at_;
+  snap.cuts_done.store(next_cut_, std::memory_order_release);
+  const bool was_limited = rate_limited_;
+  pacer_.SetRate(cut_order_.ns_per_io, cut_order_.ns_per_byte);
+  pacer_.Start(cut_at_);
+  rate_limited_ = pacer_.limited();
+  paced_ = rate_limited_ || rate_min_ || think_;
+  // Requests issued unpaced had no schedule: theirs is when they went out.
+  if (rate_limited_ && !was_limited) {
+    for (uint32_t slot = 0; slot < plan_.queue_depth; ++slot) scheduled_[slot] = requests_[slot].issue_ns;
+  }
+  ++next_cut_;
+  cut_at_ = UINT64_MAX;
+}
+
 void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
   IoRequest& r = requests_[c.slot];
   OpCounters& op = CountersOf(r.dir);
@@ -222,8 +269,19 @@ void IoWorker::Complete(const Completion& c, uint64_t now) noexcept {
     }
   }
   if (now >= window_start_ && now <= window_end_) {
-    op.Record(r.length, now - r.issue_ns);
+    const uint64_t latency = now - r.issue_ns;
+    op.Record(r.length, latency);
     if (rate_limited_) op.scheduled.Record(now - scheduled_[c.slot]);
+    if (plan_.snapshot) {
+      WindowExtremes& e = extremes_[r.dir == IoDir::kRead ? 0 : 1];
+      e.latency_min = std::min(e.latency_min, latency);
+      e.latency_max = std::max(e.latency_max, latency);
+      if (rate_limited_) {
+        const uint64_t late = now - scheduled_[c.slot];
+        e.scheduled_min = std::min(e.scheduled_min, late);
+        e.scheduled_max = std::max(e.scheduled_max, late);
+      }
+    }
     stats_.last_completion_ns.store(now, std::memory_order_relaxed);
   } else if (now < window_start_) {  // the ramp: shown live, never in the figures
     Bump(op.ramp_ops, 1);
@@ -257,7 +315,9 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   uint64_t now = MonotonicNs();
   stats_.first_issue_ns = now;
   bool issuing = true;
+  const bool cut = plan_.cuts != nullptr && plan_.snapshot != nullptr;
   while (true) {
+    if (cut) MaybeCut(now);
     if (!window_open && now >= window_start_) {
       window_open = true;
       cpu_at_open = ReadThreadCpu();
@@ -289,7 +349,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
         }
         // Asleep until the hold ends, but not past the time to stop issuing, and awake every
         // 100 ms to see a stop: a rate of one request in 3 s must not outlive its runtime.
-        const uint64_t wake = std::min({HeldUntil(), issue_end, now + kLongestSleepNs});
+        const uint64_t wake = std::min({HeldUntil(), issue_end, now + kLongestSleepNs, cut ? std::min(cut_at_, now + kCutPollNs) : UINT64_MAX});
         timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr);
         now = MonotonicNs();
@@ -305,12 +365,18 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
       const int64_t to_check = next_rate_check_ > now ? static_cast<int64_t>(next_rate_check_ - now) : 0;
       timeout = timeout < 0 ? to_check : std::min(timeout, to_check);
     }
+    if (cut) {
+      const uint64_t until = std::min(cut_at_, now + kCutPollNs);
+      const int64_t to_cut = until > now ? static_cast<int64_t>(until - now) : 0;
+      timeout = timeout < 0 ? to_cut : std::min(timeout, to_cut);
+    }
     int n = engine_.Reap(completions_.first(reap_max_), 1, timeout);
     if (n < 0) {
       Fail(-n, 0);
       break;
     }
     now = MonotonicNs();
+    if (cut) MaybeCut(now);
     if (paced_ && think_ && n > 0) Think(static_cast<uint64_t>(n), now);
     for (int i = 0; i < n; ++i) {
       const Completion& c = completions_[i];

@@ -13,6 +13,7 @@
 
 #include "agent/engine/io_engine.h"
 #include "agent/stats/job_stats.h"
+#include "agent/stats/window_cuts.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_sequence.h"
 #include "agent/worker/pacer.h"
@@ -58,6 +59,10 @@ struct JobPlan {
   // Completions taken per reap at most (fio's iodepth_batch_complete_max): 1 replaces each
   // finished request at once, before looking at the next.
   uint32_t complete_batch = 1;
+  // A step cut into windows (target_latency): the cuts the controller orders, and this job's
+  // snapshot at each; both null otherwise. Both outlive the worker.
+  const WindowCuts* cuts = nullptr;
+  WindowSnapshot* snapshot = nullptr;
 };
 
 class IoWorker {
@@ -89,6 +94,21 @@ class IoWorker {
   void Think(uint64_t done, uint64_t now) noexcept;
   // At the end of each rate cycle of the window: whether the job kept its minimum rate.
   void CheckRateMin(uint64_t now) noexcept;
+  // A step cut into windows: takes the next cut's order once it is there, and makes the cut
+  // once its instant has come (before the completions seen at `now` are counted).
+  void LookForCut() noexcept;
+  void MaybeCut(uint64_t now) noexcept {
+    LookForCut();
+    if (now >= cut_at_) MakeCut();
+  }
+  void MakeCut() noexcept;
+  // The extremes of the window since the last cut, for its snapshot.
+  struct WindowExtremes {
+    uint64_t latency_min = UINT64_MAX;
+    uint64_t latency_max = 0;
+    uint64_t scheduled_min = UINT64_MAX;
+    uint64_t scheduled_max = 0;
+  };
 
   const JobPlan plan_;
   IoEngine& engine_;
@@ -123,6 +143,10 @@ class IoWorker {
   bool io_limited_ = false;  // a size-based job with io_size
   bool failed_ = false;
   bool submit_failed_ = false;
+  uint32_t next_cut_ = 1;          // a step cut into windows: the next cut's number ...
+  uint64_t cut_at_ = UINT64_MAX;   // ... its instant once ordered
+  CutOrder cut_order_;
+  WindowExtremes extremes_[2];     // read, write
 };
 
 // The calling thread's CPU time so far: the exact total, and getrusage's (tick-grained) user

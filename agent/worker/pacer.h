@@ -25,6 +25,11 @@ class Pacer {
       : ns_per_io_(ns_per_io), ns_per_byte_(ns_per_byte), poisson_(poisson), rng_(seed) {}
 
   bool limited() const { return ns_per_io_ > 0 || ns_per_byte_ > 0; }
+  // A new pace (a window cut, agent/stats/window_cuts.h); Start follows.
+  void SetRate(double ns_per_io, double ns_per_byte) noexcept {
+    ns_per_io_ = ns_per_io;
+    ns_per_byte_ = ns_per_byte;
+  }
   void Start(uint64_t now_ns) noexcept {
     next_ns_ = now_ns;
     carry_ = 0;

@@ -103,6 +103,12 @@ Status AgentClient::StopStep(const v1::StopStepRequest& request, std::chrono::mi
   return Unary<v1::StopStepRequest, v1::StopStepResponse>(IOFLEET_BIND(StopStep), mine, deadline).status();
 }
 
+Status AgentClient::CutWindow(const v1::CutWindowRequest& request, std::chrono::milliseconds deadline) {
+  v1::CutWindowRequest mine = request;
+  mine.set_session_token(session_token());
+  return Unary<v1::CutWindowRequest, v1::CutWindowResponse>(IOFLEET_BIND(CutWindow), mine, deadline).status();
+}
+
 Status AgentClient::Renew(const std::string& run_id, std::chrono::milliseconds deadline) {
   v1::RenewRequest request;
   request.set_run_id(run_id);
@@ -120,7 +126,8 @@ Result<v1::StopResponse> AgentClient::Stop(const std::string& run_id, std::chron
 #undef IOFLEET_BIND
 
 Result<v1::StepResult> AgentClient::RunStep(const v1::StartRequest& request,
-                                            const std::function<void(const v1::Progress&)>& on_progress) {
+                                            const std::function<void(const v1::Progress&)>& on_progress,
+                                            const std::function<void(const v1::WindowResult&)>& on_window) {
   grpc::ClientContext context;
   {
     std::lock_guard lock(mu_);
@@ -135,6 +142,7 @@ Result<v1::StepResult> AgentClient::RunStep(const v1::StartRequest& request,
   while (reader->Read(&reply)) {
     if (reply.has_progress()) on_progress(reply.progress());
     if (reply.has_result()) result = reply.result();
+    if (reply.has_window() && on_window) on_window(reply.window());
   }
   grpc::Status st = reader->Finish();
   {

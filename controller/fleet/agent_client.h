@@ -32,14 +32,17 @@ class AgentClient {
   Result<v1::PrepareResponse> Prepare(const v1::PrepareRequest& request, std::chrono::milliseconds deadline);
   Status SetupStep(const v1::SetupStepRequest& request, std::chrono::milliseconds deadline);
   // Runs one step, calling `on_progress` for every sample; returns the exact result.
+  // `on_window` (a target_latency step's windows, agent.proto's CutWindow) may be empty.
   Result<v1::StepResult> RunStep(const v1::StartRequest& request,
-                                 const std::function<void(const v1::Progress&)>& on_progress);
+                                 const std::function<void(const v1::Progress&)>& on_progress,
+                                 const std::function<void(const v1::WindowResult&)>& on_window = {});
   // Ends a SetupStep or RunStep in progress on this client, and every later one (the agent
   // stops the step's I/O; no result).
   void CancelStep();
   // From Prepare: every later command for the run carries it.
   std::string session_token() const;
   Status StopStep(const v1::StopStepRequest& request, std::chrono::milliseconds deadline);
+  Status CutWindow(const v1::CutWindowRequest& request, std::chrono::milliseconds deadline);
   Status Renew(const std::string& run_id, std::chrono::milliseconds deadline);
   Result<v1::StopResponse> Stop(const std::string& run_id, std::chrono::milliseconds deadline);
 

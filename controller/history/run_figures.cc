@@ -27,8 +27,8 @@ Better BetterOf(const std::string& figure) {
 }
 
 std::string UnitOf(const std::string& figure) {
-  if (figure == "bandwidth") return "bytes_per_sec";
-  if (figure == "iops") return "ops_per_sec";
+  if (figure == "bandwidth" || figure == "bandwidth_at_target") return "bytes_per_sec";
+  if (figure == "iops" || figure == "iops_at_target") return "ops_per_sec";
   if (figure == "p99_latency" || figure == "copy_seconds" || figure == "seconds") return "seconds";
   return "files_per_sec";
 }
@@ -64,6 +64,11 @@ std::vector<StoredFigure> HeadlineFigures(const v1::Report& report) {
     const v1::ReportAggregate& aggregate = step.aggregate();
     RowFigures(step.kind(), aggregate.figures(), aggregate.has_copy() ? &aggregate.copy() : nullptr, figures);
     emit("", figures);
+    // A target_latency step: the rate it found is a figure of its own ("IOPS at p99 <= 1 ms" is
+    // steadier night to night than the peak), the fleet's only.
+    if (step.has_search() && step.search().met() && step.search().has_found_rate()) {
+      emit("", {{step.search().unit() == "bytes_per_sec" ? "bandwidth_at_target" : "iops_at_target", step.search().found_rate()}});
+    }
     for (const v1::ReportAgentFigures& a : step.agents()) {
       figures.clear();
       RowFigures(step.kind(), a.figures(), a.has_copy() ? &a.copy() : nullptr, figures);

@@ -1,6 +1,7 @@
 // The headline figures of a run, read from its report.json document (the stored form of a run):
 // what the history keeps per step instance and cycle, for the aggregate and each agent, and
-// what verdicts judge. io: bandwidth, iops, p99_latency; files: files_per_sec:<phase>; copy:
+// what verdicts judge. io: bandwidth, iops, p99_latency (a target_latency step: iops_at_target or
+// bandwidth_at_target, the rate its search found, as well); files: files_per_sec:<phase>; copy:
 // copy_seconds, bandwidth, files_per_sec; hook: seconds; an io step with streams: the io figures
 // of each stream as well (StoredFigure.stream). Only succeeded steps count.
 #pragma once

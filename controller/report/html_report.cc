@@ -88,7 +88,8 @@ std::string Notes(const std::vector<std::string>& notes) {
 
 const std::pair<const char*, const char*> kSections[] = {
     {"sweep", "By swept value"}, {"cycles", "Cycles"}, {"bandwidth", "Bandwidth and IOPS by agent"},
-    {"streams", "Streams"}, {"timeline", "Throughput over time"}, {"latency", "Latency percentiles"}};
+    {"streams", "Streams"}, {"search", "Latency search"}, {"timeline", "Throughput over time"},
+    {"latency", "Latency percentiles"}};
 
 std::string ChartsHtml(const nlohmann::ordered_json& specs, const HtmlAssets& assets) {
   std::string out = "<h2 id=\"charts\">Charts</h2>\n";
@@ -226,6 +227,11 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   out += "<h2 id=\"steps\">Steps</h2>\n" + HtmlTable(steps.headers, steps.rows, "steps-table", 12) + Notes(steps.notes);
   const Table limits = LimitsTable(doc);
   if (!limits.rows.empty()) out += "<h2 id=\"limits\">" + HtmlEscape(limits.title) + "</h2>\n" + HtmlTable(limits.headers, limits.rows, "limits-table");
+  const Table search = SearchTable(doc);
+  if (!search.rows.empty()) {
+    out += "<h2 id=\"search\">" + HtmlEscape(search.title) + "</h2>\n" + HtmlTable(search.headers, search.rows, "search-table") +
+           Notes(search.notes);
+  }
   const Table agents = AgentsTable(doc);
   out += "<h2 id=\"agents\">Agents</h2>\n" + HtmlTable(agents.headers, agents.rows, "agents-table");
   if (assets.effective_workload) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -397,6 +398,33 @@ void Cycles(const ReportDocument& doc, Charts& charts) {
   }
 }
 
+// A target_latency step: each window's pXX against the rate it achieved, passed and failed apart,
+// with the target as a line across them (latency against load: where the knee is).
+void SearchCharts(const ReportDocument& doc, Charts& charts) {
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!step.has_search() || step.search().probes().empty()) continue;
+    const v1::ReportSearch& search = step.search();
+    const bool bw = search.unit() == "bytes_per_sec";
+    J passed = J::array(), failed = J::array();
+    double most = 0;
+    for (const v1::ReportProbe& p : search.probes()) {
+      const double x = bw ? p.rate_achieved() / kMiB : p.rate_achieved();
+      most = std::max(most, x);
+      (p.passed() ? passed : failed).push_back({{"x", x}, {"y", static_cast<double>(p.latency_ns()) / 1e3}});
+    }
+    const double target_us = static_cast<double>(search.max_latency_ns()) / 1e3;
+    const std::string pct = fmt::format("p{:g}", search.percentile());
+    J datasets = {{{"label", "passed"}, {"data", passed}, {"backgroundColor", Color(2)}, {"pointRadius", 5}},
+                  {{"label", "failed"}, {"data", failed}, {"backgroundColor", Color(3)}, {"pointRadius", 5}},
+                  {{"label", "target " + pct}, {"type", "line"}, {"data", {{{"x", 0}, {"y", target_us}}, {{"x", most}, {"y", target_us}}}},
+                   {"borderColor", Color(0)}, {"borderDash", {6, 4}}, {"pointRadius", 0}, {"fill", false}}};
+    J options = BaseOptions(Instance(step) + ": " + pct + " against the rate achieved");
+    options["scales"] = {{"x", Axis(bw ? "achieved MiB/s" : "achieved IOPS")},
+                         {"y", {{"type", "logarithmic"}, {"title", {{"display", true}, {"text", pct + " latency (us)"}}}}}};
+    charts.Add("search", Instance(step), {{"type", "scatter"}, {"data", {{"datasets", datasets}}}, {"options", options}});
+  }
+}
+
 }  // namespace
 
 nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& samples_csv) {
@@ -405,6 +433,7 @@ nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& 
   Cycles(doc, charts);
   AgentBars(doc, charts);
   StreamCharts(doc, charts);
+  SearchCharts(doc, charts);
   Timelines(doc, samples_csv, charts);
   LatencyCurves(doc, charts);
   return std::move(charts).Done();

@@ -1,7 +1,8 @@
 // The charts of report.html as Chart.js 3 configurations (plain JSON, no functions), built from
 // the run's document: per-step bandwidth and IOPS by agent (the slowest marked), throughput over
 // time by agent (when the document has samples), the latency percentile curve, a sweep's figures
-// against its swept values, and a repeat's cycles with their 95% interval.
+// against its swept values, a repeat's cycles with their 95% interval, and a latency search's
+// windows (their pXX against the rate achieved, with the target).
 #pragma once
 
 #include <nlohmann/json.hpp>

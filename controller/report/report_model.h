@@ -137,6 +137,29 @@ struct StreamReport {
   std::vector<AgentStep> agents;
 };
 
+// One window of a target_latency step's search (controller/run/latency_search.h).
+struct SearchProbe {
+  std::optional<double> rate_asked;  // the fleet's; absent: the first window, at full speed
+  double rate_achieved = 0;
+  uint64_t latency_ns = 0;  // the merged pXX (from each request's schedule when paced)
+  uint64_t window_ns = 0;
+  uint64_t ops = 0;
+  bool passed = false;
+  bool confirm = false;
+};
+
+// A target_latency step's search: its target, every probe, and what it found.
+struct SearchReport {
+  double percentile = 99;
+  uint64_t max_latency_ns = 0;
+  std::string unit;  // iops or bytes_per_sec
+  uint64_t settle_ns = 0;
+  uint64_t probe_ns = 0;
+  std::vector<SearchProbe> probes;
+  std::optional<double> found_rate;  // the confirmed rate
+  bool met = false;
+};
+
 struct StepReport {
   int index = 0;
   std::string name;
@@ -168,6 +191,8 @@ struct StepReport {
   uint64_t span_ns = 0;
   std::vector<PhaseReport> phases;  // files steps
   std::vector<StreamReport> streams;  // io steps with streams, in the step's order
+  // A target_latency step: its search; the figures above are its confirming window's.
+  std::optional<SearchReport> search;
 };
 
 struct AgentInfo {

@@ -8,6 +8,27 @@
 #include "controller/report/limit_verdict.h"
 
 namespace iofleet::controller {
+
+static void SetSearch(const SearchReport& search, v1::ReportSearch& out) {
+  out.set_percentile(search.percentile);
+  out.set_max_latency_ns(search.max_latency_ns);
+  out.set_vary("rate");
+  out.set_unit(search.unit);
+  out.set_settle_ns(search.settle_ns);
+  out.set_probe_ns(search.probe_ns);
+  for (const SearchProbe& p : search.probes) {
+    v1::ReportProbe& probe = *out.add_probes();
+    if (p.rate_asked) probe.set_rate_asked(*p.rate_asked);
+    probe.set_rate_achieved(p.rate_achieved);
+    probe.set_latency_ns(p.latency_ns);
+    probe.set_passed(p.passed);
+    probe.set_confirm(p.confirm);
+    probe.set_window_ns(p.window_ns);
+    probe.set_ops(p.ops);
+  }
+  if (search.found_rate) out.set_found_rate(*search.found_rate);
+  out.set_met(search.met);
+}
 namespace {
 
 void SetLatency(const LatencyHistogram& h, v1::ReportLatency& out) {
@@ -210,6 +231,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
     }
   }
   if (auto limit = StepLimit(step)) *s.mutable_limit() = std::move(*limit);
+  if (step.search) SetSearch(*step.search, *s.mutable_search());
   for (const StreamReport& stream : step.streams) {
     v1::ReportStream& out = *s.add_streams();
     out.set_name(stream.name);

@@ -80,6 +80,26 @@ Table LimitsTable(const ReportDocument& doc) {
   return t;
 }
 
+Table SearchTable(const ReportDocument& doc) {
+  Table t{"Latency search", {"step", "point", "cycle", "window", "rate asked", "achieved", "latency", "target", "result"}, {}, {}};
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!step.has_search()) continue;
+    const v1::ReportSearch& s = step.search();
+    const bool bw = s.unit() == "bytes_per_sec";
+    const auto rate = [&](double r) { return bw ? fmt::format("{:.1f} MiB/s", r / kMiB) : fmt::format("{:.0f} IOPS", r); };
+    const std::string target = fmt::format("p{:g} <= {}", s.percentile(), FormatFigure(static_cast<double>(s.max_latency_ns()), "ns"));
+    for (int i = 0; i < s.probes_size(); ++i) {
+      const v1::ReportProbe& p = s.probes(i);
+      t.rows.push_back({step.name(), std::to_string(step.point()), std::to_string(step.cycle()), std::to_string(i + 1),
+                        p.has_rate_asked() ? rate(p.rate_asked()) : "full speed", rate(p.rate_achieved()),
+                        FormatFigure(static_cast<double>(p.latency_ns()), "ns"), target,
+                        std::string(p.passed() ? "pass" : "fail") + (p.confirm() ? " (confirms)" : "")});
+    }
+    t.notes.push_back(step.name() + ": " + (s.met() ? "found " + rate(s.found_rate()) + " meeting " + target : "no rate met " + target));
+  }
+  return t;
+}
+
 std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc) {
   std::vector<std::string> out;
   for (const v1::ReportAgent& a : doc.agents()) {

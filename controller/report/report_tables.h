@@ -29,6 +29,10 @@ Table StepsTable(const ReportDocument& doc);
 // without rows when no step has them.
 Table LimitsTable(const ReportDocument& doc);
 
+// Every window of each target_latency step's search (report.json's `search`): the rate asked and
+// achieved, the pXX and whether it passed; a table without rows when no step searched.
+Table SearchTable(const ReportDocument& doc);
+
 // The verdicts (key `verdicts`, written by the run history), one row per figure; a table with
 // an empty title when the document has none. Its `notes` say what the run was compared with,
 // and warn when the effective workload changed.

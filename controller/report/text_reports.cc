@@ -11,6 +11,24 @@
 #include "controller/report/report_units.h"
 
 namespace iofleet::controller {
+
+// A target_latency step's probes, one line each, and what the search found.
+static std::string SearchText(const v1::ReportSearch& search) {
+  const bool bw = search.unit() == "bytes_per_sec";
+  const auto rate = [&](double r) { return bw ? fmt::format("{:.1f} MiB/s", r / kMiB) : fmt::format("{:.0f} IOPS", r); };
+  const std::string target = fmt::format("p{:g} <= {}", search.percentile(), FormatLatency(static_cast<double>(search.max_latency_ns())));
+  std::string out;
+  for (int i = 0; i < search.probes_size(); ++i) {
+    const v1::ReportProbe& p = search.probes(i);
+    const std::string asked = p.has_rate_asked() ? rate(p.rate_asked()) : std::string("full speed");
+    out += fmt::format("{:<14} probe {:>2}: {:<14} achieved {:<14} p{:g} {:>10}  {}{}\n", "", i + 1, asked, rate(p.rate_achieved()),
+                       search.percentile(), FormatLatency(static_cast<double>(p.latency_ns())), p.passed() ? "pass" : "fail",
+                       p.confirm() ? " (confirms)" : "");
+  }
+  if (search.met()) out += fmt::format("{:<14} found: {} meets {} ({} windows)\n", "", rate(search.found_rate()), target, search.probes_size());
+  else out += fmt::format("{:<14} found: no rate met {}\n", "", target);
+  return out;
+}
 namespace {
 
 // The swept paths of the whole run, in the order they first appear: summary.csv's last columns.
@@ -167,6 +185,7 @@ std::string ConsoleSummary(const ReportDocument& doc) {
     }
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
     if (step.has_limit()) out += fmt::format("{:<14} limit: {}\n", "", LimitText(step.limit()));
+    if (step.has_search()) out += SearchText(step.search());
     if (uint64_t filled = agg.filled_bytes()) {
       out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", filled >> 20);
     }

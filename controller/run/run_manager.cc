@@ -638,10 +638,13 @@ void RunManager::RunLeaf(StepExecutor& executor, size_t p, uint32_t c, size_t l,
     return;
   }
   std::vector<bool> has_work;
+  uint64_t total_jobs = 0;
   for (const auto& agent_steps : plan_.steps) {
-    has_work.push_back(!agent_steps[flat].has_io() || rules::JobsOf(agent_steps[flat].io()) > 0);
+    const uint64_t jobs = agent_steps[flat].has_io() ? rules::JobsOf(agent_steps[flat].io()) : 0;
+    has_work.push_back(!agent_steps[flat].has_io() || jobs > 0);
+    total_jobs += jobs;
   }
-  StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back());
+  StepOutcome outcome = executor.Run(static_cast<int>(flat), 0, plan_.steps[0][flat].io(), has_work, report_.steps.back(), total_jobs);
   if (outcome.status != v1::STEP_STATUS_SUCCEEDED) Fail(outcome.status, outcome.error);
 }
 

@@ -39,7 +39,10 @@ class StepExecutor {
   // ends a stonewalled step for the others); empty: all were.
   // When an agent fails or is lost, or on Ctrl-C, the others are asked to stop and their
   // figures so far are kept in `step` (status failed or aborted).
-  StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work, StepReport& step);
+  // `total_jobs`: every agent's jobs of an io step together (a target_latency step splits its
+  // rates over them).
+  StepOutcome Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work, StepReport& step,
+                  uint64_t total_jobs = 0);
 
  private:
   struct Streams;  // one step's streams, shared by the agents' threads (step_executor.cc)
@@ -57,6 +60,9 @@ class StepExecutor {
   // On Ctrl-C the agents are asked to stop; agents asked to stop (Ctrl-C, or another agent
   // failed) that do not within a grace have their streams cancelled.
   void StreamAll(Streams& s);
+  // A target_latency step: the search on a thread of its own while the agents stream; when it
+  // is done, every agent is asked to stop.
+  void Search(Streams& s);
   // Agent i's stream: its progress to the live model and samples.csv; it stops the others when
   // it finishes first on a stonewalled step, or fails.
   void StreamAgent(size_t i, Streams& s);

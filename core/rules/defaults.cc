@@ -105,6 +105,16 @@ void KeepStepLevel(v1::IoSpec& io) {
   io = std::move(kept);
 }
 
+// Every window a search may measure, each after its change of rate and its settling, with a
+// second of lead per cut to spare: the step's runtime when the workload gives none (the
+// controller stops the step when the search is done).
+uint64_t SearchRuntimeNs(const v1::TargetLatency& t) {
+  const uint64_t probes = t.has_max_probes() ? t.max_probes() : 12;
+  const uint64_t settle = t.has_settle() ? t.settle() : 1'000'000'000;
+  const uint64_t probe = t.has_probe() ? t.probe() : 10'000'000'000;
+  return probes * (settle + probe + 3'000'000'000) + settle;
+}
+
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index) { return ResolveStepIo(workload, workload.steps(index)); }
 
 v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
@@ -116,7 +126,10 @@ v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
   v1::IoSpec own = step.io();
   own.clear_streams();
   Overlay(io, own);
-  if (step.io().streams_size() == 0) return io;
+  if (step.io().streams_size() == 0) {
+    if (io.has_target_latency() && io.runtime() == 0) io.set_runtime(SearchRuntimeNs(io.target_latency()));
+    return io;
+  }
   const v1::IoSpec step_fields = io;
   for (const v1::IoSpec& written : step.io().streams()) {
     v1::IoSpec& stream = *io.add_streams();

@@ -28,6 +28,8 @@ std::vector<int> FieldsReplacing(int field);
 bool IsStepLevelField(int field);
 // The most streams a step may hold.
 constexpr int kMaxStreams = 64;
+// A target_latency step's jobs per agent at most: each keeps a 120 KiB snapshot of its counters.
+constexpr uint32_t kMaxSearchJobs = 256;
 // What runs: each stream of a resolved (or planned) spec, or the spec itself when it has none.
 std::vector<const v1::IoSpec*> StreamsOf(const v1::IoSpec& io);
 // The jobs of every stream of a planned spec together: 0 when this agent sits the step out.
@@ -42,6 +44,8 @@ void KeepStepLevel(v1::IoSpec& io);
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index);
 // The same for any io step of the workload, a group's steps included.
 v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step);
+// A target_latency step without a runtime runs at most this long (the search ends it sooner).
+uint64_t SearchRuntimeNs(const v1::TargetLatency& target);
 
 // What an agent runs: the resolved spec with total_size turned into file_size, the total split
 // evenly over `total_jobs` (this step's jobs on all agents together): each job's share, or for a

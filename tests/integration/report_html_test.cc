@@ -42,6 +42,15 @@ ReportDocument EveryChart() {
       steps.back().aggregate.window_ns = steps.back().agents[0].stats.window_ns;
     }
   }
+  // The first step searched for its latency target: four windows, the last confirming.
+  controller::SearchReport search;
+  search.max_latency_ns = 1'000'000;
+  search.unit = "iops";
+  search.probes = {{std::nullopt, 1000, 9'000'000, 1, 1, false, false}, {500.0, 500, 300'000, 1, 1, true, false},
+                   {707.0, 700, 2'000'000, 1, 1, false, false}, {500.0, 500, 310'000, 1, 1, true, true}};
+  search.found_rate = 500;
+  search.met = true;
+  steps[0].search = search;
   controller::RunReport run = TwoAgentRead();
   run.steps = steps;
   run.workload = "nightly</script><script>window.injected=1</script>";
@@ -232,11 +241,13 @@ TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
   ASSERT_TRUE(result) << browser.error();
   ASSERT_TRUE((*result)["result"].contains("value")) << result->dump();
   const json seen = json::parse((*result)["result"]["value"].get<std::string>());
-  // Sweep, 2 x cycles, 6 x bandwidth, 2 timelines (throughput and p99), 1 latency curve.
-  EXPECT_EQ(seen["canvases"], 12) << seen;
+  // Sweep, 2 x cycles, 6 x bandwidth, 1 latency search, 2 timelines (throughput and p99), 1
+  // latency curve.
+  EXPECT_EQ(seen["canvases"], 13) << seen;
   EXPECT_EQ(seen["drawn"], seen["canvases"]) << seen;
   EXPECT_EQ(seen["injected"], false);  // the workload's name stayed text
-  for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Throughput over time", "Latency percentiles"}) {
+  for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Latency search", "Throughput over time",
+                              "Latency percentiles"}) {
     EXPECT_NE(seen["sections"].dump().find(section), std::string::npos) << section << " " << seen;
   }
 

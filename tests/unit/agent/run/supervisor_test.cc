@@ -501,5 +501,78 @@ TEST_F(SupervisorTest, ReadaheadThatCannotBeWrittenIsRefusedAtPrepare) {
   EXPECT_EQ(testing::ReadAll(queue / "read_ahead_kb"), "128");
 }
 
+uint64_t WallNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// CutWindow comes from the wire: only the run's owner, only while a target_latency step runs,
+// only an instant ahead and at most a minute ahead, and only in turn.
+TEST_F(SupervisorTest, ACutIsTakenOnlyInTurnWhileATargetLatencyStepRuns) {
+  v1::PlannedStep plain = IoStep("plain", v1::OP_RANDREAD, 1 << 20, false);
+  plain.mutable_io()->set_engine(v1::ENGINE_NULL);
+  plain.mutable_io()->set_runtime(5'000'000'000);
+  v1::PlannedStep search = plain;
+  search.set_name("search");
+  search.mutable_io()->mutable_target_latency()->set_max_latency(1'000'000);
+  ASSERT_TRUE(Prepare({plain, search}).ok());
+  v1::CutWindowRequest cut;
+  cut.set_run_id("r1");
+  cut.set_session_token(token_);
+  cut.set_cut(1);
+  cut.set_at_unix_ns(WallNs() + 200'000'000);
+  EXPECT_EQ(supervisor_->CutWindow(cut).code(), Code::kFailedPrecondition) << "no step runs";
+  for (uint32_t index : {0u, 1u}) {
+    v1::SetupStepRequest setup;
+    setup.set_run_id("r1");
+    setup.set_session_token(token_);
+    setup.set_step_index(index);
+    ASSERT_TRUE(supervisor_->SetupStep(setup).ok());
+    v1::StartRequest start;
+    start.set_run_id("r1");
+    start.set_session_token(token_);
+    start.set_step_index(index);
+    auto runner = supervisor_->BeginStep(start);
+    ASSERT_TRUE(runner.ok());
+    (*runner)->Go();
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the jobs are released
+    cut.set_step_index(index);
+    cut.set_at_unix_ns(WallNs() + 200'000'000);
+    if (index == 0) {
+      EXPECT_NE(supervisor_->CutWindow(cut).message().find("not cut into windows"), std::string::npos);
+    } else {
+      v1::CutWindowRequest stranger = cut;
+      stranger.set_session_token("0123456789abcdef0123456789abcdef");
+      EXPECT_EQ(supervisor_->CutWindow(stranger).code(), Code::kUnavailable);
+      v1::CutWindowRequest late = cut;
+      late.set_at_unix_ns(WallNs() - 1);
+      EXPECT_NE(supervisor_->CutWindow(late).message().find("already past"), std::string::npos);
+      late.set_at_unix_ns(WallNs() + 61'000'000'000);
+      EXPECT_NE(supervisor_->CutWindow(late).message().find("more than 60 s ahead"), std::string::npos);
+      ASSERT_TRUE(supervisor_->CutWindow(cut).ok());
+      cut.set_cut(2);
+      cut.set_at_unix_ns(WallNs() + 400'000'000);
+      EXPECT_NE(supervisor_->CutWindow(cut).message().find("before window 0 came back"), std::string::npos);
+      std::optional<v1::WindowResult> window;
+      for (int i = 0; i < 200 && !window; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        window = (*runner)->TakeWindow();
+      }
+      ASSERT_TRUE(window);
+      EXPECT_EQ(window->window(), 0u);
+      EXPECT_GT(window->result().ops(), 0u);
+      // From the jobs' release to the cut, on the agent's clock: about 230 ms.
+      EXPECT_GT(window->result().window_ns(), 150'000'000u);
+      EXPECT_LT(window->result().window_ns(), 400'000'000u);
+    }
+    (*runner)->RequestStop();
+    while (!(*runner)->WaitFor(std::chrono::milliseconds(50))) {
+    }
+    ASSERT_TRUE((*runner)->Finish().ok());
+    ASSERT_TRUE(supervisor_->StepEnded(*runner).ok());
+  }
+}
+
 }  // namespace
 }  // namespace iofleet::agent

@@ -488,5 +488,50 @@ TEST(IoWorker, ThinkTimePausesAfterEveryBlocksAndSpinsWhenAsked) {
   EXPECT_GT(cpu_ns[1], 4 * cpu_ns[0]) << "sleeping does not";
 }
 
+// A step cut into windows (target_latency): the job makes each cut itself, so every completion
+// is in exactly one window, and from the cut on it keeps the new pace.
+TEST(IoWorker, CutsSplitTheWindowExactlyAndSetTheNewPace) {
+  Harness h(1);
+  h.plan.runtime_ns = 450'000'000;
+  WindowCuts cuts;
+  WindowSnapshot snapshot;
+  h.plan.cuts = &cuts;
+  h.plan.snapshot = &snapshot;
+  NullEngine null;
+  EngineSetup setup;
+  setup.queue_depth = 1;
+  ASSERT_TRUE(null.Open(setup).ok());
+  std::atomic<bool> stop{false};
+  const uint64_t start = iofleet::MonotonicNs();
+  // Cut 1 at 100 ms: from then on 1000 IOPS.
+  ASSERT_TRUE(cuts.Order(1, {start + 100'000'000, 1e9 / 1000, 0}));
+  EXPECT_FALSE(cuts.Order(3, {start + 200'000'000, 0, 0})) << "out of turn";
+  std::thread job([&] { IoWorker(h.plan, null, h.stats, h.requests, h.completions, h.buffers, nullptr).Run(start, stop); });
+  while (snapshot.cuts_done.load() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const OpSnapshot first = snapshot.write;
+  EXPECT_EQ(snapshot.at_ns, start + 100'000'000);
+  // Cut 2 at 300 ms: unpaced again.
+  ASSERT_TRUE(cuts.Order(2, {start + 300'000'000, 0, 0}));
+  job.join();
+  ASSERT_EQ(snapshot.cuts_done.load(), 2u);
+  const OpSnapshot& second = snapshot.write;
+  // Window 0, unpaced: the null engine's speed; its own extremes, no schedule.
+  EXPECT_GT(first.ops, 10'000u);
+  EXPECT_EQ(first.latency.count(), first.ops);
+  EXPECT_LE(first.latency_min, first.latency_max);
+  EXPECT_EQ(first.scheduled.count(), 0u);
+  // Window 1, 200 ms at 1000 IOPS: about 200 I/Os, each with a schedule.
+  const uint64_t paced = second.ops - first.ops;
+  EXPECT_GE(paced, 190u);
+  EXPECT_LE(paced, 202u);
+  EXPECT_EQ(second.scheduled.count(), paced) << "every paced completion has its lateness";
+  EXPECT_EQ(second.latency.count() - first.latency.count(), paced);
+  EXPECT_NE(second.scheduled_max, 0u);
+  // Window 2, unpaced to the end: the three windows hold every completion of the step once.
+  const uint64_t last = h.stats.write.ops.load() - second.ops;
+  EXPECT_GT(last, paced * 10);
+  EXPECT_EQ(first.ops + paced + last, h.stats.write.latency.count());
+}
+
 }  // namespace
 }  // namespace iofleet::agent

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "controller/history/run_figures.h"
 #include "core/wire/proto_json.h"
 #include "tests/support/temp_dir.h"
@@ -202,6 +204,30 @@ TEST(HeadlineFigures, ReadsEachKindsFiguresFromTheReport) {
   EXPECT_DOUBLE_EQ(find("mkfs", "", "seconds")->value, 1.25);
   EXPECT_EQ(BetterOf("copy_seconds"), Better::kLower);
   EXPECT_EQ(BetterOf("files_per_sec:create"), Better::kHigher);
+}
+
+// A target_latency step's found rate is a figure of its own, the fleet's; one that found none has none.
+TEST(HeadlineFigures, ASearchsFoundRateIsAFigure) {
+  v1::Report report;
+  ASSERT_TRUE(wire::FromJson(nlohmann::ordered_json::parse(R"({
+    "steps": [
+      {"name": "knee", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10, "iops": 1000},
+       "search": {"unit": "iops", "found_rate": 1013, "met": true}},
+      {"name": "seq", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10},
+       "search": {"unit": "bytes_per_sec", "found_rate": 4e6, "met": true}},
+      {"name": "none", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10}, "search": {"unit": "iops", "met": false}}
+    ]})"), report, "report.json").ok());
+  const auto figures = HeadlineFigures(report);
+  auto value = [&](const std::string& step, const std::string& name) -> std::optional<double> {
+    for (const auto& f : figures)
+      if (f.step == step && f.agent.empty() && f.figure == name) return f.value;
+    return std::nullopt;
+  };
+  EXPECT_EQ(value("knee", "iops_at_target"), 1013);
+  EXPECT_EQ(value("seq", "bandwidth_at_target"), 4e6);
+  EXPECT_FALSE(value("none", "iops_at_target"));
+  EXPECT_EQ(UnitOf("iops_at_target"), "ops_per_sec");
+  EXPECT_EQ(BetterOf("bandwidth_at_target"), Better::kHigher);
 }
 
 }  // namespace

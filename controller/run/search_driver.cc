@@ -1,0 +1,60 @@
+#include "controller/run/search_driver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/rules/defaults.h"
+
+namespace iofleet::controller {
+namespace {
+
+std::string Unit(bool bandwidth) { return bandwidth ? "bytes_per_sec" : "iops"; }
+
+}  // namespace
+
+double SearchQuantile(const v1::TargetLatency& target) {
+  const std::string& p = target.has_percentile() ? target.percentile() : "99";
+  return std::strtod(p.c_str(), nullptr) / 100.0;
+}
+
+SearchDriver::SearchDriver(Fleet& fleet, std::string run_id, int step_index, const v1::IoSpec& io, uint64_t start_ns,
+                           uint64_t window_open_ns, uint64_t jobs)
+    : cuts_(fleet, std::move(run_id), step_index, !rules::IsRandom(io.op()), start_ns, window_open_ns),
+      target_(io.target_latency()), jobs_(std::max<uint64_t>(jobs, 1)), quantile_(SearchQuantile(io.target_latency())) {
+  report_.percentile = quantile_ * 100;
+  report_.max_latency_ns = target_.max_latency();
+  report_.unit = Unit(cuts_.bandwidth());
+  report_.settle_ns = target_.has_settle() ? target_.settle() : 1'000'000'000;
+  report_.probe_ns = target_.has_probe() ? target_.probe() : 10'000'000'000;
+}
+
+void SearchDriver::Run(const std::function<bool()>& give_up) {
+  const uint32_t max_probes = target_.has_max_probes() ? target_.max_probes() : 12;
+  const double least = cuts_.bandwidth() ? 4096 : 1;  // per job: about a block, or an I/O, a second
+  LatencySearch search(target_.max_latency(), max_probes, static_cast<double>(jobs_) * least);
+  if (!cuts_.WaitReleased(give_up)) return;  // the agents take a cut once their jobs are released
+  for (LatencySearch::Next next = search.next(); !next.done; next = search.next()) {
+    uint64_t per_job = 0;
+    if (next.rate) per_job = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(*next.rate / static_cast<double>(jobs_))));
+    // The change of rate (the first window: the ramp's end), then the settling, then the probe.
+    if (next.rate && !cuts_.Cut(UnixNowNs(), per_job, give_up)) break;
+    if (report_.settle_ns > 0 && !cuts_.Cut(cuts_.last_cut_ns() + report_.settle_ns, per_job, give_up)) break;
+    std::optional<FleetWindow> probe = cuts_.Cut(cuts_.last_cut_ns() + report_.probe_ns, per_job, give_up);
+    if (!probe) break;
+    const std::optional<double> asked = next.rate ? std::optional<double>(static_cast<double>(per_job * jobs_)) : std::nullopt;
+    search.Record(asked, next.confirm, probe->rate, probe->latency->Quantile(quantile_), probe->window_ns, probe->ops);
+    if (next.confirm && search.met()) confirmed_ = std::move(probe->agents);
+  }
+  report_.probes = search.probes();
+  report_.found_rate = search.found();
+  report_.met = search.met();
+  if (cuts_.error().empty() && !search.met() && !give_up()) {
+    char p[32];
+    std::snprintf(p, sizeof p, "%g", quantile_ * 100);
+    cuts_.Fail(search.Failure(p, Unit(cuts_.bandwidth())));
+  }
+}
+
+}  // namespace iofleet::controller

@@ -1,0 +1,99 @@
+// A target_latency step on real I/O (issue 22, part 1): a blkio-throttled loop device has a sharp
+// knee (requests past the throttle's rate wait in it), so the search must find a rate under it
+// whose confirming window meets the target, and a rate 20% above it must fail the target.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "tests/support/blkio_group.h"
+#include "tests/support/process.h"
+#include "tests/support/report.h"
+#include "tests/support/temp_dir.h"
+
+namespace iofleet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SearchRun {
+  CommandResult command;
+  nlohmann::json step;
+  fs::path out;
+};
+
+SearchRun RunSearchStep(const TempDir& tmp, const std::string& address, const std::string& name, const std::string& yaml) {
+  WriteText(tmp / (name + ".yaml"), yaml);
+  const fs::path out = tmp / ("out-" + name);
+  SearchRun run;
+  run.command = RunCommand({BinPath("iofleet"), "run", (tmp / (name + ".yaml")).string(), "--agents", address, "--out", out.string(),
+                            "--progress", "none"},
+                           tmp.path());
+  if (fs::exists(out)) run.step = ReadReport(out)["steps"][0];
+  run.out = out;
+  return run;
+}
+
+// 4 KiB random reads through a 4 MiB/s throttle: at most 1024 IOPS get through.
+constexpr const char* kThrottledSearch =
+    "name: knee\nsteps:\n  - name: search\n"
+    "    io: { op: randread, engine: libaio, direct: true, block_size: 4KiB, file_size: 32MiB, queue_depth: 16,\n"
+    "          target_latency: { percentile: 99, max_latency: 20ms, probe: 1500ms, settle: 500ms } }\n";
+
+TEST(LatencySearch, FindsTheKneeOfAThrottledLoopDeviceAndTwentyPercentMoreFails) {
+  TempDir tmp;
+  ThrottledDiskAgent disk(tmp.path(), "128M", "knee");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
+  ASSERT_TRUE(disk.Throttle(4ull << 20));
+  SearchRun run = RunSearchStep(tmp, disk.agent().address(), "search", kThrottledSearch);
+  ASSERT_EQ(run.command.code, 0) << run.command.out << run.command.err;
+  std::printf("%s", run.command.out.c_str());
+  const nlohmann::json& search = run.step["search"];
+  ASSERT_TRUE(search.value("met", false)) << search.dump();
+  const double found = search["found_rate"].get<double>();
+  EXPECT_LE(search["probes"].size(), 12u);
+  EXPECT_FALSE(search["probes"][0].contains("rate_asked")) << "the first window at full speed";
+  EXPECT_TRUE(search["probes"].back().value("confirm", false));
+  EXPECT_LE(found, 1024 * 1.02) << "nothing passes the throttle faster";
+  EXPECT_GE(found, 1024 * 0.3) << search.dump();
+  // The step's figures are the confirming window's: its rate and its latency from schedule.
+  const nlohmann::json& figures = run.step["aggregate"];
+  EXPECT_GE(figures["iops"].get<double>(), 0.95 * found);
+  EXPECT_LE(figures["latency_from_schedule_ns"]["p99"].get<uint64_t>(), 20'000'000u);
+  EXPECT_NE(run.command.out.find("found: "), std::string::npos) << run.command.out;
+  const fs::path run_dir = OnlyRunDir(run.out);
+  EXPECT_NE(ReadAll(run_dir / "report.md").find("## Latency search"), std::string::npos);
+  EXPECT_NE(ReadAll(run_dir / "report.html").find("id=\"search-table\""), std::string::npos);
+
+  // 20% above: the same device, the rate asked at once, fails the target or the rate.
+  const auto higher = static_cast<uint64_t>(found * 1.2);
+  SearchRun above = RunSearchStep(tmp, disk.agent().address(), "above",
+                                  "name: above\nsteps:\n  - name: above\n"
+                                  "    io: { op: randread, engine: libaio, direct: true, block_size: 4KiB, file_size: 32MiB,\n"
+                                  "          queue_depth: 16, ramp: 500ms, runtime: 1500ms, rate: { iops: " +
+                                      std::to_string(higher) + " } }\n");
+  ASSERT_EQ(above.command.code, 0) << above.command.out << above.command.err;
+  const nlohmann::json& f = above.step["aggregate"];
+  const bool late = f["latency_from_schedule_ns"]["p99"].get<uint64_t>() > 20'000'000u;
+  const bool short_of_rate = f["iops"].get<double>() < 0.95 * static_cast<double>(higher);
+  EXPECT_TRUE(late || short_of_rate) << "20% above the found rate (" << higher << " IOPS) still met the target: " << f.dump();
+}
+
+// Bad values are refused with the place, before anything starts.
+TEST(LatencySearch, BadTargetsAreRefusedWithTheirPlace) {
+  TempDir tmp;
+  WriteText(tmp / "bad.yaml",
+            "name: bad\nsteps:\n  - name: s\n"
+            "    io: { op: randread, engine: \"null\", file_size: 1MiB,\n"
+            "          target_latency: { percentile: \"100\", vary: queue_depth }, rate: { iops: 5 } }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "validate", (tmp / "bad.yaml").string()}, tmp.path());
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("bad.yaml:5"), std::string::npos) << all;
+  EXPECT_NE(all.find("max_latency"), std::string::npos) << all;
+  EXPECT_NE(all.find("is not a percentile"), std::string::npos) << all;
+  EXPECT_NE(all.find("queue_depth is not supported yet"), std::string::npos) << all;
+  EXPECT_NE(all.find("is set by the latency search"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace iofleet::testing
