@@ -23,13 +23,15 @@ void RowFigures(const std::string& kind, const v1::ReportFigures& row, const v1:
 }  // namespace
 
 Better BetterOf(const std::string& figure) {
-  return figure == "p99_latency" || figure == "copy_seconds" || figure == "seconds" ? Better::kLower : Better::kHigher;
+  const bool latency = figure == "p99_latency" || figure.rfind("curve_p99_latency:", 0) == 0;
+  return latency || figure == "copy_seconds" || figure == "seconds" ? Better::kLower : Better::kHigher;
 }
 
 std::string UnitOf(const std::string& figure) {
-  if (figure == "bandwidth" || figure == "bandwidth_at_target") return "bytes_per_sec";
-  if (figure == "iops" || figure == "iops_at_target") return "ops_per_sec";
-  if (figure == "p99_latency" || figure == "copy_seconds" || figure == "seconds") return "seconds";
+  const auto starts = [&](const char* prefix) { return figure.rfind(prefix, 0) == 0; };
+  if (figure == "bandwidth" || figure == "bandwidth_at_target" || starts("curve_bandwidth:")) return "bytes_per_sec";
+  if (figure == "iops" || figure == "iops_at_target" || starts("curve_iops:")) return "ops_per_sec";
+  if (figure == "p99_latency" || starts("curve_p99_latency:") || figure == "copy_seconds" || figure == "seconds") return "seconds";
   return "files_per_sec";
 }
 
@@ -68,6 +70,16 @@ std::vector<StoredFigure> HeadlineFigures(const v1::Report& report) {
     // steadier night to night than the peak), the fleet's only.
     if (step.has_search() && step.search().met() && step.search().has_found_rate()) {
       emit("", {{step.search().unit() == "bytes_per_sec" ? "bandwidth_at_target" : "iops_at_target", step.search().found_rate()}});
+    }
+    // A curve step: each level's achieved rate and p99, the fleet's ("curve_iops:50").
+    if (step.has_curve()) {
+      const bool bw = step.curve().unit() == "bytes_per_sec";
+      for (const v1::ReportLoadPoint& p : step.curve().points()) {
+        if (!p.has_level_pct()) continue;
+        const std::string level = std::to_string(p.level_pct());
+        emit("", {{(bw ? "curve_bandwidth:" : "curve_iops:") + level, p.rate_achieved()},
+                  {"curve_p99_latency:" + level, static_cast<double>(p.latency_ns().p99()) / 1e9}});
+      }
     }
     for (const v1::ReportAgentFigures& a : step.agents()) {
       figures.clear();

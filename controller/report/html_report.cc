@@ -88,7 +88,7 @@ std::string Notes(const std::vector<std::string>& notes) {
 
 const std::pair<const char*, const char*> kSections[] = {
     {"sweep", "By swept value"}, {"cycles", "Cycles"}, {"bandwidth", "Bandwidth and IOPS by agent"},
-    {"streams", "Streams"}, {"search", "Latency search"}, {"timeline", "Throughput over time"},
+    {"streams", "Streams"}, {"search", "Latency search, load curves and steady state"}, {"timeline", "Throughput over time"},
     {"latency", "Latency percentiles"}};
 
 std::string ChartsHtml(const nlohmann::ordered_json& specs, const HtmlAssets& assets) {
@@ -232,6 +232,9 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
     out += "<h2 id=\"search\">" + HtmlEscape(search.title) + "</h2>\n" + HtmlTable(search.headers, search.rows, "search-table") +
            Notes(search.notes);
   }
+  const Table curve = CurveTable(doc);
+  if (!curve.rows.empty()) out += "<h2 id=\"curve\">" + HtmlEscape(curve.title) + "</h2>\n" + HtmlTable(curve.headers, curve.rows, "curve-table");
+  if (!curve.notes.empty()) out += Notes(curve.notes);
   const Table agents = AgentsTable(doc);
   out += "<h2 id=\"agents\">Agents</h2>\n" + HtmlTable(agents.headers, agents.rows, "agents-table");
   if (assets.effective_workload) {

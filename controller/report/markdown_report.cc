@@ -68,11 +68,10 @@ std::string ReportMarkdown(const ReportDocument& doc) {
   }
   const Table limits = LimitsTable(doc);
   if (!limits.rows.empty()) out += "\n## " + Md(limits.title) + "\n\n" + MdTable(limits.headers, limits.rows, 6);
-  const Table search = SearchTable(doc);
-  if (!search.rows.empty()) {
-    out += "\n## " + Md(search.title) + "\n\n" + MdTable(search.headers, search.rows, 3);
-    for (const auto& note : search.notes) out += "\n- " + Md(note);
-    out += "\n";
+  for (const Table& windows : {SearchTable(doc), CurveTable(doc)}) {
+    if (!windows.rows.empty()) out += "\n## " + Md(windows.title) + "\n\n" + MdTable(windows.headers, windows.rows, 4);
+    for (const auto& note : windows.notes) out += "\n- " + Md(note);
+    if (!windows.notes.empty()) out += "\n";
   }
   const Table agents = AgentsTable(doc);
   out += "\n## Agents\n\n" + MdTable(agents.headers, agents.rows, agents.headers.size());

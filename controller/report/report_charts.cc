@@ -425,6 +425,56 @@ void SearchCharts(const ReportDocument& doc, Charts& charts) {
   }
 }
 
+// A curve step: the hockey stick, each window's latency percentiles against the rate it achieved.
+void CurveCharts(const ReportDocument& doc, Charts& charts) {
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!step.has_curve() || step.curve().points().empty()) continue;
+    const bool bw = step.curve().unit() == "bytes_per_sec";
+    std::vector<const v1::ReportLoadPoint*> points;
+    for (const v1::ReportLoadPoint& p : step.curve().points()) points.push_back(&p);
+    std::sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->rate_achieved() < b->rate_achieved(); });
+    J datasets = J::array();
+    const std::pair<const char*, uint64_t (v1::ReportLatency::*)() const> kLines[] = {
+        {"p50", &v1::ReportLatency::p50}, {"p99", &v1::ReportLatency::p99}, {"p99.9", &v1::ReportLatency::p999}};
+    size_t color = 0;
+    for (const auto& [label, figure] : kLines) {
+      J data = J::array();
+      for (const auto* p : points) {
+        data.push_back({{"x", bw ? p->rate_achieved() / kMiB : p->rate_achieved()}, {"y", static_cast<double>((p->latency_ns().*figure)()) / 1e3}});
+      }
+      datasets.push_back({{"label", label}, {"data", data}, {"showLine", true}, {"borderColor", Color(color)}, {"backgroundColor", Color(color)}});
+      ++color;
+    }
+    J options = BaseOptions(Instance(step) + ": latency against the rate achieved");
+    options["scales"] = {{"x", Axis(bw ? "achieved MiB/s" : "achieved IOPS")},
+                         {"y", {{"type", "logarithmic"}, {"title", {{"display", true}, {"text", "latency (us)"}}}}}};
+    charts.Add("search", Instance(step) + " curve", {{"type", "scatter"}, {"data", {{"datasets", datasets}}}, {"options", options}});
+  }
+}
+
+// A steady step: every sample of the fleet's figure, the steady window's apart.
+void SteadyCharts(const ReportDocument& doc, Charts& charts) {
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!step.has_steady() || step.steady().samples().empty()) continue;
+    const v1::ReportSteady& s = step.steady();
+    const double interval = static_cast<double>(s.interval_ns()) / 1e9;
+    const auto per_window = static_cast<int>(s.window_ns() / std::max<uint64_t>(s.interval_ns(), 1));
+    J before = J::array(), steady = J::array();
+    for (int i = 0; i < s.samples_size(); ++i) {
+      const double y = s.metric() == "bandwidth" ? s.samples(i) / kMiB : s.metric() == "latency" ? s.samples(i) / 1e3 : s.samples(i);
+      J point = {{"x", interval * (i + 1)}, {"y", y}};
+      (s.reached() && i >= s.samples_size() - per_window ? steady : before).push_back(point);
+      if (s.reached() && i == s.samples_size() - per_window - 1) steady.push_back(point);  // the lines meet
+    }
+    const std::string unit = s.metric() == "bandwidth" ? "MiB/s" : s.metric() == "latency" ? "mean latency (us)" : "IOPS";
+    J datasets = {{{"label", "samples"}, {"data", before}, {"showLine", true}, {"borderColor", Color(0)}, {"backgroundColor", Color(0)}},
+                  {{"label", "steady window"}, {"data", steady}, {"showLine", true}, {"borderColor", Color(2)}, {"backgroundColor", Color(2)}}};
+    J options = BaseOptions(Instance(step) + ": " + s.metric() + " until steady");
+    options["scales"] = {{"x", Axis("seconds after the window opened")}, {"y", Axis(unit)}};
+    charts.Add("search", Instance(step) + " steady", {{"type", "scatter"}, {"data", {{"datasets", datasets}}}, {"options", options}});
+  }
+}
+
 }  // namespace
 
 nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& samples_csv) {
@@ -434,6 +484,8 @@ nlohmann::ordered_json ChartSpecs(const ReportDocument& doc, const std::string& 
   AgentBars(doc, charts);
   StreamCharts(doc, charts);
   SearchCharts(doc, charts);
+  CurveCharts(doc, charts);
+  SteadyCharts(doc, charts);
   Timelines(doc, samples_csv, charts);
   LatencyCurves(doc, charts);
   return std::move(charts).Done();

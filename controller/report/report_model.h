@@ -160,6 +160,38 @@ struct SearchReport {
   bool met = false;
 };
 
+// One window of a curve step: the full-speed one (no level), then each level's.
+struct CurvePoint {
+  std::optional<uint32_t> level_pct;
+  std::optional<double> rate_asked;
+  double rate_achieved = 0;
+  uint64_t window_ns = 0;
+  uint64_t ops = 0;
+  std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
+};
+
+struct CurveReport {
+  std::string unit;  // iops or bytes_per_sec
+  double max_rate = 0;
+  uint64_t probe_ns = 0;
+  uint64_t settle_ns = 0;
+  std::vector<CurvePoint> points;
+};
+
+// A steady step: its criterion, every sample of the fleet's figure, and whether (and from when,
+// after the measurement window opened) the last window was steady.
+struct SteadyReport {
+  std::string metric;     // iops, bandwidth, latency
+  std::string criterion;  // slope, range
+  uint32_t tolerance_pct = 5;
+  uint64_t window_ns = 0;
+  uint64_t interval_ns = 0;
+  bool reached = false;
+  std::optional<uint64_t> steady_from_ns;
+  double change_pct = 0;
+  std::vector<double> samples;
+};
+
 struct StepReport {
   int index = 0;
   std::string name;
@@ -193,6 +225,8 @@ struct StepReport {
   std::vector<StreamReport> streams;  // io steps with streams, in the step's order
   // A target_latency step: its search; the figures above are its confirming window's.
   std::optional<SearchReport> search;
+  std::optional<CurveReport> curve;    // a curve step: the figures above are its full-speed window's
+  std::optional<SteadyReport> steady;  // a steady step: the figures above are its steady window's
 };
 
 struct AgentInfo {

@@ -1,6 +1,7 @@
 #include "controller/report/report_proto.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "controller/report/cycle_summary.h"
@@ -53,6 +54,34 @@ void SetLatencyCurve(const LatencyHistogram& h, v1::ReportAggregate& out) {
   v1::ReportCurvePoint* last = out.add_latency_curve_ns();
   last->set_percentile(100);
   last->set_ns(h.max());
+}
+
+void SetCurve(const CurveReport& c, v1::ReportLoadCurve& out) {
+  out.set_unit(c.unit);
+  out.set_max_rate(c.max_rate);
+  out.set_probe_ns(c.probe_ns);
+  out.set_settle_ns(c.settle_ns);
+  for (const CurvePoint& p : c.points) {
+    v1::ReportLoadPoint& point = *out.add_points();
+    if (p.level_pct) point.set_level_pct(*p.level_pct);
+    if (p.rate_asked) point.set_rate_asked(*p.rate_asked);
+    point.set_rate_achieved(p.rate_achieved);
+    point.set_window_ns(p.window_ns);
+    point.set_ops(p.ops);
+    SetLatency(*p.latency, *point.mutable_latency_ns());
+  }
+}
+
+void SetSteady(const SteadyReport& s, v1::ReportSteady& out) {
+  out.set_metric(s.metric);
+  out.set_criterion(s.criterion);
+  out.set_tolerance_pct(s.tolerance_pct);
+  out.set_window_ns(s.window_ns);
+  out.set_interval_ns(s.interval_ns);
+  out.set_reached(s.reached);
+  if (s.steady_from_ns) out.set_steady_from_ns(*s.steady_from_ns);
+  if (std::isfinite(s.change_pct)) out.set_change_pct(s.change_pct);
+  for (double v : s.samples) out.add_samples(v);
 }
 
 void SetOp(const OpFigures& op, double seconds, bool rate_limited, v1::ReportOp& out) {
@@ -232,6 +261,8 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
   }
   if (auto limit = StepLimit(step)) *s.mutable_limit() = std::move(*limit);
   if (step.search) SetSearch(*step.search, *s.mutable_search());
+  if (step.curve) SetCurve(*step.curve, *s.mutable_curve());
+  if (step.steady) SetSteady(*step.steady, *s.mutable_steady());
   for (const StreamReport& stream : step.streams) {
     v1::ReportStream& out = *s.add_streams();
     out.set_name(stream.name);

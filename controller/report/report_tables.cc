@@ -100,6 +100,32 @@ Table SearchTable(const ReportDocument& doc) {
   return t;
 }
 
+Table CurveTable(const ReportDocument& doc) {
+  Table t{"Load curve", {"step", "point", "cycle", "level", "rate asked", "achieved", "p50", "p99", "p99.9", "max"}, {}, {}};
+  for (const v1::ReportStep& step : doc.steps()) {
+    if (!step.has_curve()) continue;
+    const bool bw = step.curve().unit() == "bytes_per_sec";
+    const auto rate = [&](double r) { return bw ? fmt::format("{:.1f} MiB/s", r / kMiB) : fmt::format("{:.0f} IOPS", r); };
+    for (const v1::ReportLoadPoint& p : step.curve().points()) {
+      const v1::ReportLatency& l = p.latency_ns();
+      t.rows.push_back({step.name(), std::to_string(step.point()), std::to_string(step.cycle()),
+                        p.has_level_pct() ? std::to_string(p.level_pct()) + "%" : "max", p.has_rate_asked() ? rate(p.rate_asked()) : "full speed",
+                        rate(p.rate_achieved()), FormatFigure(static_cast<double>(l.p50()), "ns"), FormatFigure(static_cast<double>(l.p99()), "ns"),
+                        FormatFigure(static_cast<double>(l.p999()), "ns"), FormatFigure(static_cast<double>(l.max()), "ns")});
+    }
+  }
+  for (const v1::ReportStep& step : doc.steps()) {  // a steady step says so beside the curves
+    if (!step.has_steady()) continue;
+    const v1::ReportSteady& s = step.steady();
+    t.notes.push_back(step.name() + ": " + (s.reached() ? fmt::format("steady from {:.1f} s on ({} {:.1f}% within {}%); its figures are that window's",
+                                                                      static_cast<double>(s.steady_from_ns()) / 1e9, s.criterion(), s.change_pct(),
+                                                                      s.tolerance_pct())
+                                                        : fmt::format("not steady ({} {:.1f}%, tolerance {}%)", s.criterion(), s.change_pct(),
+                                                                      s.tolerance_pct())));
+  }
+  return t;
+}
+
 std::vector<std::string> MemoryBackedWarnings(const ReportDocument& doc) {
   std::vector<std::string> out;
   for (const v1::ReportAgent& a : doc.agents()) {

@@ -33,6 +33,10 @@ Table LimitsTable(const ReportDocument& doc);
 // achieved, the pXX and whether it passed; a table without rows when no step searched.
 Table SearchTable(const ReportDocument& doc);
 
+// Every window of each curve step (report.json's `curve`): the level, the rate asked and
+// achieved, and the latency percentiles; a table without rows when no step has one.
+Table CurveTable(const ReportDocument& doc);
+
 // The verdicts (key `verdicts`, written by the run history), one row per figure; a table with
 // an empty title when the document has none. Its `notes` say what the run was compared with,
 // and warn when the effective workload changed.

@@ -29,6 +29,32 @@ static std::string SearchText(const v1::ReportSearch& search) {
   else out += fmt::format("{:<14} found: no rate met {}\n", "", target);
   return out;
 }
+
+// A curve step's windows: the full-speed one, then each level, with its latency percentiles.
+static std::string CurveText(const v1::ReportLoadCurve& curve) {
+  const bool bw = curve.unit() == "bytes_per_sec";
+  const auto rate = [&](double r) { return bw ? fmt::format("{:.1f} MiB/s", r / kMiB) : fmt::format("{:.0f} IOPS", r); };
+  std::string out;
+  for (const v1::ReportLoadPoint& p : curve.points()) {
+    const std::string level = p.has_level_pct() ? fmt::format("{}%", p.level_pct()) : std::string("max");
+    out += fmt::format("{:<14} curve {:>4}: {:<14} achieved {:<14} p50 {:>10}  p99 {:>10}  p99.9 {:>10}\n", "", level,
+                       p.has_rate_asked() ? rate(p.rate_asked()) : std::string("full speed"), rate(p.rate_achieved()),
+                       FormatLatency(static_cast<double>(p.latency_ns().p50())), FormatLatency(static_cast<double>(p.latency_ns().p99())),
+                       FormatLatency(static_cast<double>(p.latency_ns().p999())));
+  }
+  return out;
+}
+
+static std::string SteadyText(const v1::ReportSteady& steady) {
+  const std::string window = fmt::format("{:g} s", static_cast<double>(steady.window_ns()) / 1e9);
+  if (steady.reached()) {
+    return fmt::format("{:<14} steady: {} over the {} from {:.1f} s on changed {:.1f}% ({}, tolerance {}%): the figures are that window's\n",
+                       "", steady.metric(), window, static_cast<double>(steady.steady_from_ns()) / 1e9, steady.change_pct(),
+                       steady.criterion(), steady.tolerance_pct());
+  }
+  return fmt::format("{:<14} steady: not reached: {} over the last {} changed {:.1f}% ({}, tolerance {}%)\n", "", steady.metric(), window,
+                     steady.change_pct(), steady.criterion(), steady.tolerance_pct());
+}
 namespace {
 
 // The swept paths of the whole run, in the order they first appear: summary.csv's last columns.
@@ -186,6 +212,8 @@ std::string ConsoleSummary(const ReportDocument& doc) {
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
     if (step.has_limit()) out += fmt::format("{:<14} limit: {}\n", "", LimitText(step.limit()));
     if (step.has_search()) out += SearchText(step.search());
+    if (step.has_curve()) out += CurveText(step.curve());
+    if (step.has_steady()) out += SteadyText(step.steady());
     if (uint64_t filled = agg.filled_bytes()) {
       out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", filled >> 20);
     }

@@ -13,6 +13,7 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/report/report_model.h"
+#include "controller/run/cut_step.h"
 #include "controller/run/fleet_cuts.h"
 #include "controller/run/latency_search.h"
 #include "iofleet/v1/workload.pb.h"
@@ -22,21 +23,21 @@ namespace iofleet::controller {
 // `percentile` as written in the workload ("99.9"), checked by the rules: its quantile.
 double SearchQuantile(const v1::TargetLatency& target);
 
-class SearchDriver {
+class SearchDriver final : public CutStep {
  public:
   // `jobs`: every job of every agent, over which each rate is split evenly.
   SearchDriver(Fleet& fleet, std::string run_id, int step_index, const v1::IoSpec& io, uint64_t start_ns, uint64_t window_open_ns,
                uint64_t jobs);
 
-  FleetCuts& cuts() { return cuts_; }
-  // The search, until done or `give_up` says so (an agent failed, Ctrl-C, the streams ended).
-  void Run(const std::function<bool()>& give_up);
-
-  // After Run. Empty when the search found a rate whose confirming window met the target.
-  std::string error() const { return cuts_.error(); }
-  const SearchReport& report() const { return report_; }
+  const char* kind() const override { return "target_latency"; }
+  FleetCuts& cuts() override { return cuts_; }
+  void Run(const std::function<bool()>& give_up) override;
+  // Empty when the search found a rate whose confirming window met the target.
+  std::string error() const override { return cuts_.error(); }
   // Each agent's confirming window, when the search met the target.
-  const std::vector<v1::StepResult>& confirmed() const { return confirmed_; }
+  std::vector<StepStats> Figures() const override { return WindowFigures(confirmed_); }
+  void Report(StepReport& step) const override { step.search = report_; }
+  const SearchReport& report() const { return report_; }
 
  private:
   FleetCuts cuts_;

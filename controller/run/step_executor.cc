@@ -2,7 +2,8 @@
 
 #include "controller/report/slowest_agent.h"
 #include "controller/run/sample_interval.h"
-#include "controller/run/search_driver.h"
+#include "controller/run/cut_step.h"
+#include "core/rules/defaults.h"
 
 #include "controller/report/first_done.h"
 #include "controller/workload/proto_names.h"
@@ -84,8 +85,8 @@ struct StepExecutor::Streams {
   bool interrupted = false;        // Ctrl-C while the streams were open
   bool cancelled_streams = false;  // this controller cancelled the streams still open
   uint64_t end_ns = 0;             // when the last stream ended
-  std::unique_ptr<SearchDriver> search;  // a target_latency step's
-  std::string search_error;              // why it found nothing (empty: it did, or another failure ended it)
+  std::unique_ptr<CutStep> cut;  // a step cut into windows (target_latency, curve, steady)
+  std::string cut_error;         // why it measured nothing (empty: it did, or another failure ended it)
 };
 
 StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work,
@@ -106,10 +107,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   streams.sample_step = {index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp(), {}};
   for (const v1::IoSpec& stream : io.streams()) streams.sample_step.streams.push_back(stream.name());
   streams.sample_interval_ns = SampleIntervalNs(index, io);
-  if (io.has_target_latency()) {
-    streams.search = std::make_unique<SearchDriver>(fleet_, run_id_, index, io, streams.start_at,
-                                                    streams.start_at + io.start_delay() + io.ramp(), total_jobs);
-  }
+  streams.cut = MakeCutStep(fleet_, run_id_, index, io, streams.start_at, streams.start_at + io.start_delay() + io.ramp(), total_jobs);
   StreamAll(streams);
 
   // 4. Merge what came back; name what failed.
@@ -176,22 +174,22 @@ uint64_t StepExecutor::SampleIntervalNs(int index, const v1::IoSpec& io) const {
   return AutoSampleIntervalNs(expected, fleet_.size());
 }
 
-void StepExecutor::Search(Streams& s) {
-  s.search->Run([&] { return s.failed.load() || s.interrupted || interrupted_ || s.running.load() < fleet_.size(); });
-  s.search_error = s.search->error();
-  // An agent's stream ended under the search (its runtime ran out, or it failed): the search
-  // found nothing, and an agent's failure is the step's error if there is one.
-  if (s.search_error.empty() && !s.search->report().met && !s.failed && !interrupted_) {
-    s.search_error = "the step ended before its search did (its runtime is too short for the probes)";
+void StepExecutor::RunCut(Streams& s) {
+  s.cut->Run([&] { return s.failed.load() || s.interrupted || interrupted_ || s.running.load() < fleet_.size(); });
+  s.cut_error = s.cut->error();
+  // An agent's stream ended under it (its runtime ran out, or it failed): it measured nothing,
+  // and an agent's failure is the step's error if there is one.
+  if (s.cut_error.empty() && s.cut->Figures().size() != fleet_.size() && !s.failed && !interrupted_) {
+    s.cut_error = "the step ended before its windows did (its runtime is too short for them)";
   }
-  StopOthers(s, SIZE_MAX);  // the search is over: so is the step
+  StopOthers(s, SIZE_MAX);  // its windows are over: so is the step
 }
 
 void StepExecutor::StreamAll(Streams& s) {
   std::vector<std::thread> threads;
   for (size_t i = 0; i < fleet_.size(); ++i) threads.emplace_back([this, &s, i] { StreamAgent(i, s); });
-  std::thread search;
-  if (s.search) search = std::thread([this, &s] { Search(s); });
+  std::thread cut;
+  if (s.cut) cut = std::thread([this, &s] { RunCut(s); });
   std::thread stopper;
   std::chrono::steady_clock::time_point stop_deadline{};
   while (s.running > 0) {
@@ -210,7 +208,7 @@ void StepExecutor::StreamAll(Streams& s) {
     view_.Tick(live_, now.time_since_epoch().count());
   }
   for (auto& t : threads) t.join();
-  if (search.joinable()) search.join();
+  if (cut.joinable()) cut.join();
   if (stopper.joinable()) stopper.join();
   s.end_ns = UnixNowNs();
 }
@@ -231,7 +229,7 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
     s.last[i] = p;
     s.has_last[i] = 1;
   }, [&](const v1::WindowResult& w) {
-    if (s.search) s.search->cuts().OnWindow(i, w);
+    if (s.cut) s.cut->cuts().OnWindow(i, w);
   });
   a.streaming = false;
   Result<v1::StepResult>& result = s.results[i];
@@ -287,13 +285,18 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
     }
   }
   step.stonewalled = s.first_done.load() && !s.failed.load();
-  // A target_latency step that found its rate: each agent's figures are its confirming window's,
-  // which ran its whole course (the stop after it ended the step, not a share).
-  const bool confirmed = s.search && s.search->report().met && s.search->confirmed().size() == fleet_.size();
-  if (s.search) step.search = s.search->report();
+  // A step cut into windows that measured what it set out to: each agent's figures are its
+  // windows' (a search's confirming one, a curve's full-speed one, a steady span), which ran their
+  // whole course (the stop after them ended the step, not a share).
+  std::vector<StepStats> windows;
+  if (s.cut) {
+    s.cut->Report(step);
+    windows = s.cut->Figures();
+  }
+  const bool confirmed = !windows.empty() && windows.size() == fleet_.size();
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (!s.results[i].ok()) continue;
-    StepStats stats = StepStats::FromProto(confirmed ? s.search->confirmed()[i] : *s.results[i]);
+    StepStats stats = confirmed ? std::move(windows[i]) : StepStats::FromProto(*s.results[i]);
     step.aggregate.Add(stats, step.agents.empty());
     AgentStep row{fleet_[i]->name, std::move(stats)};
     if (earliest != INT64_MAX && s.results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
@@ -325,7 +328,7 @@ StepOutcome StepExecutor::Judge(const Streams& s, const StepReport& step) {
     return {v1::STEP_STATUS_ABORTED, interrupted_.Describe() + " during step " + step.name + " (figures up to the interrupt kept)"};
   }
   StepOutcome outcome;
-  if (!s.search_error.empty()) FailStep(outcome, step, "target_latency: " + s.search_error);
+  if (!s.cut_error.empty()) FailStep(outcome, step, std::string(s.cut->kind()) + ": " + s.cut_error);
   for (size_t i = 0; i < fleet_.size(); ++i) {
     const Result<v1::StepResult>& result = s.results[i];
     if (result.ok()) {

@@ -60,9 +60,9 @@ class StepExecutor {
   // On Ctrl-C the agents are asked to stop; agents asked to stop (Ctrl-C, or another agent
   // failed) that do not within a grace have their streams cancelled.
   void StreamAll(Streams& s);
-  // A target_latency step: the search on a thread of its own while the agents stream; when it
-  // is done, every agent is asked to stop.
-  void Search(Streams& s);
+  // A step cut into windows (controller/run/cut_step.h): its windows on a thread of their own
+  // while the agents stream; when they are done, every agent is asked to stop.
+  void RunCut(Streams& s);
   // Agent i's stream: its progress to the live model and samples.csv; it stops the others when
   // it finishes first on a stonewalled step, or fails.
   void StreamAgent(size_t i, Streams& s);

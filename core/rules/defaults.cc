@@ -105,14 +105,46 @@ void KeepStepLevel(v1::IoSpec& io) {
   io = std::move(kept);
 }
 
-// Every window a search may measure, each after its change of rate and its settling, with a
-// second of lead per cut to spare: the step's runtime when the workload gives none (the
-// controller stops the step when the search is done).
-uint64_t SearchRuntimeNs(const v1::TargetLatency& t) {
-  const uint64_t probes = t.has_max_probes() ? t.max_probes() : 12;
-  const uint64_t settle = t.has_settle() ? t.settle() : 1'000'000'000;
-  const uint64_t probe = t.has_probe() ? t.probe() : 10'000'000'000;
-  return probes * (settle + probe + 3'000'000'000) + settle;
+bool IsCutStep(const v1::IoSpec& io) { return io.has_target_latency() || io.has_curve() || io.has_steady(); }
+
+uint64_t SteadyWindowNs(const v1::SteadyState& s) { return s.has_window() ? s.window() : 30'000'000'000; }
+
+uint64_t SteadyIntervalNs(const v1::SteadyState& s) {
+  return s.has_interval() ? s.interval() : std::max<uint64_t>(SteadyWindowNs(s) / 10, 500'000'000);
+}
+
+std::vector<uint32_t> CurveLevels(const v1::LoadCurve& c) {
+  if (c.levels_pct_size() == 0) return {10, 30, 50, 70, 80, 90, 100};
+  return {c.levels_pct().begin(), c.levels_pct().end()};
+}
+
+// Each window with its settling and its lead (a cut is ordered ahead), and the first settling.
+static void CutWindows(const v1::IoSpec& io, uint64_t& windows, uint64_t& settle, uint64_t& probe) {
+  if (io.has_target_latency()) {
+    const v1::TargetLatency& t = io.target_latency();
+    windows = t.has_max_probes() ? t.max_probes() : 12;
+    settle = t.has_settle() ? t.settle() : 1'000'000'000;
+    probe = t.has_probe() ? t.probe() : 10'000'000'000;
+  } else {
+    const v1::LoadCurve& c = io.curve();
+    windows = CurveLevels(c).size() + 1;
+    settle = c.has_settle() ? c.settle() : 1'000'000'000;
+    probe = c.has_probe() ? c.probe() : 10'000'000'000;
+  }
+}
+
+uint64_t CutStepRuntimeNs(const v1::IoSpec& io) {
+  if (io.has_steady()) return (io.steady().has_timeout() ? io.steady().timeout() : 600'000'000'000) + 3'000'000'000;
+  uint64_t windows = 0, settle = 0, probe = 0;
+  CutWindows(io, windows, settle, probe);
+  return windows * (settle + probe + 3'000'000'000) + settle;
+}
+
+uint64_t CutStepLeastRuntimeNs(const v1::IoSpec& io) {
+  if (io.has_steady()) return SteadyWindowNs(io.steady());
+  uint64_t windows = 0, settle = 0, probe = 0;
+  CutWindows(io, windows, settle, probe);
+  return std::min<uint64_t>(windows, 3) * (settle + probe);
 }
 
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index) { return ResolveStepIo(workload, workload.steps(index)); }
@@ -127,7 +159,7 @@ v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
   own.clear_streams();
   Overlay(io, own);
   if (step.io().streams_size() == 0) {
-    if (io.has_target_latency() && io.runtime() == 0) io.set_runtime(SearchRuntimeNs(io.target_latency()));
+    if (IsCutStep(io) && io.runtime() == 0) io.set_runtime(CutStepRuntimeNs(io));
     return io;
   }
   const v1::IoSpec step_fields = io;

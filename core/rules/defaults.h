@@ -28,7 +28,8 @@ std::vector<int> FieldsReplacing(int field);
 bool IsStepLevelField(int field);
 // The most streams a step may hold.
 constexpr int kMaxStreams = 64;
-// A target_latency step's jobs per agent at most: each keeps a 120 KiB snapshot of its counters.
+// The jobs per agent at most of a step cut into windows (target_latency, curve, steady): each
+// keeps a 120 KiB snapshot of its counters.
 constexpr uint32_t kMaxSearchJobs = 256;
 // What runs: each stream of a resolved (or planned) spec, or the spec itself when it has none.
 std::vector<const v1::IoSpec*> StreamsOf(const v1::IoSpec& io);
@@ -44,8 +45,19 @@ void KeepStepLevel(v1::IoSpec& io);
 v1::IoSpec ResolveIo(const v1::Workload& workload, int index);
 // The same for any io step of the workload, a group's steps included.
 v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step);
-// A target_latency step without a runtime runs at most this long (the search ends it sooner).
-uint64_t SearchRuntimeNs(const v1::TargetLatency& target);
+// The steps the controller cuts into windows as they run: target_latency, curve, steady.
+bool IsCutStep(const v1::IoSpec& io);
+// Such a step without a runtime runs at most this long (the controller ends it sooner): every
+// window it may measure with a settle and 3 s of lead each, or a steady step's timeout.
+uint64_t CutStepRuntimeNs(const v1::IoSpec& io);
+// The least runtime a workload may give such a step: three windows' worth, or all of a shorter
+// curve's (a steady step: its window).
+uint64_t CutStepLeastRuntimeNs(const v1::IoSpec& io);
+// A steady step's window and sample interval, defaults filled.
+uint64_t SteadyWindowNs(const v1::SteadyState& steady);
+uint64_t SteadyIntervalNs(const v1::SteadyState& steady);
+// A curve step's levels, defaults filled.
+std::vector<uint32_t> CurveLevels(const v1::LoadCurve& curve);
 
 // What an agent runs: the resolved spec with total_size turned into file_size, the total split
 // evenly over `total_jobs` (this step's jobs on all agents together): each job's share, or for a

@@ -55,9 +55,9 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
   const bool global = io.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL;
   // With the run's job count known, the one-block-per-job rule covers the global file too.
   if (!ValidateResolvedIo(io, place, out, global ? step.global_jobs() : 0)) return;
-  if (io.has_target_latency() && io.runtime() == 0) out.push_back({p + ".runtime", "is 0: a target_latency step is time-based"});
-  if (io.has_target_latency() && io.jobs() > kMaxSearchJobs) {
-    out.push_back({p + ".jobs", std::to_string(io.jobs()) + " jobs in a target_latency step: at most " + std::to_string(kMaxSearchJobs) +
+  if (IsCutStep(io) && io.runtime() == 0) out.push_back({p + ".runtime", "is 0: a step cut into windows is time-based"});
+  if (IsCutStep(io) && io.jobs() > kMaxSearchJobs) {
+    out.push_back({p + ".jobs", std::to_string(io.jobs()) + " jobs in a step cut into windows: at most " + std::to_string(kMaxSearchJobs) +
                                     " per agent (each keeps a snapshot of its counters per cut)"});
   }
   // The one rule of Inapplicable that is unsafe on the agent (the others name fields it ignores).
@@ -85,7 +85,7 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
 void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, std::vector<Violation>& out) {
   const v1::IoSpec& io = step.io();
   const std::string p = path + ".io";
-  if (io.has_target_latency()) out.push_back({p + ".target_latency", "is not supported with streams"});
+  if (IsCutStep(io)) out.push_back({p + (io.has_target_latency() ? ".target_latency" : io.has_curve() ? ".curve" : ".steady"), "is not supported with streams"});
   if (io.streams_size() > kMaxStreams) {
     out.push_back({p + ".streams", std::to_string(io.streams_size()) + " streams: at most " + std::to_string(kMaxStreams)});
     return;

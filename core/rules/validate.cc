@@ -1,5 +1,7 @@
 #include "core/rules/validate.h"
 
+#include "core/rules/cut_step_rules.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -171,57 +173,13 @@ void CheckThink(const v1::ThinkSpec& think, const std::string& at, std::vector<V
   }
 }
 
-// "99", "99.9": a percentile above 0 and below 100, in at most three decimals.
-bool IsPercentile(const std::string& p) {
-  const size_t dot = p.find('.');
-  const std::string whole = p.substr(0, dot), part = dot == std::string::npos ? "" : p.substr(dot + 1);
-  const auto digits = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
-  if (!digits(whole) || whole.size() > 2 || (dot != std::string::npos && (!digits(part) || part.size() > 3))) return false;
-  return part.find_first_not_of('0') != std::string::npos || (whole != "0" && whole != "00");
-}
-
-// target_latency: the search sets the rate and ends the step itself, so what would fight it is
-// refused, each with its reason.
-void CheckTargetLatency(const v1::Workload& w, const v1::Step& step, const v1::IoSpec& io, const std::string& path,
-                        std::vector<Violation>& out) {
-  const v1::TargetLatency& t = io.target_latency();
-  const std::string at = Origin(w, step, path, v1::IoSpec::kTargetLatencyFieldNumber);
-  if (step.io().streams_size() > 0) {
-    out.push_back({at, "a latency search with streams is not supported yet: search each kind of job in a step of its own"});
-    return;
-  }
-  if (io.jobs() > kMaxSearchJobs) {
-    out.push_back({Origin(w, step, path, v1::IoSpec::kJobsFieldNumber), std::to_string(io.jobs()) + " jobs in a target_latency step: at most " +
-                                                                          std::to_string(kMaxSearchJobs) + " per agent"});
-  }
-  if (!t.has_max_latency()) out.push_back({at + ".max_latency", "is required: the latency the percentile must stay at or under (e.g. 1ms)"});
-  if (t.has_percentile() && !IsPercentile(t.percentile())) {
-    out.push_back({at + ".percentile", "\"" + t.percentile() + "\" is not a percentile above 0 and below 100 (e.g. 99 or 99.9)"});
-  }
-  if (t.vary() == v1::SEARCH_VARY_QUEUE_DEPTH) {
-    out.push_back({at + ".vary", "queue_depth is not supported yet: vary: rate searches the fleet's rate"});
-  }
-  if (io.rate().bytes_per_sec() > 0 || io.rate().iops() > 0 || io.rate().min_bytes_per_sec() > 0 || io.rate().min_iops() > 0) {
-    out.push_back({Origin(w, step, path, v1::IoSpec::kRateFieldNumber), "is set by the latency search (target_latency): leave it out"});
-  }
-  if (io.think().time() > 0) out.push_back({Origin(w, step, path, v1::IoSpec::kThinkFieldNumber), "pauses would hold a searched rate back: leave think out of a target_latency step"});
-  if (io.stonewall() == v1::STONEWALL_FIRST_DONE) {
-    out.push_back({Origin(w, step, path, v1::IoSpec::kStonewallFieldNumber), "does not apply: a target_latency step ends when its search does"});
-  }
-  const uint64_t settle = t.has_settle() ? t.settle() : 1'000'000'000;
-  const uint64_t probe = t.has_probe() ? t.probe() : 10'000'000'000;
-  if (io.runtime() > 0 && io.runtime() < 3 * (settle + probe)) {
-    out.push_back({Origin(w, step, path, v1::IoSpec::kRuntimeFieldNumber),
-                   FormatDuration(io.runtime()) + " is too short for a search of " + FormatDuration(probe) + " probes: at least " +
-                       FormatDuration(3 * (settle + probe)) + ", or leave runtime out"});
-  }
-}
-
 void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
   v1::IoSpec io = ResolveStepIo(w, step);
   std::string step_path = path + ".io";
   ValidateIoLevel(step.io(), step_path, out);
-  if (io.has_target_latency()) CheckTargetLatency(w, step, io, path, out);
+  if (IsCutStep(io)) {
+    CheckCutStep(io, step.io().streams_size() > 0, [&](int field) { return Origin(w, step, path, field); }, out);
+  }
   if (step.io().has_name() && step.io().streams_size() == 0) {
     out.push_back({step_path + ".name", "names a stream: only a stream in streams has one (the step's name is the step's own)"});
   }

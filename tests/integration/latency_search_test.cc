@@ -92,7 +92,7 @@ TEST(LatencySearch, BadTargetsAreRefusedWithTheirPlace) {
   EXPECT_NE(all.find("max_latency"), std::string::npos) << all;
   EXPECT_NE(all.find("is not a percentile"), std::string::npos) << all;
   EXPECT_NE(all.find("queue_depth is not supported yet"), std::string::npos) << all;
-  EXPECT_NE(all.find("is set by the latency search"), std::string::npos) << all;
+  EXPECT_NE(all.find("is set by the target_latency step's windows"), std::string::npos) << all;
 }
 
 }  // namespace

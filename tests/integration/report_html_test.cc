@@ -3,6 +3,9 @@
 // input; and report.html, opened in headless Chromium, draws every chart, logs no error and makes
 // no request (read through the DevTools protocol, tests/support/cdp_client.h).
 #include <gtest/gtest.h>
+
+#include <optional>
+#include <tuple>
 #include <unistd.h>
 
 #include <set>
@@ -51,6 +54,25 @@ ReportDocument EveryChart() {
   search.found_rate = 500;
   search.met = true;
   steps[0].search = search;
+  // The second measured a load curve (full speed, then 50%), the third waited for steady state.
+  controller::CurveReport curve;
+  curve.unit = "iops";
+  curve.max_rate = 1000;
+  for (const auto& [level, rate, p99] : {std::tuple<std::optional<uint32_t>, double, uint64_t>{std::nullopt, 1000, 4'000'000}, {50, 500, 300'000}}) {
+    controller::CurvePoint point{level, level ? std::optional<double>(rate) : std::nullopt, rate, 1'000'000'000, 500};
+    for (int i = 0; i < 100; ++i) point.latency->Record(i < 98 ? p99 / 4 : p99);
+    curve.points.push_back(point);
+  }
+  steps[1].curve = curve;
+  controller::SteadyReport steady;
+  steady.metric = "iops";
+  steady.criterion = "slope";
+  steady.window_ns = 3'000'000'000;
+  steady.interval_ns = 1'000'000'000;
+  steady.reached = true;
+  steady.steady_from_ns = 2'000'000'000;
+  steady.samples = {400, 900, 1000, 1010, 990};
+  steps[2].steady = steady;
   controller::RunReport run = TwoAgentRead();
   run.steps = steps;
   run.workload = "nightly</script><script>window.injected=1</script>";
@@ -241,12 +263,12 @@ TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
   ASSERT_TRUE(result) << browser.error();
   ASSERT_TRUE((*result)["result"].contains("value")) << result->dump();
   const json seen = json::parse((*result)["result"]["value"].get<std::string>());
-  // Sweep, 2 x cycles, 6 x bandwidth, 1 latency search, 2 timelines (throughput and p99), 1
-  // latency curve.
-  EXPECT_EQ(seen["canvases"], 13) << seen;
+  // Sweep, 2 x cycles, 6 x bandwidth, a latency search, a load curve and a steady wait, 2
+  // timelines (throughput and p99), 1 latency curve.
+  EXPECT_EQ(seen["canvases"], 15) << seen;
   EXPECT_EQ(seen["drawn"], seen["canvases"]) << seen;
   EXPECT_EQ(seen["injected"], false);  // the workload's name stayed text
-  for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Latency search", "Throughput over time",
+  for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Latency search, load curves and steady state", "Throughput over time",
                               "Latency percentiles"}) {
     EXPECT_NE(seen["sections"].dump().find(section), std::string::npos) << section << " " << seen;
   }

@@ -1,0 +1,36 @@
+#include "controller/run/cut_step.h"
+
+#include "controller/run/curve_driver.h"
+#include "controller/run/search_driver.h"
+#include "controller/run/steady_driver.h"
+
+namespace iofleet::controller {
+
+std::unique_ptr<CutStep> MakeCutStep(Fleet& fleet, const std::string& run_id, int step_index, const v1::IoSpec& io,
+                                     uint64_t start_ns, uint64_t window_open_ns, uint64_t jobs) {
+  if (io.has_target_latency()) return std::make_unique<SearchDriver>(fleet, run_id, step_index, io, start_ns, window_open_ns, jobs);
+  if (io.has_curve()) return std::make_unique<CurveDriver>(fleet, run_id, step_index, io, start_ns, window_open_ns, jobs);
+  if (io.has_steady()) return std::make_unique<SteadyDriver>(fleet, run_id, step_index, io, start_ns, window_open_ns);
+  return nullptr;
+}
+
+std::vector<StepStats> WindowFigures(const std::vector<v1::StepResult>& agents) {
+  std::vector<StepStats> out;
+  for (const v1::StepResult& r : agents) out.push_back(StepStats::FromProto(r));
+  return out;
+}
+
+// Consecutive windows of one agent: counts and histograms add, and so do their lengths.
+std::vector<StepStats> SpanFigures(const std::vector<std::vector<v1::StepResult>>& windows) {
+  std::vector<StepStats> out;
+  for (size_t w = 0; w < windows.size(); ++w) {
+    for (size_t a = 0; a < windows[w].size(); ++a) {
+      StepStats stats = StepStats::FromProto(windows[w][a]);
+      if (w == 0) out.push_back(std::move(stats));
+      else out[a].AddPhase(stats, false);
+    }
+  }
+  return out;
+}
+
+}  // namespace iofleet::controller

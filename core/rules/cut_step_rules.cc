@@ -1,0 +1,94 @@
+#include "core/rules/cut_step_rules.h"
+
+#include <set>
+
+#include "core/base/units.h"
+#include "core/rules/defaults.h"
+
+namespace iofleet::rules {
+namespace {
+
+constexpr int kMaxCurveLevels = 20;
+
+// "99", "99.9": a percentile above 0 and below 100, in at most three decimals.
+bool IsPercentile(const std::string& p) {
+  const size_t dot = p.find('.');
+  const std::string whole = p.substr(0, dot), part = dot == std::string::npos ? "" : p.substr(dot + 1);
+  const auto digits = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
+  if (!digits(whole) || whole.size() > 2 || (dot != std::string::npos && (!digits(part) || part.size() > 3))) return false;
+  return part.find_first_not_of('0') != std::string::npos || (whole != "0" && whole != "00");
+}
+
+void CheckTargetLatency(const v1::TargetLatency& t, const std::string& at, std::vector<Violation>& out) {
+  if (!t.has_max_latency()) out.push_back({at + ".max_latency", "is required: the latency the percentile must stay at or under (e.g. 1ms)"});
+  if (t.has_percentile() && !IsPercentile(t.percentile())) {
+    out.push_back({at + ".percentile", "\"" + t.percentile() + "\" is not a percentile above 0 and below 100 (e.g. 99 or 99.9)"});
+  }
+  if (t.vary() == v1::SEARCH_VARY_QUEUE_DEPTH) {
+    out.push_back({at + ".vary", "queue_depth is not supported yet: vary: rate searches the fleet's rate"});
+  }
+}
+
+void CheckCurve(const v1::LoadCurve& c, const std::string& at, std::vector<Violation>& out) {
+  if (c.levels_pct_size() > kMaxCurveLevels) {
+    out.push_back({at + ".levels_pct", std::to_string(c.levels_pct_size()) + " levels: at most " + std::to_string(kMaxCurveLevels)});
+  }
+  std::set<uint32_t> seen;
+  for (uint32_t level : c.levels_pct()) {
+    if (level < 1 || level > 100) out.push_back({at + ".levels_pct", std::to_string(level) + " is not a percent of the maximum from 1 to 100"});
+    else if (!seen.insert(level).second) out.push_back({at + ".levels_pct", std::to_string(level) + " is there twice"});
+  }
+}
+
+void CheckSteady(const v1::SteadyState& s, const std::string& at, std::vector<Violation>& out) {
+  const uint64_t window = SteadyWindowNs(s), interval = SteadyIntervalNs(s);
+  if (interval * 3 > window) {
+    out.push_back({at + ".interval", FormatDuration(interval) + " leaves fewer than 3 samples in the window of " + FormatDuration(window)});
+  }
+  if (s.has_timeout() && s.timeout() < window) {
+    out.push_back({at + ".timeout", FormatDuration(s.timeout()) + " is shorter than the window " + FormatDuration(window) + ": it could never be steady"});
+  }
+}
+
+}  // namespace
+
+void CheckCutStep(const v1::IoSpec& io, bool has_streams, const FieldPlace& place, std::vector<Violation>& out) {
+  const int kinds = io.has_target_latency() + io.has_curve() + io.has_steady();
+  const int field = io.has_target_latency() ? v1::IoSpec::kTargetLatencyFieldNumber
+                    : io.has_curve()        ? v1::IoSpec::kCurveFieldNumber
+                                            : v1::IoSpec::kSteadyFieldNumber;
+  const std::string name = io.has_target_latency() ? "target_latency" : io.has_curve() ? "curve" : "steady";
+  const std::string at = place(field);
+  if (kinds > 1) {
+    out.push_back({at, "target_latency, curve and steady exclude each other: a step measures one way"});
+    return;
+  }
+  if (has_streams) {
+    out.push_back({at, "is not supported with streams yet: give each kind of job a step of its own"});
+    return;
+  }
+  if (io.has_target_latency()) CheckTargetLatency(io.target_latency(), at, out);
+  if (io.has_curve()) CheckCurve(io.curve(), at, out);
+  if (io.has_steady()) CheckSteady(io.steady(), at, out);
+  if (io.jobs() > kMaxSearchJobs) {
+    out.push_back({place(v1::IoSpec::kJobsFieldNumber), std::to_string(io.jobs()) + " jobs in a " + name + " step: at most " +
+                                                            std::to_string(kMaxSearchJobs) + " per agent"});
+  }
+  const bool paces = io.has_target_latency() || io.has_curve();
+  if (io.rate().bytes_per_sec() > 0 || io.rate().iops() > 0 || io.rate().min_bytes_per_sec() > 0 || io.rate().min_iops() > 0) {
+    out.push_back({place(v1::IoSpec::kRateFieldNumber), paces ? "is set by the " + name + " step's windows: leave it out"
+                                                              : "would hold the steady figure at the rate: leave it out of a steady step"});
+  }
+  if (io.think().time() > 0) out.push_back({place(v1::IoSpec::kThinkFieldNumber), "pauses would hold the " + name + " step's load back: leave think out"});
+  if (io.stonewall() == v1::STONEWALL_FIRST_DONE) {
+    out.push_back({place(v1::IoSpec::kStonewallFieldNumber), "does not apply: a " + name + " step ends when its windows do"});
+  }
+  const uint64_t least = CutStepLeastRuntimeNs(io);
+  // (Without one of the workload's, the step has CutStepRuntimeNs: that is enough.)
+  if (io.runtime() > 0 && io.runtime() != CutStepRuntimeNs(io) && io.runtime() < least) {
+    out.push_back({place(v1::IoSpec::kRuntimeFieldNumber), FormatDuration(io.runtime()) + " is too short for its " + name +
+                                                                " windows: at least " + FormatDuration(least) + ", or leave runtime out"});
+  }
+}
+
+}  // namespace iofleet::rules

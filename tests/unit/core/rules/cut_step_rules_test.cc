@@ -1,0 +1,92 @@
+#include "core/rules/cut_step_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "core/rules/defaults.h"
+#include "tests/support/violations.h"
+
+namespace iofleet::rules {
+namespace {
+
+v1::Workload Reading() {
+  v1::Workload w;
+  w.set_name("t");
+  v1::IoSpec& io = *w.add_steps()->mutable_io();
+  io.set_op(v1::OP_RANDREAD);
+  io.set_file_size(1 << 20);
+  return w;
+}
+
+v1::IoSpec& Io(v1::Workload& w) { return *w.mutable_steps(0)->mutable_io(); }
+
+TEST(CutStepRules, AWellFormedStepOfEachKindIsValidAndGetsARuntime) {
+  v1::Workload search = Reading(), curve = Reading(), steady = Reading();
+  Io(search).mutable_target_latency()->set_max_latency(1'000'000);
+  Io(curve).mutable_curve()->add_levels_pct(50);
+  Io(steady).mutable_steady()->set_window(3'000'000'000);
+  for (const v1::Workload* w : {&search, &curve, &steady}) {
+    EXPECT_TRUE(Validate(*w).empty()) << Describe(Validate(*w));
+    EXPECT_GT(ResolveIo(*w, 0).runtime(), 0u) << "a step cut into windows is time-based";
+  }
+  EXPECT_EQ(ResolveIo(steady, 0).runtime(), 603'000'000'000u) << "its timeout (10 min) and a margin";
+}
+
+TEST(CutStepRules, KindsExcludeEachOtherAndWhatFightsThemIsRefused) {
+  v1::Workload w = Reading();
+  Io(w).mutable_curve();
+  Io(w).mutable_steady();
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.curve", "exclude each other"));
+  w = Reading();
+  Io(w).mutable_curve();
+  Io(w).mutable_rate()->set_iops(5);
+  Io(w).mutable_think()->set_time(1000);
+  Io(w).set_runtime(1'000'000'000);
+  Io(w).set_jobs(300);
+  const auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate", "is set by the curve step's windows"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.think", "leave think out"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.runtime", "too short for its curve windows: at least 33s"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.jobs", "at most 256 per agent"));
+}
+
+TEST(CutStepRules, EachKindsOwnValuesAreChecked) {
+  v1::Workload w = Reading();
+  Io(w).mutable_curve()->add_levels_pct(0);
+  Io(w).mutable_curve()->add_levels_pct(50);
+  Io(w).mutable_curve()->add_levels_pct(50);
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.curve.levels_pct", "0 is not a percent of the maximum"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.curve.levels_pct", "50 is there twice"));
+  w = Reading();
+  Io(w).mutable_steady()->set_window(3'000'000'000);
+  Io(w).mutable_steady()->set_interval(2'000'000'000);
+  Io(w).mutable_steady()->set_timeout(2'000'000'000);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.steady.interval", "fewer than 3 samples"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.steady.timeout", "could never be steady"));
+  w = Reading();
+  Io(w).mutable_target_latency()->set_percentile("100");
+  Io(w).mutable_target_latency()->set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
+  vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.target_latency.max_latency", "is required"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.target_latency.percentile", "not a percentile"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.target_latency.vary", "not supported yet"));
+  for (const char* good : {"99", "99.9", "50", "0.1", "99.999"}) {
+    Io(w).mutable_target_latency()->set_percentile(good);
+    EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.target_latency.percentile", "")) << good;
+  }
+  for (const char* bad : {"0", "100", "99.", ".5", "-1", "1e2", "99.9999"}) {
+    Io(w).mutable_target_latency()->set_percentile(bad);
+    EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.percentile", "not a percentile")) << bad;
+  }
+}
+
+TEST(CutStepRules, AStepWithStreamsIsRefused) {
+  v1::Workload w = Reading();
+  Io(w).mutable_steady();
+  Io(w).add_streams()->set_name("a");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.steady", "not supported with streams"));
+}
+
+}  // namespace
+}  // namespace iofleet::rules
