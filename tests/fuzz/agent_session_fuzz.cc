@@ -22,6 +22,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
+#include <ctime>
 
 #include "agent/fs/roots.h"
 #include "agent/run/supervisor.h"
@@ -106,13 +108,29 @@ void EmptyRoot(const fs::path& root) {
   for (const auto& entry : fs::directory_iterator(root, ec)) fs::remove_all(entry.path(), ec);
 }
 
-// As AgentService::Start: release (or abort) the step, wait for its jobs, collect the result.
-void RunStart(Supervisor& supervisor, const v1::StartRequest& request) {
+uint64_t WallNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// As AgentService::Start: release (or abort) the step, order the command's cuts (as the
+// controller's CutWindow would) and take their windows, wait for its jobs, collect the result.
+void RunStart(Supervisor& supervisor, const v1::StartRequest& request,
+              const google::protobuf::RepeatedPtrField<v1::CutWindowRequest>& cuts) {
   auto begun = supervisor.BeginStep(request);
   if (!begun.ok()) return;
   std::shared_ptr<StepRunner> runner = *begun;
   if (request.start_at_unix_ns() != 0) runner->Abort();
   else runner->Go();
+  for (int i = 0; i < cuts.size() && i < 4; ++i) {
+    v1::CutWindowRequest cut = cuts[i];
+    const uint64_t after = std::min<uint64_t>(cut.at_unix_ns(), 1'000'000'000);
+    cut.set_at_unix_ns(WallNs() + after);
+    if (!supervisor.CutWindow(cut).ok()) continue;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(after) + std::chrono::milliseconds(200);
+    while (std::chrono::steady_clock::now() < until && !runner->TakeWindow()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (!runner->WaitFor(std::chrono::milliseconds(50))) {
     (void)runner->Progress();
@@ -144,7 +162,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (budget-- == 0) break;
       switch (command.kind_case()) {
         case fuzz::AgentCommand::kSetupStep: (void)supervisor.SetupStep(command.setup_step()); break;
-        case fuzz::AgentCommand::kStart: agent::RunStart(supervisor, command.start()); break;
+        case fuzz::AgentCommand::kStart: agent::RunStart(supervisor, command.start(), command.cuts()); break;
+        case fuzz::AgentCommand::kCutWindow: (void)supervisor.CutWindow(command.cut_window()); break;
         case fuzz::AgentCommand::kStopStep: (void)supervisor.StopStep(command.stop_step()); break;
         case fuzz::AgentCommand::kRenew: (void)supervisor.Renew(command.renew()); break;
         case fuzz::AgentCommand::kStop: (void)supervisor.Stop(command.stop()); break;
