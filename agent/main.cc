@@ -118,10 +118,11 @@ std::unique_ptr<grpc::Server> StartServer(const std::string& listen, std::shared
   // gRPC's default SO_REUSEPORT would let a second agent bind this port and take half the
   // connections: a port in use must fail here instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  // A silently vanished controller is noticed within 8 s: its streams are cancelled, the
-  // step's I/O stops, and the lease then ends the run.
+  // A silently vanished controller is noticed within 13 s: its streams are cancelled, the
+  // step's I/O stops, and the lease then ends the run. Not sooner: a controller that could not
+  // run for less than the lease (10 s) must find its run still going (issue 23).
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 6000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 11000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);

@@ -9,10 +9,14 @@ Status FromGrpc(const grpc::Status& status) {
 
 AgentClient::AgentClient(std::string address, const std::optional<TlsFiles>& tls) : address_(std::move(address)) {
   grpc::ChannelArguments args;
-  // A dead or cut-off agent is noticed within 8 s even while a step streams nothing; an agent
-  // host too busy to answer a ping within 6 s is not yet taken for dead.
+  // A dead or cut-off agent is noticed within 22 s even while nothing streams. gRPC's ping
+  // deadline runs on the wall clock: a controller stopped for longer than it (SIGSTOP, a host
+  // that swaps) found every agent "lost: keepalive watchdog timeout" on waking, the answers
+  // waiting unread. So it is long, and a step's streams are judged by their silence over the
+  // controller's own running time instead (controller/fleet/stall_clock.h): a frozen agent is
+  // lost within seconds, a stalled controller blames nobody.
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 6000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);

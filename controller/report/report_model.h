@@ -227,6 +227,9 @@ struct StepReport {
   std::optional<SearchReport> search;
   std::optional<CurveReport> curve;    // a curve step: the figures above are its full-speed window's
   std::optional<SteadyReport> steady;  // a steady step: the figures above are its steady window's
+  // How long the controller itself could not run while the step streamed (stalls of a second or
+  // more: controller/fleet/stall_clock.h); 0: none. Its agents were not blamed for it.
+  uint64_t controller_stall_ns = 0;
 };
 
 struct AgentInfo {

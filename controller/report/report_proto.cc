@@ -263,6 +263,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
   if (step.search) SetSearch(*step.search, *s.mutable_search());
   if (step.curve) SetCurve(*step.curve, *s.mutable_curve());
   if (step.steady) SetSteady(*step.steady, *s.mutable_steady());
+  if (step.controller_stall_ns) s.set_controller_stall_ns(step.controller_stall_ns);
   for (const StreamReport& stream : step.streams) {
     v1::ReportStream& out = *s.add_streams();
     out.set_name(stream.name);

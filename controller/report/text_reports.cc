@@ -213,6 +213,10 @@ std::string ConsoleSummary(const ReportDocument& doc) {
     if (step.has_limit()) out += fmt::format("{:<14} limit: {}\n", "", LimitText(step.limit()));
     if (step.has_search()) out += SearchText(step.search());
     if (step.has_curve()) out += CurveText(step.curve());
+    if (step.has_controller_stall_ns()) {
+      out += fmt::format("{:<14} note: the controller could not run for {:.1f} s during the step (its own host stalled); no agent was blamed\n",
+                         "", static_cast<double>(step.controller_stall_ns()) / 1e9);
+    }
     if (step.has_steady()) out += SteadyText(step.steady());
     if (uint64_t filled = agg.filled_bytes()) {
       out += fmt::format("{:<14} note: {} MiB written first (untimed) so the step reads no holes\n", "", filled >> 20);

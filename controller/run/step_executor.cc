@@ -27,6 +27,9 @@ constexpr uint64_t kMinStartLeadNs = 100'000'000;
 // How long agents asked to stop (a failure elsewhere, Ctrl-C) have to send their figures so far
 // before their streams are cancelled.
 constexpr std::chrono::seconds kStopGrace{10};
+// A stream that sent nothing for this long of the controller's running time (or three sample
+// intervals, if longer) is a frozen or cut-off agent.
+constexpr uint64_t kMinSilenceNs = 5'000'000'000;
 
 std::string WithAgent(const FleetAgent& agent, const std::string& message) {
   return message.rfind("agent ", 0) == 0 ? message : "agent " + agent.name + ": " + message;
@@ -62,7 +65,7 @@ bool LostConnection(const Status& status) {
 struct StepExecutor::Streams {
   Streams(int index, const std::vector<bool>& has_work, size_t agents)
       : index(index), has_work(has_work), results(agents, Status(Code::kCancelled, "not run")), asked_to_stop(agents),
-        running(agents), samples(agents), last(agents), has_last(agents, 0) {}
+        running(agents), samples(agents), last(agents), has_last(agents, 0), heard_at(agents), silenced(agents) {}
 
   // An agent given no job has nothing to finish first.
   bool Worked(size_t i) const { return i >= has_work.size() || has_work[i]; }
@@ -85,6 +88,11 @@ struct StepExecutor::Streams {
   bool interrupted = false;        // Ctrl-C while the streams were open
   bool cancelled_streams = false;  // this controller cancelled the streams still open
   uint64_t end_ns = 0;             // when the last stream ended
+  // When each agent's stream last sent anything, on the stall clock; and whether it was cancelled
+  // for its silence.
+  std::vector<std::atomic<uint64_t>> heard_at;
+  std::vector<std::atomic<bool>> silenced;
+  uint64_t silence_limit_ns = kMinSilenceNs;
   std::unique_ptr<CutStep> cut;  // a step cut into windows (target_latency, curve, steady)
   std::string cut_error;         // why it measured nothing (empty: it did, or another failure ended it)
 };
@@ -185,7 +193,21 @@ void StepExecutor::RunCut(Streams& s) {
   StopOthers(s, SIZE_MAX);  // its windows are over: so is the step
 }
 
+void StepExecutor::CancelSilent(Streams& s) {
+  const uint64_t now = stall_clock_.ProgressNs();
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (!fleet_[i]->streaming || s.silenced[i] || now < s.heard_at[i] + s.silence_limit_ns) continue;
+    s.silenced[i] = true;
+    fleet_[i]->client->CancelStep();
+  }
+}
+
 void StepExecutor::StreamAll(Streams& s) {
+  // Nothing is due before the start instant and one sample interval after it.
+  const uint64_t wall = UnixNowNs();
+  const uint64_t first_due = stall_clock_.ProgressNs() + (s.start_at > wall ? s.start_at - wall : 0) + s.sample_interval_ns;
+  for (auto& heard : s.heard_at) heard = first_due;
+  s.silence_limit_ns = std::max<uint64_t>(kMinSilenceNs, 3 * s.sample_interval_ns);
   std::vector<std::thread> threads;
   for (size_t i = 0; i < fleet_.size(); ++i) threads.emplace_back([this, &s, i] { StreamAgent(i, s); });
   std::thread cut;
@@ -205,6 +227,7 @@ void StepExecutor::StreamAll(Streams& s) {
       s.cancelled_streams = true;
       for (auto& a : fleet_) a->client->CancelStep();  // an agent that does not stop in time
     }
+    CancelSilent(s);
     view_.Tick(live_, now.time_since_epoch().count());
   }
   for (auto& t : threads) t.join();
@@ -222,6 +245,7 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
   request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(s.start_at) + a.clock_offset_ns));
   a.streaming = true;
   s.results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
+    s.heard_at[i] = stall_clock_.ProgressNs();
     // Only what the live model accepted reaches the report's samples too.
     if (!live_.OnProgress(i, p)) return;
     s.samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
@@ -229,12 +253,13 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
     s.last[i] = p;
     s.has_last[i] = 1;
   }, [&](const v1::WindowResult& w) {
+    s.heard_at[i] = stall_clock_.ProgressNs();
     if (s.cut) s.cut->cuts().OnWindow(i, w);
   });
   a.streaming = false;
   Result<v1::StepResult>& result = s.results[i];
   if (result.ok()) live_.AgentDone(i, &*result);
-  else if (LostConnection(result.status())) live_.AgentLost(i);
+  else if (LostConnection(result.status()) || s.silenced[i]) live_.AgentLost(i);
   if (result.ok() && s.stonewall && s.Worked(i) && !result->stopped_early() && !s.first_done.exchange(true)) {
     StopOthers(s, i);  // IOR's stonewall: the first agent to finish its share stops the others
   }
@@ -309,6 +334,7 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
   step.stonewall = s.stonewall;
   step.ramp_ns = io.ramp();
   step.span_ns = s.end_ns > s.start_at ? s.end_ns - s.start_at : 0;
+  for (const Stall& stall : stall_clock_.StallsSince(s.start_at)) step.controller_stall_ns += stall.ns;
   if (step.span_ns) last_span_ns_[s.index] = step.span_ns;
   KeepSamplesAroundFirstDone(step);
   if (earliest != INT64_MAX) {
@@ -337,6 +363,14 @@ StepOutcome StepExecutor::Judge(const Streams& s, const StepReport& step) {
       if (result->stopped_early() && !s.asked_to_stop[i]) {
         FailStep(outcome, step, "agent " + fleet_[i]->name + " ended the step early without being asked");
       }
+      continue;
+    }
+    if (s.silenced[i]) {
+      fleet_[i]->lost = true;
+      FailStep(outcome, step, fmt::format("agent {} ({}) was lost: its stream sent nothing for {:.1f} s of the controller's own running "
+                                          "time (progress is due every {:.1f} s): frozen, or cut off",
+                                          fleet_[i]->name, fleet_[i]->client->address(), static_cast<double>(s.silence_limit_ns) / 1e9,
+                                          static_cast<double>(s.sample_interval_ns) / 1e9));
       continue;
     }
     // Cancelled by this controller (Ctrl-C, or not stopping within the grace after another

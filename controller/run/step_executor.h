@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "controller/fleet/fleet.h"
+#include "controller/fleet/stall_clock.h"
 #include "controller/run/interrupt.h"
 #include "controller/live/live_run.h"
 #include "controller/live/progress_view.h"
@@ -66,6 +67,9 @@ class StepExecutor {
   // Agent i's stream: its progress to the live model and samples.csv; it stops the others when
   // it finishes first on a stonewalled step, or fails.
   void StreamAgent(size_t i, Streams& s);
+  // Agents whose stream has sent nothing for SilenceLimitNs of the controller's running time:
+  // cancelled and lost (frozen, or cut off without a FIN).
+  void CancelSilent(Streams& s);
   // Asks every agent but `except` (SIZE_MAX: every agent) to stop the step, each at most once.
   void StopOthers(Streams& s, size_t except);
   // The step's figures from what came back (each agent's row, the aggregate, span, start skew,
@@ -82,6 +86,8 @@ class StepExecutor {
   const std::string run_id_;
   const uint64_t sample_interval_ns_;
   std::map<int, uint64_t> last_span_ns_;  // by step index: how long its last run took, for the next's interval
+  // The controller's own running time: an agent's silence is counted on it (stall_clock.h).
+  StallClock stall_clock_;
   const Interrupt& interrupted_;
   LiveRun& live_;
   ProgressView& view_;

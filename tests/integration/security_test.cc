@@ -305,8 +305,9 @@ TEST_F(NetnsHosts, LinkDownThenUpAfter15sLeavesTheAgentReady) {
   EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "failed");
   std::this_thread::sleep_until(cut + 15s);
   ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "up"}));
-  // The agent noticed the cut by keepalive (about 8 s), stopped its I/O, and ends the run when
-  // its lease (10 s from then) runs out: with the link back or not.
+  // The agent noticed the cut by keepalive (about 13 s: longer than a controller's stall may be),
+  // stopped its I/O, and ends the run when its lease (10 s from then) runs out: with the link
+  // back or not.
   auto clean = std::chrono::steady_clock::now() + 20s;
   while (CountEntries(tmp_ / "root1") > 0 && std::chrono::steady_clock::now() < clean) std::this_thread::sleep_for(100ms);
   double cleaned = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
