@@ -9,40 +9,18 @@
 #include <thread>
 
 #include "tests/support/blkio_group.h"
-#include "tests/support/process.h"
-#include "tests/support/report.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/step_run.h"
 
 namespace iofleet::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CutRun {
-  CommandResult command;
-  nlohmann::json step;
-  fs::path run_dir;
-};
-
-CutRun RunCutStep(const TempDir& tmp, const std::string& address, const std::string& name, const std::string& yaml) {
-  WriteText(tmp / (name + ".yaml"), yaml);
-  const fs::path out = tmp / ("out-" + name);
-  CutRun run;
-  run.command = RunCommand({BinPath("iofleet"), "run", (tmp / (name + ".yaml")).string(), "--agents", address, "--out", out.string(),
-                            "--progress", "none"},
-                           tmp.path());
-  if (fs::exists(out)) {
-    run.step = ReadReport(out)["steps"][0];
-    run.run_dir = OnlyRunDir(out);
-  }
-  return run;
-}
-
 TEST(LoadCurve, EveryLevelIsMeasuredAtItsShareOfTheMaximum) {
   TempDir tmp;
   fs::create_directories(tmp / "data");
   AgentProcess agent(tmp / "data", "curve", tmp.path());
-  CutRun run = RunCutStep(tmp, agent.address(), "curve",
+  StepRun run = RunFirstStep(tmp, agent.address(), "curve",
                           "name: curve\nsteps:\n  - name: knee\n"
                           "    io: { op: randread, engine: libaio, direct: true, block_size: 4KiB, file_size: 32MiB, queue_depth: 4,\n"
                           "          curve: { levels_pct: [25, 50, 100], probe: 1s, settle: 300ms } }\n");
@@ -80,7 +58,7 @@ TEST(SteadyState, WaitsForAThrottleToPassAndReportsOnlyTheSteadyWindow) {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     disk.Throttle(0);
   });
-  CutRun run = RunCutStep(tmp, disk.agent().address(), "steady",
+  StepRun run = RunFirstStep(tmp, disk.agent().address(), "steady",
                           "name: steady\nsteps:\n  - name: settle\n"
                           "    io: { op: read, engine: psync, direct: true, block_size: 256KiB, file_size: 32MiB,\n"
                           "          steady: { metric: bandwidth, window: 3s, interval: 500ms, tolerance_pct: 10, timeout: 30s } }\n");
@@ -108,11 +86,11 @@ TEST(SteadyState, NotSteadyByTheTimeoutFailsTheStepUnlessNotRequired) {
   // samples of 200 ms is not met on a shared virtual disk, nor in 2 s.
   const std::string io = "    io: { op: randread, engine: psync, direct: true, block_size: 4KiB, file_size: 16MiB,\n"
                          "          steady: { criterion: range, tolerance_pct: 1, window: 1s, interval: 200ms, timeout: 2s";
-  CutRun strict = RunCutStep(tmp, agent.address(), "strict", "name: strict\nsteps:\n  - name: s\n" + io + " } }\n");
+  StepRun strict = RunFirstStep(tmp, agent.address(), "strict", "name: strict\nsteps:\n  - name: s\n" + io + " } }\n");
   if (strict.command.code == 0 && strict.step["steady"].value("reached", false)) GTEST_SKIP() << "this disk was steadier than 1%";
   EXPECT_EQ(strict.command.code, 1) << strict.command.out << strict.command.err;
   EXPECT_NE((strict.command.out + strict.command.err).find("steady: not steady within 2s"), std::string::npos) << strict.command.err;
-  CutRun lenient = RunCutStep(tmp, agent.address(), "lenient", "name: lenient\nsteps:\n  - name: s\n" + io + ", require: false } }\n");
+  StepRun lenient = RunFirstStep(tmp, agent.address(), "lenient", "name: lenient\nsteps:\n  - name: s\n" + io + ", require: false } }\n");
   if (lenient.command.code == 0 && lenient.step["steady"].value("reached", false)) GTEST_SKIP() << "this disk was steadier than 1%";
   ASSERT_EQ(lenient.command.code, 0) << lenient.command.out << lenient.command.err;
   EXPECT_FALSE(lenient.step["steady"].value("reached", true));

@@ -6,32 +6,12 @@
 #include <cstdio>
 
 #include "tests/support/blkio_group.h"
-#include "tests/support/process.h"
-#include "tests/support/report.h"
-#include "tests/support/temp_dir.h"
+#include "tests/support/step_run.h"
 
 namespace iofleet::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct SearchRun {
-  CommandResult command;
-  nlohmann::json step;
-  fs::path out;
-};
-
-SearchRun RunSearchStep(const TempDir& tmp, const std::string& address, const std::string& name, const std::string& yaml) {
-  WriteText(tmp / (name + ".yaml"), yaml);
-  const fs::path out = tmp / ("out-" + name);
-  SearchRun run;
-  run.command = RunCommand({BinPath("iofleet"), "run", (tmp / (name + ".yaml")).string(), "--agents", address, "--out", out.string(),
-                            "--progress", "none"},
-                           tmp.path());
-  if (fs::exists(out)) run.step = ReadReport(out)["steps"][0];
-  run.out = out;
-  return run;
-}
 
 // 4 KiB random reads through a 4 MiB/s throttle: at most 1024 IOPS get through.
 constexpr const char* kThrottledSearch =
@@ -44,7 +24,7 @@ TEST(LatencySearch, FindsTheKneeOfAThrottledLoopDeviceAndTwentyPercentMoreFails)
   ThrottledDiskAgent disk(tmp.path(), "128M", "knee");
   if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
   ASSERT_TRUE(disk.Throttle(4ull << 20));
-  SearchRun run = RunSearchStep(tmp, disk.agent().address(), "search", kThrottledSearch);
+  StepRun run = RunFirstStep(tmp, disk.agent().address(), "search", kThrottledSearch);
   ASSERT_EQ(run.command.code, 0) << run.command.out << run.command.err;
   std::printf("%s", run.command.out.c_str());
   const nlohmann::json& search = run.step["search"];
@@ -60,13 +40,13 @@ TEST(LatencySearch, FindsTheKneeOfAThrottledLoopDeviceAndTwentyPercentMoreFails)
   EXPECT_GE(figures["iops"].get<double>(), 0.95 * found);
   EXPECT_LE(figures["latency_from_schedule_ns"]["p99"].get<uint64_t>(), 20'000'000u);
   EXPECT_NE(run.command.out.find("found: "), std::string::npos) << run.command.out;
-  const fs::path run_dir = OnlyRunDir(run.out);
+  const fs::path run_dir = run.run_dir;
   EXPECT_NE(ReadAll(run_dir / "report.md").find("## Latency search"), std::string::npos);
   EXPECT_NE(ReadAll(run_dir / "report.html").find("id=\"search-table\""), std::string::npos);
 
   // 20% above: the same device, the rate asked at once, fails the target or the rate.
   const auto higher = static_cast<uint64_t>(found * 1.2);
-  SearchRun above = RunSearchStep(tmp, disk.agent().address(), "above",
+  StepRun above = RunFirstStep(tmp, disk.agent().address(), "above",
                                   "name: above\nsteps:\n  - name: above\n"
                                   "    io: { op: randread, engine: libaio, direct: true, block_size: 4KiB, file_size: 32MiB,\n"
                                   "          queue_depth: 16, ramp: 500ms, runtime: 1500ms, rate: { iops: " +
