@@ -199,7 +199,8 @@ std::optional<StorageLoad> IoTask::Storage() const {
   const auto times_jobs = [&](uint64_t per_job) { return per_job > UINT64_MAX / std::max<uint32_t>(io.jobs(), 1) ? UINT64_MAX : per_job * io.jobs(); };
   if (io.rate().has_iops()) load.rate_iops = times_jobs(io.rate().iops());
   if (io.rate().has_bytes_per_sec()) load.rate_bytes_per_sec = times_jobs(io.rate().bytes_per_sec());
-  load.direct = io.direct();
+  // The null engine's requests reach no device: its figures cannot be compared with theirs.
+  load.direct = io.direct() && io.engine() != v1::ENGINE_NULL;
   return load;
 }
 

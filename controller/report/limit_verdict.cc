@@ -12,6 +12,9 @@ constexpr double kNearPct = 90.0;        // a figure this close to its cap is he
 constexpr double kQueueShare = 0.8;      // of what the jobs keep in flight, queued on the device
 constexpr double kSmallQueueShare = 0.5;  // the same with few in flight: each request's life is mostly the device's
 constexpr double kDeviceTimeShare = 0.5;  // of iofleet's latency, spent in the device
+// A device request at most this many times iofleet's own: a slower device serves another's I/O (its
+// requests merged or split, ours take at least their time in it; twice leaves room for the sampling).
+constexpr double kDeviceAboveIofleet = 2.0;
 constexpr double kCoreBusyPct = 95.0;
 constexpr double kOthersShare = 1.2;     // direct I/O: a device moving this much more than the jobs
 constexpr uint64_t kOthersSlackBytes = 1 << 20;
@@ -152,9 +155,13 @@ v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
   const v1::ReportDevice* busiest = BusiestDevice(f);
   const double mean_ns = agent.latency->count() ? agent.latency->Mean() : 0.0;
   const uint32_t in_flight = r.in_flight();
-  // The time of iofleet's requests is the device's, and its queue is what the jobs give it.
-  const bool in_device = busiest && in_flight > 0 && r.direct() && busiest->has_avg_latency_ns() &&
-                         busiest->avg_latency_ns() >= kDeviceTimeShare * mean_ns;
+  // The time of iofleet's requests is the device's, and its queue is what the jobs give it. A
+  // device slower than iofleet's own requests serves someone else's (the null engine's 0 us
+  // requests beside a build that kept the disk busy): a request's time in the device is part of
+  // its time in iofleet.
+  const bool in_device = busiest && in_flight > 0 && r.direct() && busiest->has_avg_latency_ns() && mean_ns > 0 &&
+                         busiest->avg_latency_ns() >= kDeviceTimeShare * mean_ns &&
+                         busiest->avg_latency_ns() <= kDeviceAboveIofleet * mean_ns;
   const double queued_share = busiest && in_flight ? busiest->avg_queue() / static_cast<double>(in_flight) : 0.0;
   const auto device_evidence = [&] {
     return std::vector<std::string>{
@@ -208,7 +215,7 @@ v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
   if (busiest) {
     evidence.push_back(fmt::format("{}: busy {:.1f}%, {:.1f} requests queued on average of the {} its jobs keep in flight{}",
                                    busiest->name(), busiest->util_pct(), busiest->avg_queue(), in_flight,
-                                   r.direct() ? "" : " (buffered: the page cache decides what reaches it)"));
+                                   r.direct() ? "" : " (buffered, or the null engine: not the jobs' own I/O as it reached the device)"));
   } else {
     evidence.push_back("no block device under the run directory (tmpfs, a network or FUSE file system)");
   }

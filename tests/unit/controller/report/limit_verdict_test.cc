@@ -119,6 +119,17 @@ TEST(LimitVerdict, ABusyDeviceWhoseTimeIsNotIofleetsIsNotTheLimit) {
   EXPECT_NE(Evidence(l).find("buffered"), std::string::npos) << Evidence(l);
 }
 
+// The null engine's jobs take no time and reach no device; another process kept vda busy (CI's
+// ASan run, beside a build): the device's 88 us cannot be the time of iofleet's 0 us requests.
+TEST(LimitVerdict, ADeviceSlowerThanIofleetsOwnRequestsIsSomeoneElses) {
+  v1::ResourceStats r = Window();
+  r.set_in_flight(1);
+  Device(r, 1256, 2200, 10'000, 880);  // 62.8% busy, 1.1 queued, 88 us a request
+  EXPECT_EQ(JudgeLimit(r, Agent(1'000'000, 0)).verdict(), "unknown");
+  EXPECT_EQ(JudgeLimit(r, Agent(1'000'000, 20'000)).verdict(), "unknown") << "20 us requests cannot wait 88 us in the device";
+  EXPECT_EQ(JudgeLimit(r, Agent(10'000, 100'000)).verdict(), "queue_depth") << "100 us requests, 88 us of it in the device";
+}
+
 TEST(LimitVerdict, ASaturatedJobThreadOrCoreIsTheClient) {
   v1::ResourceStats r = Window();
   StepStats busy = Agent(1'000'000, 500);
