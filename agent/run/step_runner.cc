@@ -170,7 +170,7 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
 }
 
 Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) {
-  if (slots_.size() != 1) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency is)");
+  if (slots_.size() != 1) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
   return slots_[0].task->OrderCut(cut, at_ns, rate_iops, rate_bytes_per_sec);
 }
 

@@ -59,7 +59,7 @@ class StepRunner {
   // and stream k's latency so far.
   size_t streams() const;
   void MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const;
-  // A target_latency step (one task): orders a cut (StepTask::OrderCut), and the window the last
+  // A step cut into windows (one task: target_latency, curve, steady): orders a cut (StepTask::OrderCut), and the window the last
   // cut closed once every job made it.
   Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec);
   std::optional<v1::WindowResult> TakeWindow();

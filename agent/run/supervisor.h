@@ -69,7 +69,8 @@ class Supervisor {
   // lease, shutdown): then the step's figures are not a result and must not be sent as one.
   Status StepEnded(const std::shared_ptr<StepRunner>& runner);
   Status StopStep(const v1::StopStepRequest& request);
-  // A target_latency step: orders a cut of the running step (agent.proto's CutWindow).
+  // A step cut into windows (target_latency, curve, steady): orders a cut of the running step
+  // (agent.proto's CutWindow).
   Status CutWindow(const v1::CutWindowRequest& request);
   Status Renew(const v1::RenewRequest& request);
   Result<v1::StopResponse> Stop(const v1::StopRequest& request);

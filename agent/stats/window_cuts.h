@@ -1,7 +1,7 @@
 // Cuts of a running step's measurement into windows at instants the controller names (a
-// target_latency step's probes, agent.proto's CutWindow). A cut closes one window and opens the
-// next, from which on the jobs keep a new pace. Each job makes the cut itself, on its own thread,
-// at the first look at its clock past the instant: it copies its counters into its
+// target_latency, curve or steady step: agent.proto's CutWindow). A cut closes one window and
+// opens the next, from which on the jobs keep a new pace. Each job makes the cut itself, on its
+// own thread, at the first look at its clock past the instant: it copies its counters into its
 // WindowSnapshot and publishes the cut's number, so every completion falls in exactly one
 // window, decided by the time the job saw it complete (as the ramp's end is decided), and a
 // window's figures are exact differences of one writer's counters, never sums of samples.

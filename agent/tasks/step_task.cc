@@ -16,7 +16,7 @@ const std::string& StepTask::stream() const {
 }
 
 Status StepTask::OrderCut(uint32_t, uint64_t, uint64_t, uint64_t) {
-  return FailedPrecondition("the step is not cut into windows (only an io step with target_latency is)");
+  return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
 }
 
 bool StartGate::Wait() {

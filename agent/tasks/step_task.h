@@ -153,7 +153,8 @@ class StepTask {
   virtual uint32_t jobs() const { return 0; }
   // io tasks: the storage it works on and what it asks of it; none by default.
   virtual std::optional<StorageLoad> Storage() const { return std::nullopt; }
-  // A step cut into windows (an io step with target_latency, agent/tasks/window_cutter.h):
+  // A step cut into windows (an io step with target_latency, curve or steady:
+  // agent/tasks/window_cutter.h):
   // orders cut `cut` at `at_ns` (monotonic) with a new pace per job, and hands out each window
   // once every job made its cut. Others refuse the cut and have no window.
   virtual Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec);

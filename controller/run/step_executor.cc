@@ -3,7 +3,6 @@
 #include "controller/report/slowest_agent.h"
 #include "controller/run/sample_interval.h"
 #include "controller/run/cut_step.h"
-#include "core/rules/defaults.h"
 
 #include "controller/report/first_done.h"
 #include "controller/workload/proto_names.h"
