@@ -43,6 +43,7 @@ void CurveDriver::Run(const std::function<bool()>& give_up) {
     if (!w) return;
     report_.points.push_back({level, static_cast<double>(per_job * jobs_), w->rate, w->window_ns, w->ops, w->latency});
   }
+  complete_ = true;
 }
 
 }  // namespace iofleet::controller

@@ -24,8 +24,9 @@ class CurveDriver final : public CutStep {
   FleetCuts& cuts() override { return cuts_; }
   void Run(const std::function<bool()>& give_up) override;
   std::string error() const override { return cuts_.error(); }
-  // The full-speed window's, the curve's maximum.
-  std::vector<StepStats> Figures() const override { return WindowFigures(full_speed_); }
+  // The full-speed window's, the curve's maximum; none unless every level was measured (a curve
+  // cut short by the step's end is no curve).
+  std::vector<StepStats> Figures() const override { return complete_ ? WindowFigures(full_speed_) : std::vector<StepStats>{}; }
   void Report(StepReport& step) const override { step.curve = report_; }
 
  private:
@@ -37,6 +38,7 @@ class CurveDriver final : public CutStep {
   const uint64_t jobs_;
   CurveReport report_;
   std::vector<v1::StepResult> full_speed_;
+  bool complete_ = false;  // every level measured
 };
 
 }  // namespace iofleet::controller

@@ -47,6 +47,21 @@ TEST(LoadCurve, EveryLevelIsMeasuredAtItsShareOfTheMaximum) {
   EXPECT_NE(ReadAll(run.run_dir / "report.html").find("id=\"curve-table\""), std::string::npos);
 }
 
+// A runtime that ends the step before its last level (three windows' worth, the least the rules
+// take, for four windows): the step fails saying so, rather than succeed with part of a curve.
+TEST(LoadCurve, ACurveCutShortByItsRuntimeFailsTheStep) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "short", tmp.path());
+  StepRun run = RunFirstStep(tmp, agent.address(), "short",
+                             "name: short\nsteps:\n  - name: knee\n"
+                             "    io: { op: randread, engine: \"null\", block_size: 4KiB, file_size: 16MiB, runtime: 1600ms,\n"
+                             "          curve: { levels_pct: [25, 50, 100], probe: 500ms, settle: 0s } }\n");
+  EXPECT_EQ(run.command.code, 1) << run.command.out << run.command.err;
+  EXPECT_NE(run.command.err.find("curve: the step ended before its windows did"), std::string::npos) << run.command.err;
+  EXPECT_EQ(run.step.value("status", ""), "failed") << run.step.dump();
+}
+
 TEST(SteadyState, WaitsForAThrottleToPassAndReportsOnlyTheSteadyWindow) {
   TempDir tmp;
   ThrottledDiskAgent disk(tmp.path(), "128M", "steady");
