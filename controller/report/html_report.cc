@@ -205,6 +205,7 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   out += "<h1>iofleet run " + HtmlEscape(run_id) + "</h1>\n";
   out += "<p>Workload <b>" + HtmlEscape(doc.workload()) + "</b>, status <b class=\"status-" + HtmlEscape(status) + "\">" +
          HtmlEscape(status) + "</b>.</p>\n";
+  if (!doc.description().empty()) out += "<p id=\"description\">" + HtmlEscape(doc.description()) + "</p>\n";
   if (const std::string error = doc.error(); !error.empty()) out += "<p class=\"status-failed\">Error: " + HtmlEscape(error) + "</p>\n";
 
   const Table verdicts = VerdictsTable(doc);

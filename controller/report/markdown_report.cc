@@ -48,6 +48,7 @@ std::string MdTable(const std::vector<std::string>& headers, const std::vector<s
 std::string ReportMarkdown(const ReportDocument& doc) {
   std::string out = fmt::format("# iofleet run {}\n\nWorkload **{}**, status **{}**.\n", Md(doc.run_id()), Md(doc.workload()),
                                 Md(StatusText(doc.status())));
+  if (!doc.description().empty()) out += "\n" + Md(doc.description()) + "\n";
   if (!doc.error().empty()) out += "\nError: " + Md(doc.error()) + "\n";
   const Table verdicts = VerdictsTable(doc);
   if (!verdicts.title.empty()) {

@@ -244,6 +244,7 @@ struct AgentInfo {
 struct RunReport {
   std::string run_id;
   std::string workload;
+  std::string description;  // the workload's
   v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
   std::string error;
   uint64_t started_at_unix_ns = 0;  // when the controller began the run; 0: not known

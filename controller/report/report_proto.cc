@@ -369,6 +369,7 @@ v1::Report ToReportProto(const RunReport& report) {
   out.set_schema("iofleet.report/v1");
   out.set_run_id(report.run_id);
   out.set_workload(report.workload);
+  if (!report.description.empty()) out.set_description(report.description);
   out.set_status(report.status);
   if (!report.error.empty()) out.set_error(report.error);
   if (report.started_at_unix_ns) {

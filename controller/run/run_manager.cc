@@ -509,6 +509,7 @@ int RunManager::Run() {
 int RunManager::RunSteps() {
   report_.run_id = options_.run_id.empty() ? NewRunId() : options_.run_id;
   report_.workload = options_.workload.name();
+  report_.description = options_.workload.description();
   report_.status = v1::RUN_STATUS_SUCCEEDED;
   report_.started_at_unix_ns = UnixNowNs();
   report_.labels = options_.labels;

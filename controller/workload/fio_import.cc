@@ -482,6 +482,11 @@ void Importer::LeaveOutIgnored() {
 }
 
 const Place* Importer::Origin(const std::string& path) const {
+  // A message about a message field (rate) where an option set one of its fields (rate.iops).
+  const std::string child = path + ".";
+  if (auto below = origins_.lower_bound(child); below != origins_.end() && below->first.compare(0, child.size(), child) == 0) {
+    if (origins_.find(path) == origins_.end()) return &below->second;
+  }
   std::string probe = path;
   while (true) {
     auto it = origins_.find(probe);
@@ -510,6 +515,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   NameSteps(jobs);
   PlaceRuntime(defaults, jobs);
   PlaceRamp(defaults, jobs);
+  PlaceSteady(defaults, jobs);
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
   PlaceIoAmount(defaults, jobs);
@@ -536,8 +542,15 @@ void Importer::Import(const std::string& text) {
   std::vector<Option> top_global, later_global;
   std::vector<Job> jobs;
   std::vector<FioIniError> refused;
-  const std::vector<Section> sections = ReadFioIni(text, refused);
+  std::vector<std::string> expanded;
+  const std::vector<Section> sections = ReadFioIni(text, env_, refused, expanded);
   for (const FioIniError& e : refused) Error(e.at, e.message);
+  // The workload keeps what the environment said, so that its report shows the test it ran.
+  if (!expanded.empty()) {
+    std::string from_env;
+    for (const auto& e : expanded) from_env += (from_env.empty() ? "" : ", ") + e;
+    descriptions_.push_back("from the environment: " + from_env);
+  }
   for (const Section& s : sections) {
     if (s.name == "global") {
       auto& into = jobs.empty() ? top_global : later_global;
@@ -571,7 +584,8 @@ void Importer::Import(const std::string& text) {
 
 using fio_detail::Importer;
 
-FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported, bool relative_paths) {
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported, bool relative_paths,
+                           const FioEnvironment& env) {
   FioImport out;
   if (Status size = CheckInputSize(text, file_name); !size.ok()) {
     out.errors.push_back(size.message());
@@ -583,18 +597,18 @@ FioImport ImportFioJobText(const std::string& text, const std::string& file_name
                          ": a NUL byte: a job file is text");
     return out;
   }
-  Importer(file_name, allow_unsupported, relative_paths, out).Import(text);
+  Importer(file_name, allow_unsupported, relative_paths, env, out).Import(text);
   return out;
 }
 
-FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths) {
+FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths, const FioEnvironment& env) {
   Result<std::string> text = ReadInputFile(path);
   if (!text.ok()) {
     FioImport out;
     out.errors.push_back(text.status().message());
     return out;
   }
-  return ImportFioJobText(*text, path, allow_unsupported, relative_paths);
+  return ImportFioJobText(*text, path, allow_unsupported, relative_paths, env);
 }
 
 bool IsFioJobFile(const std::string& path) {

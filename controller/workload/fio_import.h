@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/workload/fio_ini.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::controller {
@@ -26,11 +27,13 @@ struct FioImport {
 // warning and is left out, instead of an error. `relative_paths` (--fio-paths relative): an
 // absolute filename= is taken as its base name in each agent's run directory, and an absolute
 // directory= as the run directory itself, each with a warning and a note in the description; a
-// device is never mapped.
-FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths = false);
+// device is never mapped. A value's ${NAME} reads `env` (the process's environment unless given),
+// and the workload's description says what each was.
+FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths = false,
+                           const FioEnvironment& env = ProcessEnvironment());
 // The same for job file text; `file_name` names it in messages and gives the workload its name.
 FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported,
-                           bool relative_paths = false);
+                           bool relative_paths = false, const FioEnvironment& env = ProcessEnvironment());
 
 // The options the import supports and what each becomes, as the markdown table of
 // docs/workloads.md's "Importing fio job files" (a test keeps the two the same).

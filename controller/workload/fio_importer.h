@@ -30,6 +30,14 @@ struct Setting {
   Place at;
 };
 
+// steadystate= as read: what it judges, how, and fio's limit in percent.
+struct SteadySetting {
+  v1::SteadyMetric metric = v1::STEADY_METRIC_UNSPECIFIED;
+  v1::SteadyCriterion criterion = v1::STEADY_CRITERION_UNSPECIFIED;
+  double limit_pct = 0;
+  Place at;
+};
+
 // What one level (the [global] defaults, or one job) says. runtime, ramp_time, time_based,
 // stonewall and directory are kept aside: where they land depends on other levels.
 struct Level {
@@ -50,6 +58,10 @@ struct Level {
   std::optional<Place> size;        // size= or filesize= was written, valid or not
   std::optional<Setting<uint64_t>> size_bytes;      // size=
   std::optional<Setting<uint64_t>> filesize_bytes;  // filesize=
+  std::optional<SteadySetting> steady;                // steadystate= (ss=)
+  std::optional<Setting<uint64_t>> steady_window;     // ss_dur
+  std::optional<Setting<uint64_t>> steady_ramp;       // ss_ramp
+  std::optional<Setting<uint64_t>> steady_interval;   // ss_interval
   int kb_base = 1024;
 };
 
@@ -93,8 +105,8 @@ inline bool HasIoField(const v1::IoSpec& io, int field) {
 
 class Importer {
  public:
-  Importer(const std::string& file, bool allow_unsupported, bool relative_paths, FioImport& out)
-      : file_(file), allow_(allow_unsupported), relative_paths_(relative_paths), out_(out) {}
+  Importer(const std::string& file, bool allow_unsupported, bool relative_paths, const FioEnvironment& env, FioImport& out)
+      : file_(file), allow_(allow_unsupported), relative_paths_(relative_paths), env_(env), out_(out) {}
 
   void Import(const std::string& text);
 
@@ -164,6 +176,11 @@ class Importer {
   void WriteLog(const Option& o, Level& l);
   void LogAvgMsec(const Option& o, Level& l);
   static std::vector<OptionRow> LogOptionRows();  // fio_log_options.cc
+  static std::vector<OptionRow> SteadyOptionRows();  // fio_steady_options.cc
+  void SteadyCriterionOption(const Option& o, Level& l);
+  void SteadyDuration(const Option& o, Level& l);
+  void SteadyRamp(const Option& o, Level& l);
+  void SteadyInterval(const Option& o, Level& l);
   // Why a known fio option is refused (fio_refused_options.cc); nullptr for one it does not know.
   static const char* RefusalReason(const std::string& option);
   void BlockSizeRange(const Option& o, Level& l);
@@ -209,6 +226,7 @@ class Importer {
   void PlaceRandRepeat(const Level& defaults, const std::vector<Job>& jobs);
   void PlaceSequentialAdd(const Level& defaults, const std::vector<Job>& jobs);
   void PlaceLogInterval(const Level& defaults, const std::vector<Job>& jobs);
+  void PlaceSteady(const Level& defaults, const std::vector<Job>& jobs);
   void LeaveOutIgnored();
   void ValidateResult();
 
@@ -250,12 +268,14 @@ class Importer {
     }
     origins_[path] = KeyAt(o);
   }
-  // The place of the nearest enclosing path that has one.
+  // The place of the path, else of a field below it (rate where an option set rate.iops), else of
+  // the nearest enclosing path that has one.
   const Place* Origin(const std::string& path) const;
 
   const std::string file_;
   const bool allow_;
   const bool relative_paths_;
+  const FioEnvironment& env_;
   bool has_global_filename_ = false;  // [global] filename=: every job shares that file
   FioImport& out_;
   std::map<std::string, Place> origins_;  // workload path -> the option that set it

@@ -1,5 +1,8 @@
 #include "controller/workload/fio_ini.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 namespace iofleet::controller {
@@ -19,15 +22,54 @@ std::string StripComment(const std::string& line) {
   return line;
 }
 
-void ReadLine(const std::string& raw, int line, std::vector<FioSection>& sections, std::vector<FioIniError>& errors) {
+// fio's ${NAME} in a value, replaced with the environment's NAME. Unlike fio, which reads an
+// unset NAME as empty, an unset one is an error: an empty bs= or rw= would run another test.
+// fio's keywords ($ncpus, $mb_memory, $pagesize) are the host's that reads the file, and an
+// iofleet workload runs on every agent's host: refused. Returns false after an error.
+bool ExpandValue(const FioEnvironment& env, const FioPlace& at, std::string& value, std::vector<FioIniError>& errors,
+                 std::vector<std::string>& expanded) {
+  std::string out;
+  for (size_t i = 0; i < value.size();) {
+    if (value[i] != '$') {
+      out += value[i++];
+      continue;
+    }
+    const size_t close = value.compare(i, 2, "${") == 0 ? value.find('}', i + 2) : std::string::npos;
+    const std::string name = close == std::string::npos ? "" : value.substr(i + 2, close - i - 2);
+    const bool plain = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                       name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
+    if (!plain) {
+      errors.push_back({at, "\"" + value + "\": only ${NAME} (an environment variable) is expanded; fio's $ncpus, $mb_memory "
+                                            "and $pagesize are the host's that reads the file, not each agent's: write the value out"});
+      return false;
+    }
+    std::optional<std::string> set = env ? env(name) : std::nullopt;
+    if (!set) {
+      errors.push_back({at, "${" + name + "} is not set in the environment (fio would read it as empty): set " + name +
+                                " or write the value out"});
+      return false;
+    }
+    if (set->find('$') != std::string::npos || set->find('\n') != std::string::npos) {
+      errors.push_back({at, "${" + name + "} holds \"$\" or a line break: its value is taken as written, once"});
+      return false;
+    }
+    const std::string shown = "${" + name + "}=" + *set;
+    if (std::find(expanded.begin(), expanded.end(), shown) == expanded.end()) expanded.push_back(shown);
+    out += *set;
+    i = close + 1;
+  }
+  value = out;
+  return true;
+}
+
+void ReadLine(const std::string& raw, int line, const FioEnvironment& env, std::vector<FioSection>& sections,
+              std::vector<FioIniError>& errors, std::vector<std::string>& expanded) {
   std::string text = TrimFio(StripComment(raw));
   if (text.empty()) return;
   const int col = static_cast<int>(raw.find_first_not_of(" \t")) + 1;
-  if (text.find('$') != std::string::npos) {
-    // fio expands ${VAR} from the environment and $ncpus-style keywords; a workload must mean
-    // the same on every controller, so the value has to be written out.
+  if (text.substr(0, text.find('=')).find('$') != std::string::npos) {
     errors.push_back({{line, col, text.substr(0, text.find_first_of("=$"))},
-                    "$ expansion (${VAR}, $ncpus, $mb_memory, ...) is not supported: write the value out"});
+                      "$ in a section or option name is not expanded: only a value's ${NAME} is"});
     return;
   }
   if (text.front() == '[') {
@@ -49,6 +91,7 @@ void ReadLine(const std::string& raw, int line, std::vector<FioSection>& section
     size_t value_start = raw.find('=', col - 1) + 1;
     value_start = raw.find_first_not_of(" \t", value_start);
     o.value_col = static_cast<int>(value_start == std::string::npos ? raw.size() : value_start) + 1;
+    if (o.value.find('$') != std::string::npos && !ExpandValue(env, {line, o.value_col, o.key}, o.value, errors, expanded)) return;
   } else {
     o.value_col = col;
   }
@@ -76,12 +119,20 @@ std::string TrimFio(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-std::vector<FioSection> ReadFioIni(const std::string& text, std::vector<FioIniError>& errors) {
+FioEnvironment ProcessEnvironment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  };
+}
+
+std::vector<FioSection> ReadFioIni(const std::string& text, const FioEnvironment& env, std::vector<FioIniError>& errors,
+                                   std::vector<std::string>& expanded) {
   std::vector<FioSection> sections;
   std::istringstream in(text);
   std::string raw;
   int line = 0;
-  while (std::getline(in, raw)) ReadLine(raw, ++line, sections, errors);
+  while (std::getline(in, raw)) ReadLine(raw, ++line, env, sections, errors, expanded);
   return sections;
 }
 

@@ -1,9 +1,12 @@
 // An fio job file as INI, read into sections and options with the place of each, and nothing
-// else: what an option means is fio_options.h's and fio_import.cc's. Refused here, for every
-// front end: include files, $ expansion, lines that are neither a header nor an option, options
-// outside a section.
+// else: what an option means is fio_options.h's and fio_import.cc's. A value's ${NAME} is
+// replaced with the environment's NAME, as fio does. Refused here, for every front end: include
+// files, ${NAME} not set, fio's $ncpus-style keywords, lines that are neither a header nor an
+// option, options outside a section.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +40,15 @@ struct FioIniError {
   std::string message;
 };
 
-// The file's sections in order; each line it refuses is an error (and is left out).
-std::vector<FioSection> ReadFioIni(const std::string& text, std::vector<FioIniError>& errors);
+// The environment ${NAME} reads: NAME's value, or nullopt where it is not set.
+using FioEnvironment = std::function<std::optional<std::string>(const std::string& name)>;
+// The process's own environment (getenv).
+FioEnvironment ProcessEnvironment();
+
+// The file's sections in order; each line it refuses is an error (and is left out). Each ${NAME}
+// replaced goes to `expanded` as "${NAME}=value", once.
+std::vector<FioSection> ReadFioIni(const std::string& text, const FioEnvironment& env, std::vector<FioIniError>& errors,
+                                   std::vector<std::string>& expanded);
 
 // Without blanks, tabs and carriage returns at either end.
 std::string TrimFio(const std::string& s);

@@ -26,6 +26,7 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     const auto after = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown).find("stonewall") != std::string::npos; });
     std::vector<OptionRow> more = PacingOptionRows();
     for (OptionRow& row : LogOptionRows()) more.push_back(std::move(row));
+    for (OptionRow& row : SteadyOptionRows()) more.push_back(std::move(row));
     rows.insert(after == rows.end() ? rows.end() : after + 1, more.begin(), more.end());
     return rows;
   }();

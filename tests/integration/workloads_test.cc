@@ -151,5 +151,33 @@ TEST(FioJobFiles, UnsupportedOptionIsRefusedWithItsLine) {
   EXPECT_NE(r.out.find("engine: \"null\""), std::string::npos) << r.out;
 }
 
+// fio's ${NAME} and steadystate, end to end: the job file's block size comes from the
+// environment (an unset one is exit 2 at its place), and its ss options make a steady step that
+// stops once steady and reports that window.
+TEST(FioJobFiles, AnEnvironmentValueAndASteadyStateJobRun) {
+  TempDir tmp;
+  const std::string job = (tmp / "steady.fio").string();
+  WriteText(job, "[global]\nioengine=null\nrw=randread\nsize=64m\nbs=${FIO_BS}\ntime_based\nruntime=30\n"
+                 "[probe]\nss=iops_slope:20%\nss_dur=2\nss_interval=500ms\n");
+  CommandResult unset = RunCommand({"/usr/bin/env", "-u", "FIO_BS", BinPath("iofleet"), "validate", job}, tmp / "logs");
+  EXPECT_EQ(unset.code, 2);
+  EXPECT_NE(unset.err.find(job + ":5:4: bs: ${FIO_BS} is not set in the environment"), std::string::npos) << unset.err;
+
+  CommandResult r = RunCommand({"/usr/bin/env", "FIO_BS=8k", BinPath("iofleet"), "run", job, "--create-local-root", "--local-root",
+                                (tmp / "data").string(), "--out", (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const json report = ReadReport(tmp / "out");
+  EXPECT_NE(report.value("description", "").find("from the environment: ${FIO_BS}=8k"), std::string::npos) << report.dump();
+  const json& step = report["steps"][0];
+  ASSERT_TRUE(step.contains("steady")) << step.dump();
+  EXPECT_TRUE(step["steady"].value("reached", false)) << step["steady"].dump();
+  // The figures are the steady window's: 2 s, of 8 KiB reads, far less than the 30 s runtime.
+  EXPECT_NEAR(step["aggregate"]["seconds"].get<double>(), 2.0, 0.25) << step["aggregate"].dump();
+  const double iops = step["aggregate"]["iops"].get<double>();
+  EXPECT_NEAR(step["aggregate"]["bytes_per_sec"].get<double>(), iops * 8192, iops * 8192 * 0.01);
+  EXPECT_LT(r.seconds, 25.0);
+}
+
 }  // namespace
 }  // namespace iofleet::testing

@@ -64,5 +64,13 @@ TEST(ReportMarkdown, MarkupInTheDocumentIsText) {
   EXPECT_NE(md.find("Error: line break\n"), std::string::npos) << md;
 }
 
+TEST(ReportMarkdown, TheWorkloadsDescriptionIsUnderItsName) {
+  RunReport run = TwoAgentRead();
+  EXPECT_EQ(ReportMarkdown(ToDocument(run)).find("from the environment"), std::string::npos);
+  run.description = "from the environment: ${FIO_BS}=4k <b>";
+  const std::string md = ReportMarkdown(ToDocument(run));
+  EXPECT_NE(md.find("status **succeeded**.\n\nfrom the environment: ${FIO\\_BS}=4k \\<b\\>\n"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace iofleet::controller

@@ -376,10 +376,11 @@ TEST(FioImport, BadValuesAreErrorsWithTheirPlace) {
 }
 
 TEST(FioImport, RefusedConstructs) {
+  const FioEnvironment nothing_set = [](const std::string&) { return std::optional<std::string>(); };
   FioImport imp = ImportFioJobText("include other.fio\n[a]\nsize=${SIZE}\nfilename=/dev/nvme0n1\ndirectory=/mnt/fs\n",
-                                   "f.fio", false);
+                                   "f.fio", false, false, nothing_set);
   EXPECT_TRUE(Has(imp.errors, "f.fio:1:1: include other.fio: include files are not supported")) << Lines(imp.errors);
-  EXPECT_TRUE(Has(imp.errors, "f.fio:3:1: size: $ expansion")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:3:6: size: ${SIZE} is not set in the environment")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "f.fio:4:10: filename: \"/dev/nvme0n1\" is a device")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "f.fio:5:11: directory: \"/mnt/fs\" is a path on this host")) << Lines(imp.errors);
   EXPECT_TRUE(Has(imp.errors, "--set target.dir=PATH")) << Lines(imp.errors);
