@@ -254,14 +254,19 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
     std::vector<std::unique_ptr<StepTask>> tasks;
     Status made;
     if (planned.has_io() && planned.io().streams_size() > 0) {
+      std::vector<const v1::IoSpec*> streams;
+      for (const v1::IoSpec& stream : planned.io().streams()) streams.push_back(&stream);
+      const std::vector<std::shared_ptr<FlowShare>> flows = FlowSharesOf(streams);
       for (int k = 0; k < planned.io().streams_size(); ++k) {
         IoPlan stream_plan = io_plan;
         stream_plan.io = planned.io().streams(k);
         stream_plan.stream = stream_plan.io.name();
         stream_plan.stream_index = static_cast<uint32_t>(k);
+        stream_plan.flow = flows[static_cast<size_t>(k)];
         tasks.push_back(std::make_unique<IoTask>(std::move(stream_plan)));
       }
     } else if (planned.has_io()) {
+      io_plan.flow = FlowSharesOf({&io_plan.io})[0];
       tasks.push_back(std::make_unique<IoTask>(std::move(io_plan)));
     } else {
       Result<std::unique_ptr<StepTask>> task =

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "agent/tasks/job_engine.h"
@@ -168,6 +169,11 @@ void IoTask::PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& j
   job.plan.fsync_every = null_engine ? 0 : io.fsync().every();
   job.plan.fsync_at_end = !null_engine && writes && !io.direct() && io.fsync().at_end();
   job.plan.fdatasync = io.fsync().data_only();
+  if (plan_.flow) {
+    job.plan.flow = plan_.flow.get();
+    job.plan.flow_weight = io.flow().weight();
+    if (io.flow().has_sleep()) job.plan.flow_sleep_ns = io.flow().sleep();
+  }
   job.plan.think_ns = io.think().time();
   job.plan.think_blocks = std::max(1u, io.think().blocks());
   job.plan.think_spin_ns = std::min(io.think().spin(), io.think().time());
@@ -370,6 +376,7 @@ void IoTask::JoinThreads() {
 void IoTask::RunJob(Job& job, StartGate& gate) {
   pthread_setname_np(pthread_self(), kJobThreadName);  // top -H, bench/scrape-cost
   job.stats.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
+  uint64_t flow_issued = 0;
   if (gate.Wait()) {  // false: aborted before the start, no I/O at all
     // A start_delay: the job begins (and its ramp, runtime and deadline count) that much later,
     // unless the step is stopped meanwhile.
@@ -382,8 +389,11 @@ void IoTask::RunJob(Job& job, StartGate& gate) {
       IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
                       rules::Writes(plan_.io.op()) ? &job.data : nullptr);
       worker.Run(start_ns, gate.stop());
+      flow_issued = worker.flow_issued();
     }
   }
+  // Ended, or never began: the flow's other jobs no longer wait for this one.
+  if (job.plan.flow) job.plan.flow->Leave(flow_issued, job.plan.flow_weight);
   job.stats.tid.store(0, std::memory_order_relaxed);
   gate.Returned();
 }
@@ -606,6 +616,18 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   if (cache_) ReportResidency(*cache_, result);
   IOFLEET_RETURN_IF_ERROR(Unlink());
   return result;
+}
+
+std::vector<std::shared_ptr<FlowShare>> FlowSharesOf(const std::vector<const v1::IoSpec*>& streams) {
+  std::map<uint32_t, uint64_t> weight;  // flow id -> every job's weight in it
+  for (const v1::IoSpec* io : streams) {
+    if (io->flow().has_weight()) weight[io->flow().id()] += uint64_t{io->jobs()} * io->flow().weight();
+  }
+  std::map<uint32_t, std::shared_ptr<FlowShare>> shares;
+  for (const auto& [id, total] : weight) shares[id] = std::make_shared<FlowShare>(total);
+  std::vector<std::shared_ptr<FlowShare>> out;
+  for (const v1::IoSpec* io : streams) out.push_back(io->flow().has_weight() ? shares[io->flow().id()] : nullptr);
+  return out;
 }
 
 }  // namespace iofleet::agent

@@ -51,7 +51,14 @@ struct IoPlan {
   std::shared_ptr<FileCoverage> coverage;  // what this run wrote so far; updated by Finish
   // Set when the run ends while the step is being set up: filling stops between writes.
   std::shared_ptr<const std::atomic<bool>> cancel;
+  // fio's flow: the flow this stream's jobs are in, shared with the other streams' of the same
+  // id (FlowSharesOf); null without flow.
+  std::shared_ptr<FlowShare> flow;
 };
+
+// The flow of each of a step's streams (or of the step without streams), in order: one FlowShare
+// per flow id, weighed by every job in it on this agent; null for a stream without flow.
+std::vector<std::shared_ptr<FlowShare>> FlowSharesOf(const std::vector<const v1::IoSpec*>& streams);
 
 class IoTask final : public StepTask {
  public:

@@ -297,7 +297,8 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
   rate_limited_ = pacer_.limited();
   rate_min_ = plan_.min_bytes_per_sec > 0 || plan_.min_iops > 0;
   think_ = plan_.think_ns > 0;
-  paced_ = rate_limited_ || rate_min_ || think_;
+  flow_ = plan_.flow != nullptr;
+  paced_ = rate_limited_ || rate_min_ || think_ || flow_;
   window_start_ = start_ns + plan_.ramp_ns;
   window_end_ = time_based_ ? window_start_ + plan_.runtime_ns : UINT64_MAX;
   const uint64_t issue_end = time_based_ ? window_end_
@@ -328,7 +329,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
     }
     bool waiting = false;  // for the pacer's next scheduled time
     while (issuing && free_count_ > 0) {
-      if (paced_ && HeldUntil() > now) {
+      if (paced_ && (HeldUntil() > now || (flow_ && !TakeFlowTurn(now)))) {
         waiting = true;
         break;
       }

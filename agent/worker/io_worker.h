@@ -16,6 +16,7 @@
 #include "agent/stats/window_cuts.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_sequence.h"
+#include "agent/worker/flow_share.h"
 #include "agent/worker/pacer.h"
 
 namespace iofleet::agent {
@@ -63,6 +64,12 @@ struct JobPlan {
   // snapshot at each; both null otherwise. Both outlive the worker.
   const WindowCuts* cuts = nullptr;
   WindowSnapshot* snapshot = nullptr;
+  // fio's flow: the job issues only while its share of the flow's requests is at most its
+  // weight's share, looking again every flow_sleep_ns while ahead; null: no flow. Outlives the
+  // worker; the job leaves it when it ends (IoTask).
+  FlowShare* flow = nullptr;
+  uint32_t flow_weight = 0;
+  uint64_t flow_sleep_ns = 10'000;
 };
 
 class IoWorker {
@@ -74,6 +81,8 @@ class IoWorker {
 
   // Runs from `start_ns` (the step's start: ramp and window count from it).
   void Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept;
+  // The requests the job counted in its flow (FlowShare::Leave takes them out at its end).
+  uint64_t flow_issued() const noexcept { return flow_issued_; }
 
  private:
   bool IssueOne() noexcept;
@@ -86,9 +95,20 @@ class IoWorker {
   void Fsync(uint64_t& now) noexcept;
   // Until when the job may not issue: the pacer's next time and the end of a think pause.
   uint64_t HeldUntil() const noexcept {
-    uint64_t until = think_until_;
+    uint64_t until = think_until_ > flow_until_ ? think_until_ : flow_until_;
     if (rate_limited_ && pacer_.next_ns() > until) until = pacer_.next_ns();
     return until;
+  }
+  // fio's flow: counts the next request in the flow when the job's share allows it, else holds
+  // the job for flow_sleep_ns.
+  bool TakeFlowTurn(uint64_t now) noexcept {
+    if (plan_.flow->MayIssue(flow_issued_, plan_.flow_weight)) {
+      plan_.flow->Issued();
+      ++flow_issued_;
+      return true;
+    }
+    flow_until_ = now + plan_.flow_sleep_ns;
+    return false;
   }
   // After a batch of `done` completions: a think pause begins when enough of them came.
   void Think(uint64_t done, uint64_t now) noexcept;
@@ -131,6 +151,8 @@ class IoWorker {
   uint64_t think_until_ = 0;         // no request before this (a think pause)
   uint64_t spin_until_ = 0;          // ... and until this, spin rather than sleep
   uint64_t since_think_ = 0;         // completions since the last pause
+  uint64_t flow_until_ = 0;          // a job ahead of its flow share looks again then
+  uint64_t flow_issued_ = 0;         // requests counted in the flow
   uint64_t next_rate_check_ = UINT64_MAX;  // the end of the current rate cycle (with a minimum)
   uint64_t rate_check_ops_ = 0;            // ops and bytes done at its start
   uint64_t rate_check_bytes_ = 0;
@@ -138,7 +160,8 @@ class IoWorker {
   bool rate_limited_ = false;
   bool rate_min_ = false;
   bool think_ = false;
-  // Any of rate, minimum rate and think time: one test on the loop's path for the jobs with none.
+  bool flow_ = false;
+  // Any of rate, minimum rate, think time and flow: one test on the loop's path for the jobs with none.
   bool paced_ = false;
   bool io_limited_ = false;  // a size-based job with io_size
   bool failed_ = false;

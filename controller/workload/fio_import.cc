@@ -516,6 +516,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   PlaceRuntime(defaults, jobs);
   PlaceRamp(defaults, jobs);
   PlaceSteady(defaults, jobs);
+  PlaceFlow(defaults, jobs);
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
   PlaceIoAmount(defaults, jobs);

@@ -62,6 +62,9 @@ struct Level {
   std::optional<Setting<uint64_t>> steady_window;     // ss_dur
   std::optional<Setting<uint64_t>> steady_ramp;       // ss_ramp
   std::optional<Setting<uint64_t>> steady_interval;   // ss_interval
+  std::optional<Setting<uint64_t>> flow_weight;       // flow= (0: not in a flow)
+  std::optional<Setting<uint64_t>> flow_id;           // flow_id=
+  std::optional<Setting<uint64_t>> flow_sleep;        // flow_sleep=, in ns
   int kb_base = 1024;
 };
 
@@ -166,6 +169,10 @@ class Importer {
   void RateIopsMin(const Option& o, Level& l);
   void RateCycle(const Option& o, Level& l);
   void IoSubmitMode(const Option& o, Level& l);
+  void Flow(const Option& o, Level& l);
+  void FlowId(const Option& o, Level& l);
+  void FlowSleep(const Option& o, Level& l);
+  void PlaceFlow(const Level& defaults, const std::vector<Job>& jobs);
   void ThinkTime(const Option& o, Level& l);
   void ThinkBlocks(const Option& o, Level& l);
   void ThinkSpin(const Option& o, Level& l);

@@ -31,6 +31,10 @@ std::vector<Importer::OptionRow> Importer::PacingOptionRows() {
       {{{"thinktime_blocks_type", &Importer::ThinkBlocksType}},
        "`thinktime_blocks_type=complete`",
        "accepted (fio's default): think blocks count as they complete; `issue` is refused"},
+      {{{"flow", &Importer::Flow}, {"flow_id", &Importer::FlowId}, {"flow_sleep", &Importer::FlowSleep}},
+       "`flow`, `flow_id`, `flow_sleep` (microseconds without a unit)",
+       "`flow.weight`, `flow.id`, `flow.sleep`: the jobs of a flow issue in proportion to their weights, each agent's "
+       "jobs kept to it as one fio process keeps its own; `flow=0` (fio's default) is no flow"},
       {{{"io_submit_mode", &Importer::IoSubmitMode}},
        "`io_submit_mode`",
        "accepted, no effect: `inline` and `offload` differ in which fio thread submits; with a rate, iofleet issues each "
@@ -171,4 +175,55 @@ void Importer::IoSubmitMode(const Option& o, Level&) {
   if (!NeedValue(o)) return;
   if (o.value != "inline" && o.value != "offload") Error(ValueAt(o), "\"" + o.value + "\" is not inline or offload");
 }
+void Importer::Flow(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  if (o.value == "0") {  // fio's default: the job is in no flow
+    l.flow_weight = Setting<uint64_t>{0, KeyAt(o)};
+    return;
+  }
+  if (auto weight = Count(o, v1::FlowSpec::descriptor()->FindFieldByNumber(v1::FlowSpec::kWeightFieldNumber))) {
+    l.flow_weight = Setting<uint64_t>{*weight, KeyAt(o)};
+  }
+}
+
+void Importer::FlowId(const Option& o, Level& l) {
+  if (auto id = Count(o, v1::FlowSpec::descriptor()->FindFieldByNumber(v1::FlowSpec::kIdFieldNumber))) {
+    l.flow_id = Setting<uint64_t>{*id, KeyAt(o)};
+  }
+}
+
+void Importer::FlowSleep(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  Result<uint64_t> ns = FioMicroseconds(o.value);
+  if (!ns.ok()) {
+    Error(ValueAt(o), ns.status().message() + " (a bare number is microseconds, as fio reads it)");
+    return;
+  }
+  if (*ns == 0) return;  // fio's default: look again at once (iofleet's: after 10us)
+  if (!InBounds(o, v1::FlowSpec::descriptor()->FindFieldByNumber(v1::FlowSpec::kSleepFieldNumber), *ns, o.value)) return;
+  l.flow_sleep = Setting<uint64_t>{*ns, KeyAt(o)};
+}
+
+// A job in a flow (its own flow= or the [global] one, above 0) gets the whole FlowSpec in its
+// step; flow_id and flow_sleep alone do nothing, as in fio.
+void Importer::PlaceFlow(const Level& defaults, const std::vector<Job>& jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Level& l = jobs[i].level;
+    const auto& weight = Effective(l.flow_weight, defaults.flow_weight);
+    if (!weight || weight->value == 0) continue;
+    const std::string at = "steps[" + std::to_string(i) + "].io.flow";
+    v1::FlowSpec* flow = out_.workload.mutable_steps(static_cast<int>(i))->mutable_io()->mutable_flow();
+    flow->set_weight(static_cast<uint32_t>(weight->value));
+    origins_[at] = weight->at;
+    if (const auto& id = Effective(l.flow_id, defaults.flow_id)) {
+      flow->set_id(static_cast<uint32_t>(id->value));
+      origins_[at + ".id"] = id->at;
+    }
+    if (const auto& sleep = Effective(l.flow_sleep, defaults.flow_sleep)) {
+      flow->set_sleep(sleep->value);
+      origins_[at + ".sleep"] = sleep->at;
+    }
+  }
+}
+
 }  // namespace iofleet::controller::fio_detail

@@ -79,6 +79,7 @@ void CheckCutStep(const v1::IoSpec& io, bool has_streams, const FieldPlace& plac
     out.push_back({place(v1::IoSpec::kRateFieldNumber), paces ? "is set by the " + name + " step's windows: leave it out"
                                                               : "would hold the steady figure at the rate: leave it out of a steady step"});
   }
+  if (io.flow().has_weight()) out.push_back({place(v1::IoSpec::kFlowFieldNumber), "would hold the " + name + " step's load back: leave flow out"});
   if (io.think().time() > 0) out.push_back({place(v1::IoSpec::kThinkFieldNumber), "pauses would hold the " + name + " step's load back: leave think out"});
   if (io.stonewall() == v1::STONEWALL_FIRST_DONE) {
     out.push_back({place(v1::IoSpec::kStonewallFieldNumber), "does not apply: a " + name + " step ends when its windows do"});

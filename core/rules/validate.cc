@@ -173,6 +173,12 @@ void CheckThink(const v1::ThinkSpec& think, const std::string& at, std::vector<V
   }
 }
 
+void CheckFlow(const v1::FlowSpec& flow, const std::string& at, std::vector<Violation>& out) {
+  if (!flow.has_weight() && (flow.has_id() || flow.has_sleep())) {
+    out.push_back({at, "flow.id and flow.sleep belong to a job in a flow: set flow.weight as well"});
+  }
+}
+
 void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
   v1::IoSpec io = ResolveStepIo(w, step);
   std::string step_path = path + ".io";
@@ -290,6 +296,7 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   if (io.deadline() > kMaxDurationNs) out.push_back({place(v1::IoSpec::kDeadlineFieldNumber), "deadline is longer than 292 years (2^63 ns)"});
   CheckRate(io.rate(), place(v1::IoSpec::kRateFieldNumber), out);
   CheckThink(io.think(), place(v1::IoSpec::kThinkFieldNumber), out);
+  CheckFlow(io.flow(), place(v1::IoSpec::kFlowFieldNumber), out);
   if (io.io_size() > 0 && !CheckedMul(io.io_size(), std::max<uint64_t>(io.loops(), 1), "io_size x loops").ok()) {
     out.push_back({place(v1::IoSpec::kIoSizeFieldNumber), "io_size x loops is beyond 2^64 bytes"});
   }

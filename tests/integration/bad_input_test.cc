@@ -91,6 +91,27 @@ TEST_F(BadInput, PacingAndOrderFieldsAreRefusedWhereWritten) {
   ExpectNothingStarted();
 }
 
+// fio's flow as a workload field: its bounds, then a flow id without a weight.
+TEST_F(BadInput, FlowFieldsAreRefusedWhereWritten) {
+  auto bounds = Run("name: t\n"
+                    "steps:\n"
+                    "  - name: c\n"
+                    "    io: { op: read, file_size: 1MiB, flow: { weight: 1001, sleep: 10ns } }\n");
+  EXPECT_EQ(bounds.code, 2) << bounds.out << bounds.err;
+  for (const char* said : {"w.yaml:4:54: steps[0].io.flow.weight: 1001 is above the maximum 1000",
+                           "w.yaml:4:67: steps[0].io.flow.sleep: 10ns is below the minimum 1us"}) {
+    EXPECT_NE(bounds.err.find(said), std::string::npos) << said << "\n" << bounds.err;
+  }
+  auto rules = Run("name: t\n"
+                   "steps:\n"
+                   "  - name: c\n"
+                   "    io: { op: read, file_size: 1MiB, flow: { id: 2 } }\n");
+  EXPECT_EQ(rules.code, 2) << rules.out << rules.err;
+  const char* said = "w.yaml:4:38: steps[0].io.flow: flow.id and flow.sleep belong to a job in a flow: set flow.weight as well";
+  EXPECT_NE(rules.err.find(said), std::string::npos) << said << "\n" << rules.err;
+  ExpectNothingStarted();
+}
+
 TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
   std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
   auto validate = [&](std::vector<std::string> sets) {

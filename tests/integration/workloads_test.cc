@@ -179,5 +179,25 @@ TEST(FioJobFiles, AnEnvironmentValueAndASteadyStateJobRun) {
   EXPECT_LT(r.seconds, 25.0);
 }
 
+// fio's flow (examples/flow.fio, on the null engine and for 1 s): a writer of weight 1 beside a
+// reader of weight 8 keep to 1:8 in the report's streams, however fast each would go alone.
+TEST(FioJobFiles, AFlowKeepsTwoStreamsInProportion) {
+  TempDir tmp;
+  const std::string job = (tmp / "flow.fio").string();
+  WriteText(job, "[global]\nnorandommap\nthread\ntime_based\nruntime=1\nioengine=null\niodepth=16\nsize=64m\nbs=8k\n"
+                 "filename=testfile\nflow_sleep=100\n[job2]\nrw=write\nflow=1\n[job1]\nrw=randread\nflow=8\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const json report = ReadReport(tmp / "out");
+  const json& streams = report["steps"][0]["streams"];
+  ASSERT_EQ(streams.size(), 2u) << report["steps"][0].dump();
+  const double writes = streams[0]["aggregate"]["ops"].get<double>(), reads = streams[1]["aggregate"]["ops"].get<double>();
+  ASSERT_GT(writes, 100.0) << streams.dump();
+  // Each job waits while it is ahead of its share: 1:8 to within the requests in flight.
+  EXPECT_NEAR(reads / writes, 8.0, 8.0 * 0.02 + 16 * 9 / writes) << writes << " writes, " << reads << " reads";
+}
+
 }  // namespace
 }  // namespace iofleet::testing

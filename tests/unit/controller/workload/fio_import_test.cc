@@ -587,9 +587,9 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
   EXPECT_EQ(io_ok.workload.steps(0).io().io_size(), 3u << 20);
 
   // Options fio has and iofleet refuses say why, with or without --allow-unsupported.
-  FioImport why = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\nflow=2\nzonemode=zbd\nexitall\n", "r.fio", false);
+  FioImport why = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\nopenfiles=2\nzonemode=zbd\nexitall\n", "r.fio", false);
   EXPECT_TRUE(Has(why.errors, "r.fio:3:1: nrfiles: is not supported: several files per job")) << Lines(why.errors);
-  EXPECT_TRUE(Has(why.errors, "r.fio:4:1: flow: is not supported: fio's flow control")) << Lines(why.errors);
+  EXPECT_TRUE(Has(why.errors, "r.fio:4:1: openfiles: is not supported: several files per job")) << Lines(why.errors);
   EXPECT_TRUE(Has(why.errors, "r.fio:5:1: zonemode: is not supported: zoned block devices")) << Lines(why.errors);
   EXPECT_TRUE(Has(why.errors, "r.fio:6:1: exitall: is not supported: a step ends when every stream is done")) << Lines(why.errors);
   FioImport allowed = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\n", "r.fio", true);

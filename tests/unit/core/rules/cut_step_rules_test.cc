@@ -40,11 +40,13 @@ TEST(CutStepRules, KindsExcludeEachOtherAndWhatFightsThemIsRefused) {
   Io(w).mutable_curve();
   Io(w).mutable_rate()->set_iops(5);
   Io(w).mutable_think()->set_time(1000);
+  Io(w).mutable_flow()->set_weight(2);
   Io(w).set_runtime(1'000'000'000);
   Io(w).set_jobs(300);
   const auto vs = Validate(w);
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.rate", "is set by the curve step's windows"));
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.think", "leave think out"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.flow", "would hold the curve step's load back: leave flow out"));
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.runtime", "too short for its curve windows: at least 33s"));
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.jobs", "at most 256 per agent"));
 }

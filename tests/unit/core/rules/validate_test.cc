@@ -160,6 +160,15 @@ TEST(Validate, UnlinkIsForAnAgentsOwnFiles) {
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.unlink", "the null engine has no files"));
 }
 
+TEST(Validate, AFlowNeedsItsWeight) {
+  v1::Workload w = Minimal();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  io.mutable_flow()->set_id(3);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.flow", "set flow.weight as well"));
+  io.mutable_flow()->set_weight(2);
+  EXPECT_TRUE(Validate(w).empty());  // (the bounds are the loader's: BadInput.FlowFieldsAreRefusedWhereWritten)
+}
+
 TEST(Validate, ThinkSkipAndBackward) {
   v1::Workload w = Minimal();
   v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
