@@ -106,7 +106,9 @@ Status IoTask::OpenJobs() {
     }
     job->range = JobSpan(seq);  // before skip spaces the blocks: what preallocate allocates
     if (!seq.random && seq.stride == 1 && (io.skip() > 0 || io.backward())) SpaceSequential(io, seq);
-    if (seq.random && distribution) {
+    if (seq.random && distribution && distribution->kind == DistributionSpec::Kind::kSequence) {
+      IOFLEET_RETURN_IF_ERROR(SequenceFor(*distribution, io, where, seq));
+    } else if (seq.random && distribution) {
       auto table = DistributionFor(*distribution, seq.slots, seed_base);
       if (!table.ok()) return Status(table.status().code(), where + ": distribution: " + table.status().message());
       seq.distribution = *table;
@@ -222,6 +224,18 @@ void IoTask::SpaceSequential(const v1::IoSpec& io, SequenceSpec& seq) const {
   seq.reverse = io.backward();
   // Backward, the last slot of the range is the first one done; the first done forward is slot 0.
   if (seq.reverse && seq.slots > 0) seq.first = (range_slots - 1) - (seq.slots - 1) * every;
+}
+
+// fio's sequence distribution: the job's slots in order (no table), each inside its range.
+Status IoTask::SequenceFor(const DistributionSpec& distribution, const v1::IoSpec& io, const std::string& where, SequenceSpec& seq) {
+  const std::vector<uint64_t>& slots = distribution.sequence;
+  seq.pattern_count = static_cast<uint32_t>(std::min(slots.size(), seq.pattern.size()));
+  std::copy_n(slots.begin(), seq.pattern_count, seq.pattern.begin());
+  seq.pattern_max = *std::max_element(slots.begin(), slots.end());
+  seq.pattern_strided = io.sequence_stride();
+  if (seq.pattern_max < seq.slots) return Status::Ok();
+  return InvalidArgument(where + ": distribution " + io.distribution() + ": slot " + std::to_string(seq.pattern_max) +
+                         " is beyond the job's " + std::to_string(seq.slots) + " slots");
 }
 
 // The table for `slots`: one per range size, shared by the jobs of the task. Its scatter (zipf's

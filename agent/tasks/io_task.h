@@ -111,6 +111,7 @@ class IoTask final : public StepTask {
   Status Unlink();
   void PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& job) const;
   Result<const OffsetDistribution*> DistributionFor(const DistributionSpec& spec, uint64_t slots, uint64_t seed_base);
+  static Status SequenceFor(const DistributionSpec& distribution, const v1::IoSpec& io, const std::string& where, SequenceSpec& seq);
   Status FillHoles();
   void RunJob(Job& job, StartGate& gate);
   void RecordCoverage();

@@ -24,6 +24,13 @@ struct SequenceSpec {
   // I/O a slot drawn from it (zipf, pareto, normal, zoned), with repeats.
   bool repeats = false;
   const OffsetDistribution* distribution = nullptr;
+  // fio's sequence distribution: these slots, in this order, over and over; strided, each round
+  // of them lies pattern_count slots further on, back at the range's start where a round would
+  // pass its end. pattern_max is the largest of them (below `slots`).
+  uint32_t pattern_count = 0;
+  bool pattern_strided = false;
+  uint64_t pattern_max = 0;
+  std::array<uint64_t, 64> pattern{};
   uint32_t read_pct = 100;    // 100: reads only, 0: writes only
   uint32_t split_count = 0;   // 0: every transfer is slot_size
   std::array<uint32_t, 16> split_size{};
@@ -60,7 +67,8 @@ class IoSequence {
   // loop: a call of its own cost a seventh of a null-engine I/O (bench/null-instructions).
   [[gnu::always_inline]] bool Next(IoChoice& out) noexcept {
     if (index_ == spec_.slots) return false;
-    uint64_t slot = spec_.distribution ? spec_.distribution->Draw(rng_.Next())
+    uint64_t slot = spec_.pattern_count ? PatternSlot()
+                    : spec_.distribution ? spec_.distribution->Draw(rng_.Next())
                     : spec_.repeats    ? UniformSlot(rng_.Next())
                     : spec_.random     ? permutation_(index_)
                                        : index_;
@@ -96,6 +104,17 @@ class IoSequence {
   uint64_t UniformSlot(uint64_t r) const noexcept {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * spec_.slots) >> 64);
   }
+  uint64_t PatternSlot() noexcept {
+    const uint64_t slot = pattern_base_ + spec_.pattern[pattern_pos_];
+    if (++pattern_pos_ == spec_.pattern_count) {
+      pattern_pos_ = 0;
+      if (spec_.pattern_strided) {
+        pattern_base_ += spec_.pattern_count;
+        if (pattern_base_ + spec_.pattern_max >= spec_.slots) pattern_base_ = 0;
+      }
+    }
+    return slot;
+  }
   uint32_t PickSize(uint64_t r32) const noexcept {
     uint64_t total = spec_.split_cumulative[spec_.split_count - 1];
     uint64_t pick = (r32 * total) >> 32;
@@ -110,6 +129,8 @@ class IoSequence {
   uint64_t index_ = 0;
   uint64_t pass_ = 0;
   std::array<uint64_t, 2> cursor_{};  // a mixed sequential job's next read and write slot
+  uint32_t pattern_pos_ = 0;          // a sequence: the next of its slots ...
+  uint64_t pattern_base_ = 0;         // ... and, strided, where its round begins
   bool mixed_ = false;    // reads and writes (read_pct neither 0 nor 100)
   bool draws_r_ = false;  // each I/O draws a number for its direction or its size
 };

@@ -218,6 +218,8 @@ Result<std::shared_ptr<const OffsetDistribution>> OffsetDistribution::Build(cons
     case DistributionSpec::Kind::kZoned:
       runs = OffsetZonedRuns(spec.zones, slots);
       break;
+    case DistributionSpec::Kind::kSequence:  // no table: the job's sequence (agent/worker/io_sequence.h)
+      return InvalidArgument("a sequence is not drawn from a table");
   }
   std::shared_ptr<OffsetDistribution> d(new OffsetDistribution());
   d->slots_ = slots;

@@ -199,6 +199,7 @@ class Importer {
   void Invalidate(const Option& o, Level& l);
   void RandomDistribution(const Option& o, Level& l);
   void NoRandomMap(const Option& o, Level& l);
+  void RandomSequenceStride(const Option& o, Level& l);
   void RandRepeat(const Option& o, Level& l);
   void RandSeed(const Option& o, Level& l);
   void StartDelay(const Option& o, Level& l);

@@ -120,8 +120,11 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
       {{{"thread", &Importer::Thread}}, "`thread`", "accepted, no effect: iofleet's jobs are threads of the agent"},
       {{{"random_distribution", &Importer::RandomDistribution}},
        "`random_distribution`",
-       "`distribution`: `random`, `zipf:THETA`, `pareto:H`, `zoned:A/R:...` as fio writes them (fio's `normal` is refused: "
-       "its value is not a standard deviation)"},
+       "`distribution`: `random`, `zipf:THETA`, `pareto:H`, `zoned:A/R:...`, `sequence:S,...` as fio writes them (fio's "
+       "`normal` is refused: its value is not a standard deviation)"},
+      {{{"random_sequence_stride", &Importer::RandomSequenceStride}},
+       "`random_sequence_stride`",
+       "`sequence_stride`: with `random_distribution=sequence:...`, each round of the sequence one group further on"},
       {{{"norandommap", &Importer::NoRandomMap}}, "`norandommap`", "`random: uniform` (blocks drawn with repeats)"},
       {{{"randrepeat", &Importer::RandRepeat}, {"randseed", &Importer::RandSeed}},
        "`randrepeat`, `randseed`",
@@ -142,14 +145,9 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
        "accepted, no effect: it only spares fio's clock calls; iofleet always times every I/O (its cost is in its figures)"},
       {{{"kb_base", &Importer::KbBaseOption}}, "`kb_base`", "how sizes read (below)"},
       // Refused with their own reasons (docs/workloads.md lists them below the table).
-      {{{"exec_prerun", &Importer::RunsCommand},
-        {"exec_postrun", &Importer::RunsCommand},
-        {"trigger", &Importer::RunsCommand},
-        {"trigger-file", &Importer::RunsCommand},
-        {"trigger-timeout", &Importer::RunsCommand},
-        {"trigger-remote", &Importer::RunsCommand}},
-       nullptr,
-       nullptr},
+      {{{"exec_prerun", &Importer::RunsCommand}, {"exec_postrun", &Importer::RunsCommand}, {"trigger", &Importer::RunsCommand},
+        {"trigger-file", &Importer::RunsCommand}, {"trigger-timeout", &Importer::RunsCommand}, {"trigger-remote", &Importer::RunsCommand}},
+       nullptr, nullptr},
   };
 }
 
@@ -540,6 +538,13 @@ void Importer::RandomDistribution(const Option& o, Level& l) {
   if (o.value == "random") return;  // fio's default, iofleet's uniform
   l.io.set_distribution(o.value);
   Record(l, {v1::IoSpec::kDistributionFieldNumber}, o);
+}
+
+void Importer::RandomSequenceStride(const Option& o, Level& l) {
+  auto b = Bool(o);
+  if (!b || !*b) return;  // fio's default 0: the same slots over and over
+  l.io.set_sequence_stride(true);
+  Record(l, {v1::IoSpec::kSequenceStrideFieldNumber}, o);
 }
 
 void Importer::NoRandomMap(const Option& o, Level& l) {

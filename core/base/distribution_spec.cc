@@ -9,6 +9,7 @@ namespace iofleet {
 namespace {
 
 constexpr size_t kOffsetMaxZones = 256;      // fio's limit
+constexpr size_t kOffsetMaxSequence = 64;    // fio's limit
 constexpr double kOffsetFioZipfTheta = 1.1;  // fio's values for a bare "zipf" and "pareto"
 constexpr double kOffsetFioParetoH = 0.2;
 
@@ -106,8 +107,23 @@ Status ParseDistributionInto(std::string_view text, DistributionSpec& spec) {
   if (name == "zoned_abs") {
     return InvalidArgument("zoned_abs (zones in bytes) is not supported: give zones in percent, zoned:ACCESS/RANGE:...");
   }
-  if (name == "sequence") return InvalidArgument("fio's sequence distribution is not supported");
-  return InvalidArgument("not a distribution: random, zipf:THETA, pareto:H, normal:SIGMA or zoned:ACCESS/RANGE:...");
+  if (name == "sequence") {
+    spec.kind = Kind::kSequence;
+    std::string_view rest = value;
+    if (rest.empty()) return InvalidArgument("sequence needs its slots: sequence:2,0,1");
+    while (spec.sequence.size() <= kOffsetMaxSequence) {  // one past the limit is enough to refuse
+      const size_t comma = rest.find(',');
+      uint64_t slot = 0;
+      if (!OffsetParseAll(OffsetTrim(rest.substr(0, comma)), slot)) {
+        return InvalidArgument("sequence slot \"" + std::string(rest.substr(0, comma)) + "\" is not a whole number");
+      }
+      spec.sequence.push_back(slot);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return Status::Ok();
+  }
+  return InvalidArgument("not a distribution: random, zipf:THETA, pareto:H, normal:SIGMA, zoned:ACCESS/RANGE:... or sequence:SLOT,...");
 }
 
 Status ValidateDistributionZones(const std::vector<Zone>& zones) {
@@ -164,6 +180,14 @@ Status ValidateDistribution(const DistributionSpec& spec) {
       return Status::Ok();
     case DistributionSpec::Kind::kZoned:
       return ValidateDistributionZones(spec.zones);
+    case DistributionSpec::Kind::kSequence:
+      if (spec.sequence.empty() || spec.sequence.size() > kOffsetMaxSequence) {
+        return InvalidArgument("a sequence has 1 to 64 slots (fio's limit), not " + std::to_string(spec.sequence.size()));
+      }
+      for (uint64_t slot : spec.sequence) {
+        if (slot >= (uint64_t{1} << 62)) return InvalidArgument("sequence slot " + std::to_string(slot) + " is beyond any range");
+      }
+      return Status::Ok();
   }
   return InvalidArgument("unknown distribution kind");
 }

@@ -320,10 +320,22 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
     for (char c : prefix) good = good && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
     if (!good) out.push_back({place(v1::IoSpec::kFilePrefixFieldNumber), "file_prefix \"" + prefix + "\" is not a file name prefix ([A-Za-z0-9_-]+, at most 64)"});
   }
+  const bool sequence = io.has_distribution() && io.distribution().rfind("sequence", 0) == 0;
   if (io.has_distribution()) {
     if (auto spec = ParseDistribution(io.distribution()); !spec.ok()) {
       out.push_back({place(v1::IoSpec::kDistributionFieldNumber), spec.status().message()});
+    } else if (sequence && (io.file_layout() == v1::FILE_LAYOUT_PER_JOB || io.shared_mode() == v1::SHARED_MODE_WHOLE)) {
+      // Each job's range is its whole file here: a slot past it is known now (else the agent says).
+      const uint64_t slot = MaxBlockSize(io), blocks = slot ? io.file_size() / slot : 0;
+      const uint64_t last = *std::max_element(spec->sequence.begin(), spec->sequence.end());
+      if (blocks > 0 && last >= blocks) {
+        out.push_back({place(v1::IoSpec::kDistributionFieldNumber), "sequence slot " + std::to_string(last) + " is beyond the file's " +
+                                                                       std::to_string(blocks) + " blocks (slots count from 0)"});
+      }
     }
+  }
+  if (io.sequence_stride() && !sequence) {
+    out.push_back({place(v1::IoSpec::kSequenceStrideFieldNumber), "applies to distribution sequence:... only"});
   }
   if (io.verify() && io.engine() == v1::ENGINE_NULL) {
     out.push_back({place(v1::IoSpec::kVerifyFieldNumber), "verify needs real I/O; the null engine does none"});

@@ -91,6 +91,34 @@ TEST(IoSequence, ReverseGoesFromTheLastSlotToTheFirst) {
   EXPECT_EQ(Pass(holes).size(), 3u) << "a new pass goes backward again";
 }
 
+// fio's sequence distribution: the slots in the order given, over and over; strided, each round
+// a group further on, back at the start where a round would pass the range's end.
+TEST(IoSequence, ASequenceVisitsItsSlotsInOrderAndStridedMovesOn) {
+  SequenceSpec spec;
+  spec.slots = 12;
+  spec.slot_size = 4096;
+  spec.random = true;
+  spec.pattern_count = 3;
+  spec.pattern[0] = 2;
+  spec.pattern[1] = 0;
+  spec.pattern[2] = 1;
+  spec.pattern_max = 2;
+  auto first = [](IoSequence& s, size_t n) {
+    std::vector<uint64_t> slots;
+    IoChoice c;
+    while (slots.size() < n && (s.Next(c) || (s.NextPass(), s.Next(c)))) slots.push_back(c.offset / 4096);
+    return slots;
+  };
+  IoSequence fixed(spec);
+  EXPECT_EQ(first(fixed, 7), (std::vector<uint64_t>{2, 0, 1, 2, 0, 1, 2}));
+  spec.pattern_strided = true;
+  IoSequence strided(spec);
+  EXPECT_EQ(first(strided, 15), (std::vector<uint64_t>{2, 0, 1, 5, 3, 4, 8, 6, 7, 11, 9, 10, 2, 0, 1}));
+  spec.slots = 13;  // a last group of one slot: the round that would pass the end starts over
+  IoSequence short_tail(spec);
+  EXPECT_EQ(first(short_tail, 15), (std::vector<uint64_t>{2, 0, 1, 5, 3, 4, 8, 6, 7, 11, 9, 10, 2, 0, 1}));
+}
+
 // fio's rw=rw: the reads and the writes each go through the range from its start, one after the
 // other (an offset per direction), not one walk whose blocks are read or written.
 TEST(IoSequence, MixedSequentialKeepsAnOffsetPerDirection) {

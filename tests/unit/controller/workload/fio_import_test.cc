@@ -364,6 +364,24 @@ TEST(FioImport, MixedReadsAndWrites) {
   EXPECT_TRUE(Has(imp.errors, "m.fio:3:4: rw: \"randread:8\": fio's random :N")) << Lines(imp.errors);
 }
 
+// fio's examples/sequence-distribution.fio: the sequence distribution, fixed and strided.
+TEST(FioImport, SequenceDistributionAndItsStride) {
+  FioImport imp = ImportFioJobText("[global]\nioengine=null\nrw=randread\nbs=4k\nsize=48k\nio_size=24k\n"
+                                   "[repeating_sequence]\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=0\n"
+                                   "[strided_sequence]\nstonewall\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=1\n",
+                                   "s.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  ASSERT_EQ(imp.workload.steps_size(), 2);
+  EXPECT_EQ(imp.workload.steps(0).io().distribution(), "sequence:2,0,1");
+  EXPECT_FALSE(imp.workload.steps(0).io().sequence_stride());
+  EXPECT_TRUE(imp.workload.steps(1).io().sequence_stride());
+  // A slot past the file is refused where it was written; a stride without a sequence too.
+  imp = ImportFioJobText("[a]\nrw=randread\nbs=4k\nsize=48k\nrandom_distribution=sequence:2,12\n", "t.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "t.fio:5:1: random_distribution: sequence slot 12 is beyond the file's 12 blocks")) << Lines(imp.errors);
+  imp = ImportFioJobText("[a]\nrw=randread\nbs=4k\nsize=48k\nrandom_sequence_stride=1\n", "u.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "u.fio:5:1: random_sequence_stride: applies to distribution sequence:... only")) << Lines(imp.errors);
+}
+
 TEST(FioImport, BadValuesAreErrorsWithTheirPlace) {
   FioImport imp = ImportFioJobText("[a]\nsize=1m\nbs=abc\niodepth=0\ndirect=yes\nruntime=soon\nsize=50%\nnumjobs=-1\n",
                                    "v.fio", false);

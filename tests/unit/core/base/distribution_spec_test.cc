@@ -55,6 +55,19 @@ TEST(ParseDistribution, BlankZoneRangeTakesTheRestAsInFio) {
       << none_left.status().message();
 }
 
+TEST(ParseDistribution, ASequenceIsItsSlotsInOrderUpToFiosSixtyFour) {
+  auto spec = ParseDistribution("sequence:2, 0,1");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->kind, DistributionSpec::Kind::kSequence);
+  EXPECT_EQ(spec->sequence, (std::vector<uint64_t>{2, 0, 1}));
+  std::string longest = "sequence:0";
+  for (int i = 1; i < 64; ++i) longest += "," + std::to_string(i);
+  EXPECT_TRUE(ParseDistribution(longest).ok());
+  auto too_long = ParseDistribution(longest + ",64");
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.status().message().find("1 to 64 slots (fio's limit), not 65"), std::string::npos) << too_long.status().message();
+}
+
 TEST(ParseDistribution, RefusesWhatFioRefusesAndSaysWhy) {
   struct Case {
     const char* text;
@@ -85,7 +98,10 @@ TEST(ParseDistribution, RefusesWhatFioRefusesAndSaysWhy) {
            Case{"zoned:/10:100/90", "zone 1 (\"/10\") is not ACCESS/RANGE"},
            Case{"zoned:", "needs its zones"},
            Case{"zoned_abs:60/20G:40/100G", "zoned_abs"},
-           Case{"sequence:2,0,1", "sequence"},
+           Case{"sequence:", "needs its slots"},
+           Case{"sequence:2,,1", "sequence slot \"\" is not a whole number"},
+           Case{"sequence:2,-1", "sequence slot \"-1\" is not a whole number"},
+           Case{"sequence:4611686018427387904", "beyond any range"},
            Case{"random:5", "takes no value"},
            Case{"gaussian:3", "not a distribution"},
        }) {
