@@ -233,6 +233,7 @@ Status IoTask::SequenceFor(const DistributionSpec& distribution, const v1::IoSpe
   std::copy_n(slots.begin(), seq.pattern_count, seq.pattern.begin());
   seq.pattern_max = *std::max_element(slots.begin(), slots.end());
   seq.pattern_strided = io.sequence_stride();
+  seq.repeats = false;  // the sequence decides every slot (random: uniform has nothing to draw)
   if (seq.pattern_max < seq.slots) return Status::Ok();
   return InvalidArgument(where + ": distribution " + io.distribution() + ": slot " + std::to_string(seq.pattern_max) +
                          " is beyond the job's " + std::to_string(seq.slots) + " slots");

@@ -67,10 +67,10 @@ class IoSequence {
   // loop: a call of its own cost a seventh of a null-engine I/O (bench/null-instructions).
   [[gnu::always_inline]] bool Next(IoChoice& out) noexcept {
     if (index_ == spec_.slots) return false;
-    uint64_t slot = spec_.pattern_count ? PatternSlot()
-                    : spec_.distribution ? spec_.distribution->Draw(rng_.Next())
+    // (A sequence is a random job's without repeats, tested last: other jobs pay nothing for it.)
+    uint64_t slot = spec_.distribution ? spec_.distribution->Draw(rng_.Next())
                     : spec_.repeats    ? UniformSlot(rng_.Next())
-                    : spec_.random     ? permutation_(index_)
+                    : spec_.random     ? (spec_.pattern_count ? PatternSlot() : permutation_(index_))
                                        : index_;
     ++index_;
     uint64_t r = draws_r_ ? rng_.Next() : 0;

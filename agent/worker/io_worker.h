@@ -15,8 +15,8 @@
 #include "agent/stats/job_stats.h"
 #include "agent/stats/window_cuts.h"
 #include "agent/worker/data_generator.h"
-#include "agent/worker/io_sequence.h"
 #include "agent/worker/flow_share.h"
+#include "agent/worker/io_sequence.h"
 #include "agent/worker/pacer.h"
 
 namespace iofleet::agent {

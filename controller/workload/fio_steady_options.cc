@@ -10,6 +10,7 @@
 #include "controller/workload/fio_importer.h"
 #include "controller/workload/fio_values.h"
 #include "core/base/units.h"
+#include "core/rules/field_bounds.h"
 
 namespace iofleet::controller::fio_detail {
 
@@ -87,6 +88,11 @@ void Importer::SteadyInterval(const Option& o, Level& l) {
 // [global] one it inherits) becomes the steady timeout, and the step's own runtime is left to
 // the rules' bound for a steady step (0 overrides an inherited one).
 void Importer::PlaceSteady(const Level& defaults, const std::vector<Job>& jobs) {
+  auto OutOfSteadyBounds = [this](const google::protobuf::FieldDescriptor* field, uint64_t value, const Place& at) {
+    const auto bound = rules::OutOfBounds(field, value);
+    if (bound) Error(at, FormatDuration(value) + " " + rules::BoundText(field, *bound) + " (iofleet's steady." + field->name() + ")");
+    return bound.has_value();
+  };
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Level& l = jobs[i].level;
     const auto& criterion = l.steady ? l.steady : defaults.steady;
@@ -124,6 +130,13 @@ void Importer::PlaceSteady(const Level& defaults, const std::vector<Job>& jobs) 
       Warn(criterion->at, "a limit of " + SteadyDecimal(criterion->limit_pct) + "% a sample over " + std::to_string(samples) +
                               " samples is a change of " + SteadyDecimal(tolerance) + "% over the window; iofleet's tolerance is " +
                               SteadyDecimal(whole) + "%");
+    }
+    // The steady step's own bounds (a window of at most 1 h, a timeout of at most a day).
+    const auto* fields = v1::SteadyState::descriptor();
+    if (OutOfSteadyBounds(fields->FindFieldByNumber(v1::SteadyState::kWindowFieldNumber), window->value, window->at) ||
+        OutOfSteadyBounds(fields->FindFieldByNumber(v1::SteadyState::kTimeoutFieldNumber), runtime->value, runtime->at) ||
+        (interval && OutOfSteadyBounds(fields->FindFieldByNumber(v1::SteadyState::kIntervalFieldNumber), interval_ns, interval->at))) {
+      continue;
     }
     v1::IoSpec* io = out_.workload.mutable_steps(static_cast<int>(i))->mutable_io();
     v1::SteadyState* steady = io->mutable_steady();

@@ -120,6 +120,8 @@ TEST(FioSteadyOptions, WhatCannotMeanTheSameIsRefusedAtItsPlace) {
   EXPECT_TRUE(SteadyHas(imp.errors, "e.fio:5:1: ss: a limit of 5% is a change of 295% over the window's 60 samples")) << SteadyLines(imp.errors);
   imp = ImportFioJobText("[a]\nsize=1m\ntime_based\nruntime=1m\nss=iops:10%\nss_dur=2\n", "f.fio", false);
   EXPECT_TRUE(SteadyHas(imp.errors, "f.fio:6:8: ss_dur: 2s holds 2 samples of 1s")) << SteadyLines(imp.errors);
+  imp = ImportFioJobText("[a]\nsize=1m\ntime_based\nruntime=3h\nss=iops:10%\nss_dur=2h\n", "w.fio", false);
+  EXPECT_TRUE(SteadyHas(imp.errors, "w.fio:6:8: ss_dur: 2h is above the maximum 1h (iofleet's steady.window)")) << SteadyLines(imp.errors);
   // The steady step's own rules, at the option that broke them.
   imp = ImportFioJobText("[a]\nsize=1m\ntime_based\nruntime=1m\nrate_iops=100\nss=iops:10%\nss_dur=30\n", "g.fio", false);
   EXPECT_TRUE(SteadyHas(imp.errors, "g.fio:5:1: rate_iops:")) << SteadyLines(imp.errors);
