@@ -216,6 +216,7 @@ class Importer {
   std::optional<uint64_t> SizeValue(const Option& o, const std::string& text, int kb_base,
                                     const google::protobuf::FieldDescriptor* field);
   std::optional<uint64_t> Time(const Option& o);
+  std::optional<uint64_t> Microseconds(const Option& o);  // fio_pacing_options.cc
   bool InBounds(const Option& o, const google::protobuf::FieldDescriptor* field, uint64_t value, const std::string& shown);
 
   // Levels into the workload.

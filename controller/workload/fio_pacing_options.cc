@@ -117,35 +117,28 @@ void Importer::RateCycle(const Option& o, Level& l) {
   Record(l, {v1::IoSpec::kRateFieldNumber, v1::RateSpec::kCycleFieldNumber}, o);
 }
 
-namespace {
-
-// fio reads thinktime and thinktime_spin in microseconds when they have no unit.
-Result<uint64_t> FioMicroseconds(const std::string& value) {
-  if (IsDigits(value) && value.size() <= 12) return std::stoull(value) * 1000;
-  return ParseFioTime(value);
-}
-
-}  // namespace
-
-void Importer::ThinkTime(const Option& o, Level& l) {
-  if (!NeedValue(o)) return;
-  Result<uint64_t> ns = FioMicroseconds(o.value);
+// fio reads thinktime, thinktime_spin and flow_sleep in microseconds when they have no unit.
+std::optional<uint64_t> Importer::Microseconds(const Option& o) {
+  if (!NeedValue(o)) return std::nullopt;
+  Result<uint64_t> ns = IsDigits(o.value) && o.value.size() <= 12 ? Result<uint64_t>(std::stoull(o.value) * 1000) : ParseFioTime(o.value);
   if (!ns.ok()) {
     Error(ValueAt(o), ns.status().message() + " (a bare number is microseconds, as fio reads it)");
-    return;
+    return std::nullopt;
   }
+  return *ns;
+}
+
+void Importer::ThinkTime(const Option& o, Level& l) {
+  const std::optional<uint64_t> ns = Microseconds(o);
+  if (!ns) return;
   if (!InBounds(o, v1::ThinkSpec::descriptor()->FindFieldByNumber(v1::ThinkSpec::kTimeFieldNumber), *ns, o.value)) return;
   l.io.mutable_think()->set_time(*ns);
   Record(l, {v1::IoSpec::kThinkFieldNumber, v1::ThinkSpec::kTimeFieldNumber}, o);
 }
 
 void Importer::ThinkSpin(const Option& o, Level& l) {
-  if (!NeedValue(o)) return;
-  Result<uint64_t> ns = FioMicroseconds(o.value);
-  if (!ns.ok()) {
-    Error(ValueAt(o), ns.status().message() + " (a bare number is microseconds, as fio reads it)");
-    return;
-  }
+  const std::optional<uint64_t> ns = Microseconds(o);
+  if (!ns) return;
   l.io.mutable_think()->set_spin(*ns);
   Record(l, {v1::IoSpec::kThinkFieldNumber, v1::ThinkSpec::kSpinFieldNumber}, o);
 }
@@ -193,12 +186,8 @@ void Importer::FlowId(const Option& o, Level& l) {
 }
 
 void Importer::FlowSleep(const Option& o, Level& l) {
-  if (!NeedValue(o)) return;
-  Result<uint64_t> ns = FioMicroseconds(o.value);
-  if (!ns.ok()) {
-    Error(ValueAt(o), ns.status().message() + " (a bare number is microseconds, as fio reads it)");
-    return;
-  }
+  const std::optional<uint64_t> ns = Microseconds(o);
+  if (!ns) return;
   if (*ns == 0) return;  // fio's default: look again at once (iofleet's: after 10us)
   if (!InBounds(o, v1::FlowSpec::descriptor()->FindFieldByNumber(v1::FlowSpec::kSleepFieldNumber), *ns, o.value)) return;
   l.flow_sleep = Setting<uint64_t>{*ns, KeyAt(o)};

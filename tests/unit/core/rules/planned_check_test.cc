@@ -101,6 +101,17 @@ TEST(PlannedCheck, BlockSizeZero) {
   EXPECT_TRUE(Has(vs, "steps[0].io.block_size", "0B is below the minimum 1B")) << All(vs);
 }
 
+// A flow of weight 0 from the wire would hold its job after one request for the rest of the
+// step (a size-based one would never end), and a sleep of 0 would spin: both refused.
+TEST(PlannedCheck, AFlowOfWeightZeroOrNoSleepIsRefused) {
+  v1::PrepareRequest r = Valid();
+  Io(r).mutable_flow()->set_weight(0);
+  Io(r).mutable_flow()->set_sleep(0);
+  auto vs = CheckPrepareRequest(r);
+  EXPECT_TRUE(Has(vs, "steps[0].io.flow.weight", "0 is below the minimum 1")) << All(vs);
+  EXPECT_TRUE(Has(vs, "steps[0].io.flow.sleep", "is below the minimum 1us")) << All(vs);
+}
+
 TEST(PlannedCheck, BlockSizeMissing) {
   v1::PrepareRequest r = Valid();
   Io(r).clear_block_size();
