@@ -16,6 +16,8 @@ constexpr double kDeviceTimeShare = 0.5;  // of iofleet's latency, spent in the 
 // requests merged or split, ours take at least their time in it; twice leaves room for the sampling).
 constexpr double kDeviceAboveIofleet = 2.0;
 constexpr double kCoreBusyPct = 95.0;
+// A client this busy whose requests wait in it, not in the device, is held by its CPU.
+constexpr double kLaggingWorkerPct = 85.0;
 constexpr double kOthersShare = 1.2;     // direct I/O: a device moving this much more than the jobs
 constexpr uint64_t kOthersSlackBytes = 1 << 20;
 
@@ -184,6 +186,21 @@ v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
     return out;
   }
 
+  // More in flight than reached the device's queue: the rest of each request's life was the
+  // client's (submitting, reaping). With a job thread or a core nearly busy, that is its CPU (on
+  // 2 cores in the full suite: 6.7 of 16 queued, a job thread 89.2% and a core 90.2% busy).
+  const double worker_pct = agent.cpu ? agent.cpu->max_worker_busy_permille / 10.0 : 0.0;
+  const double core_pct = f.has_max_core_busy_pct() ? f.max_core_busy_pct() : 0.0;
+  if (busiest && r.direct() && in_flight > kSmallInFlight && queued_share < kQueueShare &&
+      (worker_pct >= kLaggingWorkerPct || core_pct >= kNearPct)) {
+    std::vector<std::string> evidence{fmt::format(
+        "{}: {:.1f} requests queued on average of the {} its jobs keep in flight ({:.0f}%): the rest waited in the client",
+        busiest->name(), busiest->avg_queue(), in_flight, 100 * queued_share)};
+    if (agent.cpu) evidence.push_back(fmt::format("cpu.busiest_worker_pct {:.1f}", worker_pct));
+    if (f.has_max_core_busy_pct()) evidence.push_back(fmt::format("{} busy {:.1f}%", f.max_core(), core_pct));
+    Judge(out, "client_cpu", std::move(evidence));
+    return out;
+  }
   if (agent.cpu && agent.cpu_bound) {
     const CpuFigures& c = *agent.cpu;
     std::vector<std::string> evidence;

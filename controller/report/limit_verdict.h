@@ -13,6 +13,9 @@
 //                flight (or more than 2 x kSmallInFlight) was queued on a device under the run
 //                directory, and its own latency is at least half of iofleet's (its busy share is
 //                evidence only: blk-mq's io_ticks under-count a device with many in flight);
+//   client_cpu   O_DIRECT with more than kSmallInFlight in flight, less than 80% of it queued on
+//                the device, and a job thread at least 85% or a core at least 90% busy: the
+//                requests waited in the client, not the device;
 //   client_cpu   the agent was CPU-bound (report.json's client_cpu_bound: a job thread or the
 //                host over 90%), or one core was busy at least 95% of the window;
 //   network      an interface whose speed the driver reports carried at least 90% of it;

@@ -144,6 +144,36 @@ TEST(LimitVerdict, ASaturatedJobThreadOrCoreIsTheClient) {
   EXPECT_NE(Evidence(l).find("cpu0 busy 97.0% of the window"), std::string::npos) << Evidence(l);
 }
 
+// The full suite on 2 cores (make test, fresh clone): QD16 libaio kept 16 in flight but the disk
+// saw 6.7 of them on average (94.8% busy), a job thread 89.2% busy and cpu1 90.2%: the rest of
+// each request's life was the client's (submitting and reaping), so neither rule above held
+// and the verdict was `unknown`. Requests that wait in a nearly busy client are its CPU's limit.
+TEST(LimitVerdict, RequestsThatWaitInANearlyBusyClientAreItsCpu) {
+  v1::ResourceStats r = Window();
+  r.set_max_core_busy_permille(902);
+  r.set_max_core("cpu1");
+  Device(r, 1896, 13'400, 16'000, 13'000);  // 94.8% busy, 6.7 queued, 0.81 ms a request
+  StepStats lagging = Agent(16'000, 2'000'000);
+  lagging.cpu->max_worker_busy_permille = 892;
+  v1::ReportLimit l = JudgeLimit(r, lagging);
+  EXPECT_EQ(l.verdict(), "client_cpu") << Evidence(l);
+  EXPECT_NE(Evidence(l).find("vda: 6.7 requests queued on average of the 16 its jobs keep in flight (42%): the rest waited in the client"),
+            std::string::npos)
+      << Evidence(l);
+  EXPECT_NE(Evidence(l).find("cpu.busiest_worker_pct 89.2"), std::string::npos) << Evidence(l);
+  EXPECT_NE(Evidence(l).find("cpu1 busy 90.2%"), std::string::npos) << Evidence(l);
+  // The same shortfall with an idle client is not its CPU: the gap is elsewhere (a file system's
+  // lock, a stacked device), and the verdict says it does not know.
+  lagging.cpu->max_worker_busy_permille = 400;
+  r.set_max_core_busy_permille(500);
+  EXPECT_EQ(JudgeLimit(r, lagging).verdict(), "unknown");
+  // Buffered I/O: the device's queue is the page cache's, no shortfall to read.
+  r.set_direct(false);
+  lagging.cpu->max_worker_busy_permille = 892;
+  r.set_max_core_busy_permille(902);
+  EXPECT_EQ(JudgeLimit(r, lagging).verdict(), "unknown");
+}
+
 TEST(LimitVerdict, ALinkNearItsSpeedIsTheNetwork) {
   v1::ResourceStats r = Window();
   v1::NetworkStats& n = *r.add_networks();
