@@ -36,6 +36,13 @@ uint64_t Mix(uint64_t a, uint64_t b) {
   return m.Next();
 }
 
+// The agent's name in the run (unique in it) as a number: what makes its data its own.
+uint64_t NameKey(const std::string& name) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
 }  // namespace
 
 Status IoTask::OpenJobs() {
@@ -135,7 +142,9 @@ Status IoTask::OpenJobs() {
     data.compressible_pct = io.data().compressible_pct();
     data.pattern = DataGenerator::DecodePattern(io.data().pattern());
     data.dedupe_pct = io.data().dedupe_pct();
-    data.stream = seq.seed;
+    // The seed is the same on every agent (the same offsets, as fio's on each host); the data
+    // is the agent's own, so no chunk of one agent's repeats another's on a shared array.
+    data.stream = Mix(seq.seed, NameKey(plan_.agent_name));
     data.verify = io.verify();
     job->data_options = data;
     job->data.Prepare(data, job->buffer_block.get(), slot_size_, depth);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <set>
 #include <vector>
 #include <zlib.h>
 
@@ -154,6 +155,36 @@ TEST_F(IoTaskTest, WrittenDataCompressesAsAsked) {
     // zlib's framing and the blocks' stamps add a little to the compressible part.
     EXPECT_NEAR(share, (100.0 - pct) / 100.0, 0.04) << "compressible_pct " << pct;
   }
+}
+
+// Fresh data is fresh across the fleet: two agents of one run (the same run token, the same
+// step, the same job index) write no 4 KiB chunk in common, neither in the step's writes nor in
+// what a read step lays out. Their stamps were the job's seed alone, so every agent wrote the same
+// bytes, and a deduplicating array shared by six clients kept one copy of their six.
+TEST_F(IoTaskTest, TwoAgentsOfOneRunWriteNoChunkInCommon) {
+  auto other_ws = Workspace::Create(*roots_->Find("default"), "", "run-1", "node2");
+  ASSERT_TRUE(other_ws.ok()) << other_ws.status().message();
+  ASSERT_NE((*other_ws)->run_dir(), ws_->run_dir());
+  std::set<std::string> chunks;
+  size_t seen = 0;
+  for (const auto& [agent, workspace] : {std::pair{"node1", ws_}, std::pair{"node2", *other_ws}}) {
+    for (v1::Op op : {v1::OP_WRITE, v1::OP_READ}) {
+      IoPlan c = Io(0, op, false);
+      c.agent_name = agent;
+      c.workspace = workspace;
+      c.coverage = std::make_shared<FileCoverage>();
+      const std::string prefix = op == v1::OP_WRITE ? "written" : "laid-out";
+      c.io.set_file_prefix(prefix);
+      c.io.set_file_size(1 << 20);
+      auto done = Run(std::move(c));
+      ASSERT_TRUE(done.ok()) << done.status().message();
+      const std::string data = testing::ReadAll(fs::path(workspace->run_dir()) / (prefix + "-0.dat"));
+      ASSERT_EQ(data.size(), 1u << 20);
+      for (size_t at = 0; at < data.size(); at += 4096) chunks.insert(data.substr(at, 4096));
+      seen += data.size() / 4096;
+    }
+  }
+  EXPECT_EQ(chunks.size(), seen) << seen - chunks.size() << " chunks repeat";
 }
 
 // skip leaves holes between sequential blocks, and backward starts from the range's last block:
