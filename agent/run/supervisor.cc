@@ -257,16 +257,19 @@ Status Supervisor::SetupStep(const v1::SetupStepRequest& request) {
       std::vector<const v1::IoSpec*> streams;
       for (const v1::IoSpec& stream : planned.io().streams()) streams.push_back(&stream);
       const std::vector<std::shared_ptr<FlowShare>> flows = FlowSharesOf(streams);
+      const std::vector<DedupeSetPlace> sets = DedupeSetsOf(streams, io_plan.global_jobs);
       for (int k = 0; k < planned.io().streams_size(); ++k) {
         IoPlan stream_plan = io_plan;
         stream_plan.io = planned.io().streams(k);
         stream_plan.stream = stream_plan.io.name();
         stream_plan.stream_index = static_cast<uint32_t>(k);
         stream_plan.flow = flows[static_cast<size_t>(k)];
+        stream_plan.dedupe_set = sets[static_cast<size_t>(k)];
         tasks.push_back(std::make_unique<IoTask>(std::move(stream_plan)));
       }
     } else if (planned.has_io()) {
       io_plan.flow = FlowSharesOf({&io_plan.io})[0];
+      io_plan.dedupe_set = DedupeSetsOf({&io_plan.io}, io_plan.global_jobs)[0];
       tasks.push_back(std::make_unique<IoTask>(std::move(io_plan)));
     } else {
       Result<std::unique_ptr<StepTask>> task =

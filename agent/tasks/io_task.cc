@@ -138,16 +138,8 @@ Status IoTask::OpenJobs() {
       job->buffers.push_back(job->buffer_block.get() + s * slot_size_);
       job->iovecs.push_back(iovec{job->buffers.back(), slot_size_});
     }
-    DataOptions data;
-    data.compressible_pct = io.data().compressible_pct();
-    data.pattern = DataGenerator::DecodePattern(io.data().pattern());
-    data.dedupe_pct = io.data().dedupe_pct();
-    // The seed is the same on every agent (the same offsets, as fio's on each host); the data
-    // is the agent's own, so no chunk of one agent's repeats another's on a shared array.
-    data.stream = Mix(seq.seed, NameKey(plan_.agent_name));
-    data.verify = io.verify();
-    job->data_options = data;
-    job->data.Prepare(data, job->buffer_block.get(), slot_size_, depth);
+    job->data_options = DataOptionsFor(io, seq.seed, seed_base, j);
+    job->data.Prepare(job->data_options, job->buffer_block.get(), slot_size_, depth);
 
     PlanJob(io, writes, null_engine, *job);
     if (cutter_) {
@@ -161,6 +153,28 @@ Status IoTask::OpenJobs() {
     job->completions.resize(depth);
   }
   return Status::Ok();
+}
+
+DataOptions IoTask::DataOptionsFor(const v1::IoSpec& io, uint64_t job_seed, uint64_t seed_base, uint32_t j) const {
+  DataOptions data;
+  data.compressible_pct = io.data().compressible_pct();
+  data.pattern = DataGenerator::DecodePattern(io.data().pattern());
+  data.dedupe_pct = io.data().dedupe_pct();
+  // The seed is the same on every agent (the same offsets, as fio's on each host); the data is
+  // the agent's own, so no chunk of one agent's repeats another's on a shared array.
+  data.stream = Mix(job_seed, NameKey(plan_.agent_name));
+  data.verify = io.verify();
+  if (const uint64_t own = WorkingSetChunks(io, plan_.global_jobs)) {
+    // The job's own set, or its part of the one the step's streams share on this agent, under
+    // one seed of the agent's for the step.
+    const bool shared_set = plan_.dedupe_set.chunks > 0;
+    data.own_count = own;
+    data.working_set_chunks = shared_set ? plan_.dedupe_set.chunks : own;
+    data.own_first = shared_set ? plan_.dedupe_set.first + own * j : 0;
+    data.working_set_seed = shared_set ? Mix(Mix(seed_base, (uint64_t{plan_.step_index} << 32) | 0xDEDE), NameKey(plan_.agent_name))
+                                       : Mix(data.stream, 0xDEDE);
+  }
+  return data;
 }
 
 // The job's loop settings from the step's fields (JobPlan): depth, batches, window, pacing,
@@ -316,6 +330,7 @@ Status IoTask::FillHoles() {
     // Its own data stream (stamps stay unique in the run), with the step's data options.
     DataOptions options = job->data_options;
     options.stream = Mix(options.stream, 0xF111);
+    options.working_set_seed = Mix(options.working_set_seed, 0xF111);  // what it lays out is no part of the job's set
     DataGenerator data;
     data.Prepare(options, buffer, slot_size_, slots);
     for (uint64_t r = 0; r < range_count; ++r) {
@@ -640,6 +655,27 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   if (cache_) ReportResidency(*cache_, result);
   IOFLEET_RETURN_IF_ERROR(Unlink());
   return result;
+}
+
+uint64_t WorkingSetChunks(const v1::IoSpec& io, uint32_t global_jobs) {
+  if (io.data().dedupe_pct() == 0 || !io.data().has_dedupe_working_set_pct()) return 0;
+  const uint64_t range_chunks = rules::JobRangeBytes(io, global_jobs) / DataGenerator::kChunk;
+  return std::max<uint64_t>(1, range_chunks * io.data().dedupe_working_set_pct() / 100);
+}
+
+std::vector<DedupeSetPlace> DedupeSetsOf(const std::vector<const v1::IoSpec*>& streams, uint32_t global_jobs) {
+  std::vector<DedupeSetPlace> out(streams.size());
+  uint64_t total = 0;
+  for (size_t k = 0; k < streams.size(); ++k) {
+    if (!streams[k]->data().dedupe_global()) continue;
+    out[k].first = total;
+    // Beyond 2^62 chunks (exbibytes of files) the set stops growing rather than wrap.
+    total = std::min<uint64_t>(uint64_t{1} << 62, total + std::min<uint64_t>(uint64_t{1} << 62, WorkingSetChunks(*streams[k], global_jobs) * streams[k]->jobs()));
+  }
+  for (size_t k = 0; k < streams.size(); ++k) {
+    if (streams[k]->data().dedupe_global()) out[k].chunks = total;
+  }
+  return out;
 }
 
 std::vector<std::shared_ptr<FlowShare>> FlowSharesOf(const std::vector<const v1::IoSpec*>& streams) {

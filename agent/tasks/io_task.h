@@ -34,6 +34,12 @@
 
 namespace iofleet::agent {
 
+// Where a stream's jobs' parts lie in a working set the step's streams share.
+struct DedupeSetPlace {
+  uint64_t first = 0;
+  uint64_t chunks = 0;  // the whole set's; 0: the stream shares none
+};
+
 // What an io step's jobs need: the step, and where its files are.
 struct IoPlan {
   v1::IoSpec io;                    // resolved and planned: nothing left to default
@@ -54,7 +60,18 @@ struct IoPlan {
   // fio's flow: the flow this stream's jobs are in, shared with the other streams' of the same
   // id (FlowSharesOf); null without flow.
   std::shared_ptr<FlowShare> flow;
+  // data.dedupe_global: the agent's one working set for the step's streams that share it
+  // (DedupeSetsOf): this stream's jobs' parts start at chunk `first` of a set of `chunks`.
+  DedupeSetPlace dedupe_set;
 };
+
+// The chunks of a job's part of its working set (data.dedupe_working_set_pct of its range,
+// at least one); 0 without a working set.
+uint64_t WorkingSetChunks(const v1::IoSpec& io, uint32_t global_jobs);
+
+// Each stream's place in the agent's shared working set (data.dedupe_global), in order: the
+// streams that share it, one after another, each job's part after the one before.
+std::vector<DedupeSetPlace> DedupeSetsOf(const std::vector<const v1::IoSpec*>& streams, uint32_t global_jobs);
 
 // The flow of each of a step's streams (or of the step without streams), in order: one FlowShare
 // per flow id, weighed by every job in it on this agent; null for a stream without flow.
@@ -110,6 +127,8 @@ class IoTask final : public StepTask {
   Status Preallocate();
   Status Unlink();
   void PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& job) const;
+  // What job j's writes carry: the step's data options, its own stream and working set.
+  DataOptions DataOptionsFor(const v1::IoSpec& io, uint64_t job_seed, uint64_t seed_base, uint32_t j) const;
   Result<const OffsetDistribution*> DistributionFor(const DistributionSpec& spec, uint64_t slots, uint64_t seed_base);
   static Status SequenceFor(const DistributionSpec& distribution, const v1::IoSpec& io, const std::string& where, SequenceSpec& seq);
   Status FillHoles();

@@ -116,22 +116,31 @@ v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats&
   return out;
 }
 
-v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
-  v1::ReportLimit out;
-  const v1::ReportResources f = ResourceFigures(r, agent);
-  const double iops = agent.iops(), bps = agent.bytes_per_sec();
+namespace {
 
+// The step's rate, where the agent came near it: the first rule.
+bool JudgeRateCap(const v1::ResourceStats& r, const StepStats& agent, v1::ReportLimit& out) {
+  const double iops = agent.iops(), bps = agent.bytes_per_sec();
   if (r.rate_iops() > 0 && iops >= kNearPct / 100 * static_cast<double>(r.rate_iops())) {
     Judge(out, "rate_cap", {fmt::format("rate: {} IOPS asked of its jobs together, {:.1f} done ({:.1f}%)", r.rate_iops(), iops,
                                         100 * iops / static_cast<double>(r.rate_iops()))});
-    return out;
+    return true;
   }
   if (r.rate_bytes_per_sec() > 0 && bps >= kNearPct / 100 * static_cast<double>(r.rate_bytes_per_sec())) {
     Judge(out, "rate_cap", {fmt::format("rate: {} asked of its jobs together, {} done ({:.1f}%)",
                                         Rate(static_cast<double>(r.rate_bytes_per_sec())), Rate(bps),
                                         100 * bps / static_cast<double>(r.rate_bytes_per_sec()))});
-    return out;
+    return true;
   }
+  return false;
+}
+
+}  // namespace
+
+v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
+  v1::ReportLimit out;
+  const v1::ReportResources f = ResourceFigures(r, agent);
+  if (JudgeRateCap(r, agent, out)) return out;
 
   for (const auto& t : f.throttles()) {
     struct Cap {

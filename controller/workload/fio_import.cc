@@ -517,6 +517,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   PlaceRamp(defaults, jobs);
   PlaceSteady(defaults, jobs);
   PlaceFlow(defaults, jobs);
+  PlaceDedupe(defaults, jobs);
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
   PlaceIoAmount(defaults, jobs);

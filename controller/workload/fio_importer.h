@@ -65,6 +65,9 @@ struct Level {
   std::optional<Setting<uint64_t>> flow_weight;       // flow= (0: not in a flow)
   std::optional<Setting<uint64_t>> flow_id;           // flow_id=
   std::optional<Setting<uint64_t>> flow_sleep;        // flow_sleep=, in ns
+  std::optional<Setting<bool>> dedupe_working_set;    // dedupe_mode= (true: working_set)
+  std::optional<Setting<uint64_t>> dedupe_set_pct;    // dedupe_working_set_percentage=
+  std::optional<Setting<bool>> dedupe_global;         // dedupe_global=
   int kb_base = 1024;
 };
 
@@ -184,6 +187,11 @@ class Importer {
   void LogAvgMsec(const Option& o, Level& l);
   static std::vector<OptionRow> LogOptionRows();  // fio_log_options.cc
   static std::vector<OptionRow> SteadyOptionRows();  // fio_steady_options.cc
+  static std::vector<OptionRow> DedupeOptionRows();  // fio_dedupe_options.cc
+  void DedupeMode(const Option& o, Level& l);
+  void DedupeWorkingSetPercentage(const Option& o, Level& l);
+  void DedupeGlobal(const Option& o, Level& l);
+  void PlaceDedupe(const Level& defaults, const std::vector<Job>& jobs);
   void SteadyCriterionOption(const Option& o, Level& l);
   void SteadyDuration(const Option& o, Level& l);
   void SteadyRamp(const Option& o, Level& l);

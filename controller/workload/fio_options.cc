@@ -28,6 +28,10 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     for (OptionRow& row : LogOptionRows()) more.push_back(std::move(row));
     for (OptionRow& row : SteadyOptionRows()) more.push_back(std::move(row));
     rows.insert(after == rows.end() ? rows.end() : after + 1, more.begin(), more.end());
+    // The working set's rows (fio_dedupe_options.cc) after dedupe_percentage's.
+    const auto dedupe = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`dedupe_percentage`"; });
+    const std::vector<OptionRow> sets = DedupeOptionRows();
+    rows.insert(dedupe == rows.end() ? rows.end() : dedupe + 1, sets.begin(), sets.end());
     return rows;
   }();
   return table;

@@ -29,8 +29,6 @@ const char* Importer::RefusalReason(const std::string& option) {
       {"cmdprio_bssplit", "I/O priorities are not set by iofleet's jobs"},
       {"verify_pattern", "iofleet verifies with its own per-block header and CRC-32, not a pattern"},
       {"do_verify", "iofleet verifies in read steps: add a read job with stonewall"},
-      {"dedupe_mode", "iofleet's dedupe_pct repeats one chunk; fio's working sets cannot mean the same"},
-      {"dedupe_working_set_percentage", "iofleet's dedupe_pct repeats one chunk; fio's working sets cannot mean the same"},
       {"fill_device", "writing until the device is full is not supported: give a size"},
       {"random_generator", "iofleet's jobs draw from their own generator (SplitMix64), not fio's"},
       {"blockalign", "offsets are multiples of the block size (of the largest size of a split)"},

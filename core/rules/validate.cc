@@ -179,6 +179,15 @@ void CheckFlow(const v1::FlowSpec& flow, const std::string& at, std::vector<Viol
   }
 }
 
+void CheckDedupe(const v1::DataSpec& data, const std::string& at, std::vector<Violation>& out) {
+  if (data.has_dedupe_working_set_pct() && data.dedupe_pct() == 0) {
+    out.push_back({at + ".dedupe_working_set_pct", "the working set of the repeats has none to serve: set data.dedupe_pct as well"});
+  }
+  if (data.dedupe_global() && !data.has_dedupe_working_set_pct()) {
+    out.push_back({at + ".dedupe_global", "shares a working set among the jobs: set data.dedupe_working_set_pct as well"});
+  }
+}
+
 void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::string& path, std::vector<Violation>& out) {
   v1::IoSpec io = ResolveStepIo(w, step);
   std::string step_path = path + ".io";
@@ -297,6 +306,7 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   CheckRate(io.rate(), place(v1::IoSpec::kRateFieldNumber), out);
   CheckThink(io.think(), place(v1::IoSpec::kThinkFieldNumber), out);
   CheckFlow(io.flow(), place(v1::IoSpec::kFlowFieldNumber), out);
+  CheckDedupe(io.data(), place(v1::IoSpec::kDataFieldNumber), out);
   if (io.io_size() > 0 && !CheckedMul(io.io_size(), std::max<uint64_t>(io.loops(), 1), "io_size x loops").ok()) {
     out.push_back({place(v1::IoSpec::kIoSizeFieldNumber), "io_size x loops is beyond 2^64 bytes"});
   }

@@ -112,6 +112,24 @@ TEST_F(BadInput, FlowFieldsAreRefusedWhereWritten) {
   ExpectNothingStarted();
 }
 
+TEST_F(BadInput, DedupeWorkingSetFieldsAreRefusedWhereWritten) {
+  auto bounds = Run("name: t\n"
+                    "steps:\n"
+                    "  - name: c\n"
+                    "    io: { op: write, file_size: 1MiB, data: { dedupe_pct: 50, dedupe_working_set_pct: 0 } }\n");
+  EXPECT_EQ(bounds.code, 2) << bounds.out << bounds.err;
+  const char* below = "w.yaml:4:87: steps[0].io.data.dedupe_working_set_pct: 0 is below the minimum 1";
+  EXPECT_NE(bounds.err.find(below), std::string::npos) << below << "\n" << bounds.err;
+  auto rules = Run("name: t\n"
+                   "steps:\n"
+                   "  - name: c\n"
+                   "    io: { op: write, file_size: 1MiB, data: { dedupe_pct: 50, dedupe_global: true } }\n");
+  EXPECT_EQ(rules.code, 2) << rules.out << rules.err;
+  const char* said = "w.yaml:4:63: steps[0].io.data.dedupe_global: shares a working set among the jobs: set data.dedupe_working_set_pct as well";
+  EXPECT_NE(rules.err.find(said), std::string::npos) << said << "\n" << rules.err;
+  ExpectNothingStarted();
+}
+
 TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
   std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
   auto validate = [&](std::vector<std::string> sets) {

@@ -199,5 +199,22 @@ TEST(FioJobFiles, AFlowKeepsTwoStreamsInProportion) {
   EXPECT_NEAR(reads / writes, 8.0, 8.0 * 0.02 + 16 * 9 / writes) << writes << " writes, " << reads << " reads";
 }
 
+// fio's examples/dedupe-global.fio, scaled down, through a real agent: its two jobs are two
+// streams writing at once from one working set (what they write: IoTaskTest.StreamsSharing...).
+TEST(FioJobFiles, ADedupeWorkingSetSharedByTwoStreamsRuns) {
+  TempDir tmp;
+  const std::string job = (tmp / "dedupe-global.fio").string();
+  WriteText(job, "[global]\nioengine=libaio\niodepth=16\nsize=4m\ndedupe_mode=working_set\ndedupe_global=1\n"
+                 "dedupe_percentage=50\nblocksize=4k\nrw=write\nbuffer_compress_percentage=50\n"
+                 "dedupe_working_set_percentage=50\n[a]\n[b]\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const json streams = ReadReport(tmp / "out")["steps"][0]["streams"];
+  ASSERT_EQ(streams.size(), 2u) << streams.dump();
+  for (const json& s : streams) EXPECT_EQ(s["aggregate"]["bytes"].get<uint64_t>(), 4u << 20) << s.dump();
+}
+
 }  // namespace
 }  // namespace iofleet::testing

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <vector>
 #include <zlib.h>
@@ -185,6 +186,55 @@ TEST_F(IoTaskTest, TwoAgentsOfOneRunWriteNoChunkInCommon) {
     }
   }
   EXPECT_EQ(chunks.size(), seen) << seen - chunks.size() << " chunks repeat";
+}
+
+// fio's dedupe-global.fio on real files: two streams (a, b) of 4 KiB writes, dedupe 50% from
+// a working set of 50% that the streams share (dedupe_global), placed as the supervisor places
+// them (DedupeSetsOf). Each file alone repeats less than the two together, which repeat half.
+TEST_F(IoTaskTest, StreamsSharingAWorkingSetWriteWhatDedupeAsks) {
+  std::vector<IoPlan> plans;
+  for (const char* prefix : {"a", "b"}) {
+    IoPlan c = Io(0, v1::OP_WRITE, false);
+    c.io.set_file_prefix(prefix);
+    c.io.set_block_size(4096);
+    c.io.set_file_size(16 << 20);
+    c.io.mutable_data()->set_dedupe_pct(50);
+    c.io.mutable_data()->set_dedupe_working_set_pct(50);
+    c.io.mutable_data()->set_dedupe_global(true);
+    c.stream = prefix;
+    c.stream_index = static_cast<uint32_t>(plans.size());
+    plans.push_back(std::move(c));
+  }
+  const std::vector<DedupeSetPlace> sets = DedupeSetsOf({&plans[0].io, &plans[1].io}, 1);
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets[0].first, 0u);
+  EXPECT_EQ(sets[1].first, 2048u) << "half of a's 4,096 chunks";
+  EXPECT_EQ(sets[0].chunks, 4096u);
+  std::set<std::string> both;
+  for (size_t k = 0; k < plans.size(); ++k) {
+    plans[k].dedupe_set = sets[k];
+    const std::string file = plans[k].stream + "-0.dat";
+    auto written = Run(std::move(plans[k]));
+    ASSERT_TRUE(written.ok()) << written.status().message();
+    const std::string data = testing::ReadAll(fs::path(ws_->run_dir()) / file);
+    ASSERT_EQ(data.size(), 16u << 20);
+    std::set<std::string> alone;
+    for (size_t at = 0; at < data.size(); at += 4096) {
+      alone.insert(data.substr(at, 4096));
+      both.insert(data.substr(at, 4096));
+    }
+    EXPECT_GT(static_cast<double>(alone.size()) / 4096.0, 0.60) << file;
+    std::printf("%s alone: %zu distinct of 4096 chunks\n", file.c_str(), alone.size());
+  }
+  std::printf("a and b: %zu distinct of 8192 chunks\n", both.size());
+  EXPECT_NEAR(static_cast<double>(both.size()) / 8192.0, 0.50, 0.02);
+  // Without dedupe_global each stream has a set of its own, and none is shared.
+  IoPlan own = Io(1, v1::OP_WRITE, false);
+  own.io.set_file_prefix("own");
+  own.io.mutable_data()->set_dedupe_pct(50);
+  own.io.mutable_data()->set_dedupe_working_set_pct(50);
+  EXPECT_EQ(DedupeSetsOf({&own.io}, 1)[0].chunks, 0u);
+  EXPECT_EQ(WorkingSetChunks(own.io, 1), kIoFileBytes / 4096 / 2);
 }
 
 // skip leaves holes between sequential blocks, and backward starts from the range's last block:

@@ -382,6 +382,40 @@ TEST(FioImport, SequenceDistributionAndItsStride) {
   EXPECT_TRUE(Has(imp.errors, "u.fio:5:1: random_sequence_stride: applies to distribution sequence:... only")) << Lines(imp.errors);
 }
 
+// fio's examples/dedupe-global.fio: a working set shared by the file's jobs, placed whatever
+// the order of its options; the mode's other options do nothing without it, as in fio.
+TEST(FioImport, DedupeWorkingSetAndGlobal) {
+  FioImport imp = ImportFioJobText("[global]\nrw=write\nbs=4k\nsize=100m\ndedupe_working_set_percentage=50\ndedupe_global=1\n"
+                                   "dedupe_mode=working_set\ndedupe_percentage=50\n[a]\n[b]\ndedupe_mode=repeat\n[c]\nstonewall\n"
+                                   "dedupe_working_set_percentage=20\n",
+                                   "d.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 2);
+  ASSERT_EQ(w.steps(0).io().streams_size(), 2);
+  const v1::DataSpec& a = w.steps(0).io().streams(0).data();
+  EXPECT_EQ(w.defaults().data().dedupe_pct(), 50u);  // [global]'s, as every other option of it
+  EXPECT_EQ(a.dedupe_working_set_pct(), 50u);
+  EXPECT_TRUE(a.dedupe_global());
+  const v1::DataSpec& b = w.steps(0).io().streams(1).data();  // its own repeat mode
+  EXPECT_FALSE(b.has_dedupe_working_set_pct());
+  EXPECT_FALSE(b.dedupe_global());
+  EXPECT_EQ(w.steps(1).io().data().dedupe_working_set_pct(), 20u);
+  EXPECT_TRUE(Has(imp.warnings, "d.fio:5:1: dedupe_working_set_percentage: has no effect without dedupe_mode=working_set")) << Lines(imp.warnings);
+  // fio's default share of the range, 5%, where the mode is given alone.
+  imp = ImportFioJobText("[a]\nrw=write\nsize=1m\ndedupe_percentage=10\ndedupe_mode=working_set\n", "e.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  EXPECT_EQ(imp.workload.steps(0).io().data().dedupe_working_set_pct(), 5u);
+  // Bad values, and a set with no repeats to serve, where they are written.
+  imp = ImportFioJobText("[a]\nrw=write\nsize=1m\ndedupe_mode=sometimes\ndedupe_working_set_percentage=101\ndedupe_global=2\n", "f.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:4:13: dedupe_mode: \"sometimes\" is not repeat or working_set")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:5:31: dedupe_working_set_percentage: 101 is above the maximum 100")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "f.fio:6:15: dedupe_global: \"2\" is not 0 or 1")) << Lines(imp.errors);
+  imp = ImportFioJobText("[a]\nrw=write\nsize=1m\ndedupe_mode=working_set\n", "g.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "g.fio:4:1: dedupe_mode: the working set of the repeats has none to serve: set data.dedupe_pct as well"))
+      << Lines(imp.errors);
+}
+
 TEST(FioImport, BadValuesAreErrorsWithTheirPlace) {
   FioImport imp = ImportFioJobText("[a]\nsize=1m\nbs=abc\niodepth=0\ndirect=yes\nruntime=soon\nsize=50%\nnumjobs=-1\n",
                                    "v.fio", false);

@@ -112,6 +112,21 @@ TEST(PlannedCheck, AFlowOfWeightZeroOrNoSleepIsRefused) {
   EXPECT_TRUE(Has(vs, "steps[0].io.flow.sleep", "is below the minimum 1us")) << All(vs);
 }
 
+// From the wire as from a file: a working set of 0% or past the range, and sharing without one.
+TEST(PlannedCheck, AWorkingSetOutOfBoundsOrWithoutRepeatsIsRefused) {
+  v1::PrepareRequest r = Valid();
+  Io(r).mutable_data()->set_dedupe_pct(50);
+  Io(r).mutable_data()->set_dedupe_working_set_pct(101);
+  auto vs = CheckPrepareRequest(r);
+  EXPECT_TRUE(Has(vs, "steps[0].io.data.dedupe_working_set_pct", "101 is above the maximum 100")) << All(vs);
+  Io(r).mutable_data()->clear_dedupe_working_set_pct();
+  Io(r).mutable_data()->set_dedupe_global(true);
+  vs = CheckPrepareRequest(r);
+  EXPECT_TRUE(Has(vs, "steps[0].io.data.dedupe_global", "set data.dedupe_working_set_pct as well")) << All(vs);
+  Io(r).mutable_data()->set_dedupe_working_set_pct(1);
+  EXPECT_TRUE(CheckPrepareRequest(r).empty()) << All(CheckPrepareRequest(r));
+}
+
 TEST(PlannedCheck, BlockSizeMissing) {
   v1::PrepareRequest r = Valid();
   Io(r).clear_block_size();

@@ -50,6 +50,25 @@ TEST(Validate, FilePrefixIsAPlainName) {
   }
 }
 
+// A working set serves dedupe_pct's repeats, and dedupe_global shares a working set: each
+// without the other does nothing, and is refused where it was written.
+TEST(Validate, AWorkingSetNeedsRepeatsAndSharingNeedsASet) {
+  v1::Workload w = Minimal();
+  v1::DataSpec* data = w.mutable_steps(0)->mutable_io()->mutable_data();
+  data->set_dedupe_pct(50);
+  data->set_dedupe_working_set_pct(50);
+  data->set_dedupe_global(true);
+  EXPECT_TRUE(Validate(w).empty());
+  data->set_dedupe_pct(0);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.data.dedupe_working_set_pct", "set data.dedupe_pct as well"));
+  data->set_dedupe_pct(50);
+  data->clear_dedupe_working_set_pct();
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.data.dedupe_global", "set data.dedupe_working_set_pct as well"));
+  data->set_dedupe_working_set_pct(50);
+  w.mutable_steps(0)->mutable_io()->set_verify(true);  // verify headers make every chunk unique
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.verify", "dedupe_pct needs verify: false"));
+}
+
 TEST(JobFileName, DefaultNamesStayAndAPrefixGivesFilesOfTheirOwn) {
   v1::IoSpec io = BuiltinIoDefaults();
   EXPECT_EQ(JobFileName(io, 3), "job-3.dat");
