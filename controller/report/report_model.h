@@ -119,6 +119,8 @@ struct AgentStep {
   // The progress stream as received, oldest first: what the agent had done when (first_done
   // interpolates between these when the agents were not stopped together).
   std::vector<ProgressSample> samples = {};
+  // Its first I/O after the start instant it was given, both on its own clock (io steps).
+  std::optional<int64_t> start_lateness_ns = std::nullopt;
 };
 
 // One phase of a files step (mkdir, create, ...), run in lockstep on every agent.

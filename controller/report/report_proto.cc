@@ -254,6 +254,10 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
     SetFigures(a.stats, *row->mutable_figures());
     if (step.kind == "copy") SetCopyFigures(step.kind, a.stats, row->mutable_copy());
     row->set_start_offset_ns(a.start_offset_ns);
+    if (a.start_lateness_ns) {
+      row->set_start_lateness_ns(*a.start_lateness_ns);
+      if (!s.has_max_start_lateness_ns() || *a.start_lateness_ns > s.max_start_lateness_ns()) s.set_max_start_lateness_ns(*a.start_lateness_ns);
+    }
     if (a.stats.resources) {
       *row->mutable_resources() = ResourceFigures(*a.stats.resources, a.stats);
       *row->mutable_limit() = JudgeLimit(*a.stats.resources, a.stats);

@@ -318,12 +318,23 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
     windows = s.cut->Figures();
   }
   const bool confirmed = !windows.empty() && windows.size() == fleet_.size();
+  const bool io_step = step.kind == "io";
+  uint64_t first_delay = io.start_delay();
+  if (io.streams_size() > 0) {
+    first_delay = UINT64_MAX;
+    for (const v1::IoSpec& stream : io.streams()) first_delay = std::min<uint64_t>(first_delay, stream.start_delay());
+  }
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (!s.results[i].ok()) continue;
     StepStats stats = confirmed ? std::move(windows[i]) : StepStats::FromProto(*s.results[i]);
     step.aggregate.Add(stats, step.agents.empty());
     AgentStep row{fleet_[i]->name, std::move(stats)};
     if (earliest != INT64_MAX && s.results[i]->started_at_unix_ns()) row.start_offset_ns = corrected[i] - earliest;
+    // The agent against its own instant: the offset cancels (it was given start_at + offset),
+    // and so do the streams' start delays (its first I/O is its earliest stream's).
+    if (io_step && s.start_at && s.results[i]->started_at_unix_ns()) {
+      row.start_lateness_ns = corrected[i] - static_cast<int64_t>(s.start_at) - static_cast<int64_t>(first_delay);
+    }
     AddStreams(row.agent, row.start_offset_ns, *s.results[i], step);
     row.stopped_early = s.results[i]->stopped_early() && !confirmed;
     row.has_work = s.Worked(i);

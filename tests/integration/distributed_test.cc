@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdio>
+
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -68,12 +70,20 @@ steps:
   for (const auto& step : report["steps"]) {
     ASSERT_EQ(step["agents"].size(), 6u);
     uint64_t bytes = 0;
+    int64_t latest = INT64_MIN;
     for (const auto& a : step["agents"]) {
       EXPECT_EQ(a["bytes"].get<uint64_t>(), 2u * 4 * 1024 * 1024) << a["agent"];
       bytes += a["bytes"].get<uint64_t>();
+      // Each agent against its own start instant: never before it (its clock, no offset in it).
+      ASSERT_TRUE(a.contains("start_lateness_ns")) << a.dump();
+      EXPECT_GE(a["start_lateness_ns"].get<int64_t>(), 0) << a["agent"];
+      latest = std::max(latest, a["start_lateness_ns"].get<int64_t>());
     }
     EXPECT_EQ(step["aggregate"]["bytes"].get<uint64_t>(), bytes);
     EXPECT_GE(step["start_skew_ns"].get<int64_t>(), 0);
+    EXPECT_EQ(step["max_start_lateness_ns"].get<int64_t>(), latest);
+    std::printf("%s: start skew %lld ns, latest agent %lld ns after its instant\n", step["name"].get<std::string>().c_str(),
+                static_cast<long long>(step["start_skew_ns"].get<int64_t>()), static_cast<long long>(latest));
     EXPECT_TRUE(step.contains("slowest_agent"));
     EXPECT_LE(step["first_done"]["seconds"].get<double>(), step["last_done"]["seconds"].get<double>());
   }
