@@ -36,6 +36,10 @@ uint64_t Mix(uint64_t a, uint64_t b) {
   return m.Next();
 }
 
+// Where job `number`'s range begins beyond its layout's own place (offset, offset_increment):
+// the rules keep it within the largest file offset.
+uint64_t JobOffset(const v1::IoSpec& io, uint64_t number) { return io.offset() + number * io.offset_increment(); }
+
 // The agent's name in the run (unique in it) as a number: what makes its data its own.
 uint64_t NameKey(const std::string& name) {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
@@ -87,9 +91,10 @@ Status IoTask::OpenJobs() {
       if (peer) {
         // Another agent's file cannot be filled by this one: it must hold the whole range.
         struct stat st;
-        if (fstat(job->fd.get(), &st) == 0 && static_cast<uint64_t>(st.st_size) < job_bytes) {
+        const uint64_t end = JobOffset(io, j) + job_bytes;
+        if (fstat(job->fd.get(), &st) == 0 && static_cast<uint64_t>(st.st_size) < end) {
           return FailedPrecondition(where + ": holds " + std::to_string(st.st_size) + " of the " +
-                                    std::to_string(job_bytes) + " bytes to read: have agent " +
+                                    std::to_string(end) + " bytes to read: have agent " +
                                     plan_.read_from_agent + " write it in an earlier step");
         }
       }
@@ -111,6 +116,7 @@ Status IoTask::OpenJobs() {
       seq.slots = job_bytes / slot_size_;
       seq.base = shared ? (first_job + j) * job_bytes : 0;
     }
+    seq.base += JobOffset(io, first_job + j);
     job->range = JobSpan(seq);  // before skip spaces the blocks: what preallocate allocates
     if (!seq.random && seq.stride == 1 && (io.skip() > 0 || io.backward())) SpaceSequential(io, seq);
     if (seq.random && distribution && distribution->kind == DistributionSpec::Kind::kSequence) {
@@ -655,39 +661,6 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   if (cache_) ReportResidency(*cache_, result);
   IOFLEET_RETURN_IF_ERROR(Unlink());
   return result;
-}
-
-uint64_t WorkingSetChunks(const v1::IoSpec& io, uint32_t global_jobs) {
-  if (io.data().dedupe_pct() == 0 || !io.data().has_dedupe_working_set_pct()) return 0;
-  const uint64_t range_chunks = rules::JobRangeBytes(io, global_jobs) / DataGenerator::kChunk;
-  return std::max<uint64_t>(1, range_chunks * io.data().dedupe_working_set_pct() / 100);
-}
-
-std::vector<DedupeSetPlace> DedupeSetsOf(const std::vector<const v1::IoSpec*>& streams, uint32_t global_jobs) {
-  std::vector<DedupeSetPlace> out(streams.size());
-  uint64_t total = 0;
-  for (size_t k = 0; k < streams.size(); ++k) {
-    if (!streams[k]->data().dedupe_global()) continue;
-    out[k].first = total;
-    // Beyond 2^62 chunks (exbibytes of files) the set stops growing rather than wrap.
-    total = std::min<uint64_t>(uint64_t{1} << 62, total + std::min<uint64_t>(uint64_t{1} << 62, WorkingSetChunks(*streams[k], global_jobs) * streams[k]->jobs()));
-  }
-  for (size_t k = 0; k < streams.size(); ++k) {
-    if (streams[k]->data().dedupe_global()) out[k].chunks = total;
-  }
-  return out;
-}
-
-std::vector<std::shared_ptr<FlowShare>> FlowSharesOf(const std::vector<const v1::IoSpec*>& streams) {
-  std::map<uint32_t, uint64_t> weight;  // flow id -> every job's weight in it
-  for (const v1::IoSpec* io : streams) {
-    if (io->flow().has_weight()) weight[io->flow().id()] += uint64_t{io->jobs()} * io->flow().weight();
-  }
-  std::map<uint32_t, std::shared_ptr<FlowShare>> shares;
-  for (const auto& [id, total] : weight) shares[id] = std::make_shared<FlowShare>(total);
-  std::vector<std::shared_ptr<FlowShare>> out;
-  for (const v1::IoSpec* io : streams) out.push_back(io->flow().has_weight() ? shares[io->flow().id()] : nullptr);
-  return out;
 }
 
 }  // namespace iofleet::agent

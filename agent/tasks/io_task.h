@@ -26,6 +26,7 @@
 #include "agent/host/page_cache.h"
 #include "agent/stats/job_stats.h"
 #include "agent/tasks/step_task.h"
+#include "agent/tasks/stream_shares.h"
 #include "agent/tasks/window_cutter.h"
 #include "agent/worker/data_generator.h"
 #include "agent/worker/io_worker.h"
@@ -33,12 +34,6 @@
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::agent {
-
-// Where a stream's jobs' parts lie in a working set the step's streams share.
-struct DedupeSetPlace {
-  uint64_t first = 0;
-  uint64_t chunks = 0;  // the whole set's; 0: the stream shares none
-};
 
 // What an io step's jobs need: the step, and where its files are.
 struct IoPlan {
@@ -64,18 +59,6 @@ struct IoPlan {
   // (DedupeSetsOf): this stream's jobs' parts start at chunk `first` of a set of `chunks`.
   DedupeSetPlace dedupe_set;
 };
-
-// The chunks of a job's part of its working set (data.dedupe_working_set_pct of its range,
-// at least one); 0 without a working set.
-uint64_t WorkingSetChunks(const v1::IoSpec& io, uint32_t global_jobs);
-
-// Each stream's place in the agent's shared working set (data.dedupe_global), in order: the
-// streams that share it, one after another, each job's part after the one before.
-std::vector<DedupeSetPlace> DedupeSetsOf(const std::vector<const v1::IoSpec*>& streams, uint32_t global_jobs);
-
-// The flow of each of a step's streams (or of the step without streams), in order: one FlowShare
-// per flow id, weighed by every job in it on this agent; null for a stream without flow.
-std::vector<std::shared_ptr<FlowShare>> FlowSharesOf(const std::vector<const v1::IoSpec*>& streams);
 
 class IoTask final : public StepTask {
  public:

@@ -521,6 +521,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   PlaceDirectory(defaults, jobs);
   CheckSizes(defaults, jobs);
   PlaceIoAmount(defaults, jobs);
+  PlaceOffsets(defaults, jobs);
   CheckMixedRates(defaults, jobs);
   PlaceRandRepeat(defaults, jobs);
   std::string description;

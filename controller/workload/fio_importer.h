@@ -68,6 +68,8 @@ struct Level {
   std::optional<Setting<bool>> dedupe_working_set;    // dedupe_mode= (true: working_set)
   std::optional<Setting<uint64_t>> dedupe_set_pct;    // dedupe_working_set_percentage=
   std::optional<Setting<bool>> dedupe_global;         // dedupe_global=
+  std::optional<Setting<uint64_t>> offset;            // offset=
+  std::optional<Setting<uint64_t>> offset_increment;  // offset_increment=
   int kb_base = 1024;
 };
 
@@ -192,6 +194,11 @@ class Importer {
   void DedupeWorkingSetPercentage(const Option& o, Level& l);
   void DedupeGlobal(const Option& o, Level& l);
   void PlaceDedupe(const Level& defaults, const std::vector<Job>& jobs);
+  static std::vector<OptionRow> OffsetOptionRows();  // fio_offset_options.cc
+  void OffsetOption(const Option& o, Level& l);
+  void OffsetIncrement(const Option& o, Level& l);
+  std::optional<uint64_t> OffsetValue(const Option& o, const Level& l, int field_number);
+  void PlaceOffsets(const Level& defaults, const std::vector<Job>& jobs);
   void SteadyCriterionOption(const Option& o, Level& l);
   void SteadyDuration(const Option& o, Level& l);
   void SteadyRamp(const Option& o, Level& l);

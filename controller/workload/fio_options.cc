@@ -32,6 +32,10 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     const auto dedupe = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`dedupe_percentage`"; });
     const std::vector<OptionRow> sets = DedupeOptionRows();
     rows.insert(dedupe == rows.end() ? rows.end() : dedupe + 1, sets.begin(), sets.end());
+    // The offsets' rows (fio_offset_options.cc) after size's.
+    const auto size = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`size`, `filesize`"; });
+    const std::vector<OptionRow> offsets = OffsetOptionRows();
+    rows.insert(size == rows.end() ? rows.end() : size + 1, offsets.begin(), offsets.end());
     return rows;
   }();
   return table;

@@ -179,6 +179,27 @@ void CheckFlow(const v1::FlowSpec& flow, const std::string& at, std::vector<Viol
   }
 }
 
+// offset and offset_increment: on block boundaries (the fill and the coverage of what was written
+// go by whole blocks), and the last job's range within the largest file offset.
+void CheckOffsets(const v1::IoSpec& io, uint64_t slot, uint64_t jobs, const FieldPlace& place, std::vector<Violation>& out) {
+  if (io.offset() == 0 && io.offset_increment() == 0) return;
+  bool aligned = true;
+  for (const auto& [value, field] : {std::pair{io.offset(), v1::IoSpec::kOffsetFieldNumber}, {io.offset_increment(), v1::IoSpec::kOffsetIncrementFieldNumber}}) {
+    if (slot > 0 && value % slot != 0) {
+      out.push_back({place(field), FormatSize(value) + " is not a multiple of the block size " + FormatSize(slot)});
+      aligned = false;
+    }
+  }
+  if (!aligned) return;
+  auto steps = CheckedMul(io.offset_increment(), jobs > 0 ? jobs - 1 : 0, "offset_increment x jobs");
+  auto last = steps.ok() ? CheckedAdd(io.offset(), *steps, "offset + offset_increment x jobs") : steps;
+  auto end = last.ok() ? CheckedAdd(*last, io.file_size(), "the last job's range") : last;
+  if (!end.ok() || *end > kMaxFileBytes) {
+    out.push_back({place(io.offset_increment() ? v1::IoSpec::kOffsetIncrementFieldNumber : v1::IoSpec::kOffsetFieldNumber),
+                   "the last job's range would end beyond the largest file offset (8 EiB - 1)"});
+  }
+}
+
 void CheckDedupe(const v1::DataSpec& data, const std::string& at, std::vector<Violation>& out) {
   if (data.has_dedupe_working_set_pct() && data.dedupe_pct() == 0) {
     out.push_back({at + ".dedupe_working_set_pct", "the working set of the repeats has none to serve: set data.dedupe_pct as well"});
@@ -307,6 +328,7 @@ bool ValidateResolvedIo(const v1::IoSpec& io, const FieldPlace& place, std::vect
   CheckThink(io.think(), place(v1::IoSpec::kThinkFieldNumber), out);
   CheckFlow(io.flow(), place(v1::IoSpec::kFlowFieldNumber), out);
   CheckDedupe(io.data(), place(v1::IoSpec::kDataFieldNumber), out);
+  CheckOffsets(io, slot, global ? (global_jobs > 0 ? global_jobs : jobs) : jobs, place, out);
   if (io.io_size() > 0 && !CheckedMul(io.io_size(), std::max<uint64_t>(io.loops(), 1), "io_size x loops").ok()) {
     out.push_back({place(v1::IoSpec::kIoSizeFieldNumber), "io_size x loops is beyond 2^64 bytes"});
   }

@@ -130,6 +130,17 @@ TEST_F(BadInput, DedupeWorkingSetFieldsAreRefusedWhereWritten) {
   ExpectNothingStarted();
 }
 
+TEST_F(BadInput, AnOffsetOffABlockIsRefusedWhereWritten) {
+  auto r = Run("name: t\n"
+               "steps:\n"
+               "  - name: c\n"
+               "    io: { op: read, block_size: 64KiB, file_size: 1MiB, offset: 4KiB }\n");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  const char* said = "w.yaml:4:57: steps[0].io.offset: 4KiB is not a multiple of the block size 64KiB";
+  EXPECT_NE(r.err.find(said), std::string::npos) << said << "\n" << r.err;
+  ExpectNothingStarted();
+}
+
 TEST_F(BadInput, SetOverridesAreCheckedLikeTheFile) {
   std::ofstream(tmp_ / "w.yaml") << std::string("name: t\n") + kSteps;
   auto validate = [&](std::vector<std::string> sets) {

@@ -216,5 +216,24 @@ TEST(FioJobFiles, ADedupeWorkingSetSharedByTwoStreamsRuns) {
   for (const json& s : streams) EXPECT_EQ(s["aggregate"]["bytes"].get<uint64_t>(), 4u << 20) << s.dump();
 }
 
+// fio's usual way to split one file among its jobs: filename= with numjobs and offset_increment,
+// each job its own part. Through a real agent: the writers cover the file part by part, so the
+// reader after them has nothing to lay out and reads what they wrote.
+TEST(FioJobFiles, OffsetIncrementGivesEachJobItsPartOfOneFile) {
+  TempDir tmp;
+  const std::string job = (tmp / "parts.fio").string();
+  WriteText(job, "[global]\nioengine=psync\nbs=64k\nsize=1m\nfilename=parts.dat\nnumjobs=4\noffset=1m\noffset_increment=1m\n"
+                 "[w]\nrw=write\n[r]\nstonewall\nrw=read\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const json steps = ReadReport(tmp / "out")["steps"];
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0]["aggregate"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_EQ(steps[1]["aggregate"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_EQ(steps[1]["aggregate"].value("filled_bytes", uint64_t{0}), 0u) << steps[1]["aggregate"].dump();
+}
+
 }  // namespace
 }  // namespace iofleet::testing

@@ -237,6 +237,39 @@ TEST_F(IoTaskTest, StreamsSharingAWorkingSetWriteWhatDedupeAsks) {
   EXPECT_EQ(WorkingSetChunks(own.io, 1), kIoFileBytes / 4096 / 2);
 }
 
+// offset and offset_increment (fio's): job j's range starts at offset + j x offset_increment,
+// its file holding it with a hole before it; a read step lays out exactly that range and reads it.
+TEST_F(IoTaskTest, OffsetsPlaceEachJobsRangeInItsFile) {
+  IoPlan w = Io(0, v1::OP_WRITE, false);
+  w.io.set_file_prefix("off");
+  w.io.set_jobs(2);
+  w.io.set_file_size(1 << 20);
+  w.io.set_offset(1 << 20);
+  w.io.set_offset_increment(2 << 20);
+  w.io.mutable_data()->set_pattern("0xdeadbeef");
+  w.io.mutable_data()->set_compressible_pct(50);
+  auto written = Run(w);
+  ASSERT_TRUE(written.ok()) << written.status().message();
+  EXPECT_EQ(written->bytes(), 2u << 20);
+  for (uint32_t j = 0; j < 2; ++j) {
+    const std::string data = testing::ReadAll(fs::path(ws_->run_dir()) / ("off-" + std::to_string(j) + ".dat"));
+    const size_t begin = (1u << 20) + j * (2u << 20);
+    ASSERT_EQ(data.size(), begin + (1u << 20)) << "job " << j;
+    EXPECT_EQ(data.find_first_not_of('\0'), begin) << "job " << j << ": a hole before its range, data from its start";
+  }
+  IoPlan r = Io(1, v1::OP_READ, false);
+  r.io.set_file_prefix("laid");
+  r.io.set_jobs(2);
+  r.io.set_file_size(1 << 20);
+  r.io.set_offset(1 << 20);
+  r.io.set_offset_increment(2 << 20);
+  auto read = Run(std::move(r));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->filled_bytes(), 2u << 20) << "the ranges alone are laid out";
+  EXPECT_EQ(read->bytes(), 2u << 20);
+  EXPECT_EQ(fs::file_size(fs::path(ws_->run_dir()) / "laid-1.dat"), 4u << 20);
+}
+
 // skip leaves holes between sequential blocks, and backward starts from the range's last block:
 // an 8-block file written with skip 1 block has blocks 0, 2, 4, 6 forward, 7, 5, 3, 1 backward.
 TEST_F(IoTaskTest, SkipAndBackwardWriteTheBlocksFioWould) {

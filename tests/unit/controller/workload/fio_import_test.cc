@@ -416,6 +416,30 @@ TEST(FioImport, DedupeWorkingSetAndGlobal) {
       << Lines(imp.errors);
 }
 
+// offset and offset_increment: each job's range from its offset; beside filesize the range runs
+// to the file's end, as fio's does.
+TEST(FioImport, OffsetsAndTheirIncrement) {
+  FioImport imp = ImportFioJobText("[global]\nrw=read\nbs=64k\nsize=1m\nfilename=shared.dat\nnumjobs=4\noffset_increment=1m\n"
+                                   "[r]\noffset=2m\n[f]\nstonewall\nfilesize=4m\noffset=1m\noffset_increment=0\n",
+                                   "o.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 2);
+  EXPECT_EQ(w.steps(0).io().offset(), 2u << 20);
+  EXPECT_EQ(w.steps(0).io().offset_increment(), 1u << 20);  // [global]'s
+  EXPECT_EQ(w.steps(1).io().offset(), 1u << 20);
+  EXPECT_EQ(w.steps(1).io().offset_increment(), 0u);
+  EXPECT_EQ(w.steps(1).io().file_size(), 3u << 20) << "from its offset to the file's end";
+  imp = ImportFioJobText("[a]\nrw=read\nfilesize=4m\noffset=1m\noffset_increment=64k\nnumjobs=2\n[b]\nrw=read\nfilesize=1m\n"
+                         "offset=1m\n[c]\nrw=read\nsize=1m\noffset=10%\n",
+                         "p.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "p.fio:5:1: offset_increment: beside filesize= (job [a])")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "p.fio:10:1: offset: 1MiB is at or past filesize 1MiB (job [b])")) << Lines(imp.errors);
+  EXPECT_TRUE(Has(imp.errors, "p.fio:14:8: offset: \"10%\": a percentage")) << Lines(imp.errors);
+  imp = ImportFioJobText("[d]\nrw=read\nsize=1m\noffset=1000\nbs=4k\n", "q.fio", false);
+  EXPECT_TRUE(Has(imp.errors, "q.fio:4:1: offset: 1KB is not a multiple of the block size 4KiB")) << Lines(imp.errors);
+}
+
 TEST(FioImport, BadValuesAreErrorsWithTheirPlace) {
   FioImport imp = ImportFioJobText("[a]\nsize=1m\nbs=abc\niodepth=0\ndirect=yes\nruntime=soon\nsize=50%\nnumjobs=-1\n",
                                    "v.fio", false);

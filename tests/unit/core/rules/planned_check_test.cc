@@ -127,6 +127,16 @@ TEST(PlannedCheck, AWorkingSetOutOfBoundsOrWithoutRepeatsIsRefused) {
   EXPECT_TRUE(CheckPrepareRequest(r).empty()) << All(CheckPrepareRequest(r));
 }
 
+TEST(PlannedCheck, AnOffsetOffABlockOrPastTheLargestFileIsRefused) {
+  v1::PrepareRequest r = Valid();
+  Io(r).set_offset(Io(r).block_size() + 512);
+  EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[0].io.offset", "is not a multiple of the block size")) << All(CheckPrepareRequest(r));
+  Io(r).set_offset(0);
+  Io(r).set_offset_increment(uint64_t{1} << 60);  // a multiple of any block size here
+  Io(r).set_jobs(16);
+  EXPECT_TRUE(Has(CheckPrepareRequest(r), "steps[0].io.offset_increment", "beyond the largest file offset")) << All(CheckPrepareRequest(r));
+}
+
 TEST(PlannedCheck, BlockSizeMissing) {
   v1::PrepareRequest r = Valid();
   Io(r).clear_block_size();

@@ -69,6 +69,28 @@ TEST(Validate, AWorkingSetNeedsRepeatsAndSharingNeedsASet) {
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.verify", "dedupe_pct needs verify: false"));
 }
 
+// offset and offset_increment lie on block boundaries, and the last job's range within the
+// largest file offset.
+TEST(Validate, OffsetsAreWholeBlocksAndTheLastRangeFits) {
+  v1::Workload w = Minimal();
+  v1::IoSpec& io = *w.mutable_steps(0)->mutable_io();
+  io.set_block_size(64 << 10);
+  io.set_jobs(4);
+  io.set_offset(1 << 20);
+  io.set_offset_increment(256 << 20);
+  EXPECT_TRUE(Validate(w).empty());
+  io.set_offset(1000);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.offset", "is not a multiple of the block size 64KiB"));
+  io.set_offset(0);
+  io.set_offset_increment(4096);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.offset_increment", "is not a multiple of the block size 64KiB"));
+  io.set_offset_increment(uint64_t{1} << 62);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.offset_increment", "beyond the largest file offset"));
+  io.set_offset_increment(0);
+  io.set_offset(uint64_t{1} << 63);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.offset", "beyond the largest file offset"));
+}
+
 TEST(JobFileName, DefaultNamesStayAndAPrefixGivesFilesOfTheirOwn) {
   v1::IoSpec io = BuiltinIoDefaults();
   EXPECT_EQ(JobFileName(io, 3), "job-3.dat");

@@ -1,0 +1,77 @@
+// fio's offset and offset_increment as an io step's `offset` and `offset_increment`: job j's
+// range begins at offset + j x offset_increment. Without filesize fio's range is `size` long from
+// there (its file holding it), as iofleet's; with a filesize it runs from there to the file's
+// end, so the range is filesize - offset, and with offset_increment too each job's would be of
+// another length (refused). Placed once every option is read. Part of the importer
+// (fio_importer.h).
+#include "controller/workload/fio_importer.h"
+#include "controller/workload/fio_values.h"
+#include "core/base/units.h"
+
+namespace iofleet::controller::fio_detail {
+
+std::vector<Importer::OptionRow> Importer::OffsetOptionRows() {
+  return {
+      {{{"offset", &Importer::OffsetOption}, {"fileoffset", &Importer::OffsetOption}},
+       "`offset` (`fileoffset`)",
+       "`offset`: each job's range begins there (a multiple of the block size); beside `filesize` the range is "
+       "`filesize` - `offset`, as fio's runs to the file's end. A percentage is refused"},
+      {{{"offset_increment", &Importer::OffsetIncrement}},
+       "`offset_increment`",
+       "`offset_increment`: job N's range begins N x this further on (fio's job number within `numjobs`); beside "
+       "`filesize` refused (fio's ranges would each be another length)"},
+  };
+}
+
+std::optional<uint64_t> Importer::OffsetValue(const Option& o, const Level& l, int field_number) {
+  if (!NeedValue(o)) return std::nullopt;
+  if (o.value.find('%') != std::string::npos) {
+    Error(ValueAt(o), "\"" + o.value + "\": a percentage of a device or file is not supported: give a size, e.g. 1g");
+    return std::nullopt;
+  }
+  return SizeValue(o, o.value, l.kb_base, IoField(field_number));
+}
+
+void Importer::OffsetOption(const Option& o, Level& l) {
+  if (auto v = OffsetValue(o, l, v1::IoSpec::kOffsetFieldNumber)) l.offset = Setting<uint64_t>{*v, KeyAt(o)};
+}
+
+void Importer::OffsetIncrement(const Option& o, Level& l) {
+  if (auto v = OffsetValue(o, l, v1::IoSpec::kOffsetIncrementFieldNumber)) l.offset_increment = Setting<uint64_t>{*v, KeyAt(o)};
+}
+
+void Importer::PlaceOffsets(const Level& defaults, const std::vector<Job>& jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Level& own = jobs[i].level;
+    const auto& offset = Effective(own.offset, defaults.offset);
+    const auto& increment = Effective(own.offset_increment, defaults.offset_increment);
+    if ((!offset || offset->value == 0) && (!increment || increment->value == 0)) continue;
+    v1::IoSpec& io = *out_.workload.mutable_steps(static_cast<int>(i))->mutable_io();
+    const std::string path = "steps[" + std::to_string(i) + "].io.";
+    if (const auto& filesize = Effective(own.filesize_bytes, defaults.filesize_bytes)) {
+      if (increment && increment->value > 0) {
+        Unsupported(increment->at, "beside filesize= (job " + step_labels_[i] +
+                                       "): fio's ranges run from each job's offset to the file's end, each another length; give "
+                                       "size= (each job's range) instead of filesize=");
+        continue;
+      }
+      if (offset->value >= filesize->value) {
+        Error(offset->at, FormatSize(offset->value) + " is at or past filesize " + FormatSize(filesize->value) + " (job " +
+                              step_labels_[i] + "): the job would have nothing to do");
+        continue;
+      }
+      io.set_file_size(filesize->value - offset->value);
+      origins_[path + "file_size"] = offset->at;
+    }
+    if (offset && offset->value > 0) {
+      io.set_offset(offset->value);
+      origins_[path + "offset"] = offset->at;
+    }
+    if (increment && increment->value > 0) {
+      io.set_offset_increment(increment->value);
+      origins_[path + "offset_increment"] = increment->at;
+    }
+  }
+}
+
+}  // namespace iofleet::controller::fio_detail
