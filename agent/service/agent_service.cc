@@ -92,6 +92,8 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
   auto begun = supervisor_.BeginStep(*request);
   if (!begun.ok()) return ToGrpc(begun.status());
   std::shared_ptr<StepRunner> runner = *begun;
+  timespec received{};
+  clock_gettime(CLOCK_REALTIME, &received);  // the wall clock the start instant is on
   // The stream owns the runner until StepEnded, on every way out: ending waits for it.
   struct EndOnExit {
     Supervisor& supervisor;
@@ -147,6 +149,8 @@ grpc::Status AgentService::RunStep(grpc::ServerContext* context, const v1::Start
   if (cancelled) return grpc::Status(grpc::StatusCode::CANCELLED, "step cancelled by the controller");
   v1::StartReply reply;
   *reply.mutable_result() = *result;
+  reply.mutable_result()->set_start_received_unix_ns(static_cast<uint64_t>(received.tv_sec) * 1'000'000'000 +
+                                                     static_cast<uint64_t>(received.tv_nsec));
   writer->Write(reply);
   return grpc::Status::OK;
 }

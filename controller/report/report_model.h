@@ -211,6 +211,7 @@ struct StepReport {
   // Max minus min of the agents' first-I/O instants, corrected by the clock offsets; -1 unknown.
   int64_t start_skew_ns = -1;
   uint64_t started_at_unix_ns = 0;  // the earliest agent's first I/O, on the controller's clock
+  uint64_t start_lead_ns = 0;       // io steps: how far ahead its start instant was set (0: none)
   // The agent with work that held the step back (controller/report/slowest_agent.h), and by how
   // much it trails the median of those agents.
   std::string slowest_agent;

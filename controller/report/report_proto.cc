@@ -239,6 +239,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
   for (const PhaseReport& phase : step.phases) SetPhase(phase, *s.add_phases());
   if (step.start_skew_ns >= 0) s.set_start_skew_ns(step.start_skew_ns);
   if (step.started_at_unix_ns) s.set_started_at_unix_ns(step.started_at_unix_ns);
+  if (step.start_lead_ns) s.set_start_lead_ns(step.start_lead_ns);
   if (!step.slowest_agent.empty()) {
     s.set_slowest_agent(step.slowest_agent);
     s.set_slowest_trails_median_pct(step.slowest_trails_median_pct);

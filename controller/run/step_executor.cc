@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -22,7 +23,6 @@ using std::chrono::milliseconds;
 // A read step may first fill whole files: setup may take as long as writing them.
 constexpr milliseconds kSetupDeadline{6 * 3600 * 1000};
 constexpr milliseconds kControlDeadline{10000};
-constexpr uint64_t kMinStartLeadNs = 100'000'000;
 // How long agents asked to stop (a failure elsewhere, Ctrl-C) have to send their figures so far
 // before their streams are cancelled.
 constexpr std::chrono::seconds kStopGrace{10};
@@ -72,6 +72,7 @@ struct StepExecutor::Streams {
   const int index;
   const std::vector<bool>& has_work;
   uint64_t start_at = 0;  // the one start instant, on the controller's clock
+  uint64_t decided_ns = 0;  // when it was chosen, on the same clock
   uint64_t sample_interval_ns = 0;
   bool stonewall = false;  // the first agent to finish its share stops the others
   SampleStep sample_step;
@@ -80,6 +81,8 @@ struct StepExecutor::Streams {
   // expected. An agent that ends early unasked lost its run (stopped, shut down): no result.
   std::vector<std::atomic<bool>> asked_to_stop;
   std::atomic<size_t> running;
+  std::mutex ended_mu;                 // with `ended`: a stream's end wakes StreamAll
+  std::condition_variable ended;
   std::atomic<bool> failed{false}, first_done{false};
   std::vector<std::vector<ProgressSample>> samples;  // each written by its agent's thread
   std::vector<v1::Progress> last;                    // likewise: for samples.csv's intervals
@@ -106,7 +109,8 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
 
   // 2. One instant for all: far enough ahead that every Start reaches its agent first.
   Streams streams(index, has_work, fleet_.size());
-  streams.start_at = StartInstant();
+  streams.start_at = StartInstant(streams.decided_ns);
+  step.start_lead_ns = streams.start_at - streams.decided_ns;
 
   // 3. Stream every agent's step.
   live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
@@ -131,8 +135,10 @@ void StepExecutor::FailStep(StepOutcome& outcome, const StepReport& step, const 
 
 StepOutcome StepExecutor::SetUp(int index, uint32_t phase, const StepReport& step) {
   std::vector<Status> setup(fleet_.size());
-  std::atomic<size_t> setting_up{fleet_.size()};
-  std::atomic<bool> setup_failed{false};
+  std::mutex mu;
+  std::condition_variable changed;
+  size_t setting_up = fleet_.size();  // under mu
+  bool setup_failed = false;          // under mu
   std::thread setups([&] {
     ForEachAgent(fleet_, [&](size_t i) {
       v1::SetupStepRequest request;
@@ -141,20 +147,27 @@ StepOutcome StepExecutor::SetUp(int index, uint32_t phase, const StepReport& ste
       request.set_phase(phase);
       request.set_cycle(static_cast<uint32_t>(step.cycle));  // for the agent's iofleet_run_info
       setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
+      std::lock_guard lock(mu);
       if (!setup[i].ok()) setup_failed = true;
       --setting_up;
+      changed.notify_all();
     });
   });
   // One agent's failed setup fails the step: the others' setups (a fill may take minutes) are
-  // cancelled rather than waited for; the run's Stop then ends them on the agents.
+  // cancelled rather than waited for; the run's Stop then ends them on the agents. The last
+  // setup wakes this at once (the step's fixed cost); Ctrl-C is looked at every 20 ms.
   bool cancelled_setup = false;
+  std::unique_lock lock(mu);
   while (setting_up > 0) {
-    std::this_thread::sleep_for(milliseconds(20));
+    changed.wait_for(lock, milliseconds(20), [&] { return setting_up == 0 || (setup_failed && !cancelled_setup); });
     if ((interrupted_ || setup_failed) && !cancelled_setup) {
       cancelled_setup = true;
+      lock.unlock();
       for (auto& a : fleet_) a->client->CancelStep();
+      lock.lock();
     }
   }
+  lock.unlock();
   setups.join();
   if (interrupted_) {
     return {v1::STEP_STATUS_ABORTED, interrupted_.Describe() + std::string(cancelled_setup ? " while setting up" : " before") + " step " + step.name};
@@ -168,10 +181,11 @@ StepOutcome StepExecutor::SetUp(int index, uint32_t phase, const StepReport& ste
   return outcome;
 }
 
-uint64_t StepExecutor::StartInstant() const {
+uint64_t StepExecutor::StartInstant(uint64_t& decided_ns) const {
   uint64_t max_rtt = 0;
   for (auto& a : fleet_) max_rtt = std::max(max_rtt, a->rtt_ns);
-  return UnixNowNs() + std::max<uint64_t>(kMinStartLeadNs, 20 * max_rtt + fleet_.size() * 200'000);
+  decided_ns = UnixNowNs();
+  return decided_ns + start_lead_.NextNs(max_rtt, fleet_.size());
 }
 
 uint64_t StepExecutor::SampleIntervalNs(int index, const v1::IoSpec& io) const {
@@ -214,7 +228,13 @@ void StepExecutor::StreamAll(Streams& s) {
   std::thread stopper;
   std::chrono::steady_clock::time_point stop_deadline{};
   while (s.running > 0) {
-    std::this_thread::sleep_for(milliseconds(50));
+    {
+      // The last stream's end wakes this at once (the step's fixed cost); else every 50 ms, for
+      // Ctrl-C, silent agents and the view.
+      std::unique_lock lock(s.ended_mu);
+      s.ended.wait_for(lock, milliseconds(50), [&] { return s.running == 0; });
+    }
+    if (s.running == 0) break;
     auto now = std::chrono::steady_clock::now();
     if (interrupted_ && !s.interrupted) {
       s.interrupted = true;
@@ -267,7 +287,9 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
     // cannot succeed, and send what they did so far.
     StopOthers(s, i);
   }
+  std::lock_guard lock(s.ended_mu);
   --s.running;
+  s.ended.notify_all();
 }
 
 void StepExecutor::StopOthers(Streams& s, size_t except) {
@@ -308,6 +330,14 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
       latest = std::max(latest, corrected[i]);
     }
   }
+  // When each agent had its Start, on the controller's clock: the next step's lead.
+  std::vector<std::optional<int64_t>> received(fleet_.size());
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    if (s.results[i].ok() && s.results[i]->start_received_unix_ns()) {
+      received[i] = static_cast<int64_t>(s.results[i]->start_received_unix_ns()) - fleet_[i]->clock_offset_ns;
+    }
+  }
+  start_lead_.Observe(s.decided_ns, s.start_at, received);
   step.stonewalled = s.first_done.load() && !s.failed.load();
   // A step cut into windows that measured what it set out to: each agent's figures are its
   // windows' (a search's confirming one, a curve's full-speed one, a steady span), which ran their

@@ -12,6 +12,7 @@
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/stall_clock.h"
 #include "controller/run/interrupt.h"
+#include "controller/run/start_lead.h"
 #include "controller/live/live_run.h"
 #include "controller/live/progress_view.h"
 #include "controller/report/report_model.h"
@@ -52,8 +53,9 @@ class StepExecutor {
   // setup may fill whole files: Ctrl-C, or one agent's failed setup, cancels the others' rather
   // than wait for them (the run's Stop then ends their fills between two writes).
   StepOutcome SetUp(int index, uint32_t phase, const StepReport& step);
-  // The one start instant: far enough ahead that every Start reaches its agent before it.
-  uint64_t StartInstant() const;
+  // The one start instant: far enough ahead that every Start reaches its agent before it
+  // (start_lead.h); `decided_ns` is when it was chosen.
+  uint64_t StartInstant(uint64_t& decided_ns) const;
   // The workload's sample interval, or one chosen for the step's expected length (its runtime,
   // or how long its last run took).
   uint64_t SampleIntervalNs(int index, const v1::IoSpec& io) const;
@@ -86,6 +88,7 @@ class StepExecutor {
   const std::string run_id_;
   const uint64_t sample_interval_ns_;
   std::map<int, uint64_t> last_span_ns_;  // by step index: how long its last run took, for the next's interval
+  StartLead start_lead_;                  // the start instant's lead, from the step before's fan-out
   // The controller's own running time: an agent's silence is counted on it (stall_clock.h).
   StallClock stall_clock_;
   const Interrupt& interrupted_;
