@@ -522,6 +522,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   CheckSizes(defaults, jobs);
   PlaceIoAmount(defaults, jobs);
   PlaceOffsets(defaults, jobs);
+  PlaceNumberIos(defaults, jobs);
   CheckMixedRates(defaults, jobs);
   PlaceRandRepeat(defaults, jobs);
   std::string description;

@@ -70,6 +70,7 @@ struct Level {
   std::optional<Setting<bool>> dedupe_global;         // dedupe_global=
   std::optional<Setting<uint64_t>> offset;            // offset=
   std::optional<Setting<uint64_t>> offset_increment;  // offset_increment=
+  std::optional<Setting<uint64_t>> number_ios;        // number_ios= (0: no limit)
   int kb_base = 1024;
 };
 
@@ -199,6 +200,8 @@ class Importer {
   void OffsetIncrement(const Option& o, Level& l);
   std::optional<uint64_t> OffsetValue(const Option& o, const Level& l, int field_number);
   void PlaceOffsets(const Level& defaults, const std::vector<Job>& jobs);
+  void NumberIos(const Option& o, Level& l);
+  void PlaceNumberIos(const Level& defaults, const std::vector<Job>& jobs);
   void SteadyCriterionOption(const Option& o, Level& l);
   void SteadyDuration(const Option& o, Level& l);
   void SteadyRamp(const Option& o, Level& l);

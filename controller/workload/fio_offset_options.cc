@@ -1,4 +1,5 @@
-// fio's offset and offset_increment as an io step's `offset` and `offset_increment`: job j's
+// fio's offset and offset_increment as an io step's `offset` and `offset_increment`, and
+// number_ios as its io_size (the options that say where a job's I/O lies and how much). Job j's
 // range begins at offset + j x offset_increment. Without filesize fio's range is `size` long from
 // there (its file holding it), as iofleet's; with a filesize it runs from there to the file's
 // end, so the range is filesize - offset, and with offset_increment too each job's would be of
@@ -20,7 +21,55 @@ std::vector<Importer::OptionRow> Importer::OffsetOptionRows() {
        "`offset_increment`",
        "`offset_increment`: job N's range begins N x this further on (fio's job number within `numjobs`); beside "
        "`filesize` refused (fio's ranges would each be another length)"},
+      {{{"number_ios", &Importer::NumberIos}},
+       "`number_ios`",
+       "`io_size` = N x the block size, where that ends the job before its size (and `loops`) would: fio stops a job "
+       "after N I/Os but never runs it longer; in a time-based job, or with several block sizes, refused"},
   };
+}
+
+void Importer::NumberIos(const Option& o, Level& l) {
+  if (!NeedValue(o)) return;
+  if (!IsDigits(o.value) || o.value.size() > 18) {
+    Error(ValueAt(o), "\"" + o.value + "\" is not a whole number of I/Os");
+    return;
+  }
+  l.number_ios = Setting<uint64_t>{std::stoull(o.value), KeyAt(o)};
+}
+
+// After the sizes and offsets: the job's bytes are known. fio counts the I/Os of a job over all
+// its loops; so does io_size here once loops is 1.
+void Importer::PlaceNumberIos(const Level& defaults, const std::vector<Job>& jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Level& own = jobs[i].level;
+    const auto& count = Effective(own.number_ios, defaults.number_ios);
+    if (!count || count->value == 0) continue;
+    v1::IoSpec& io = *out_.workload.mutable_steps(static_cast<int>(i))->mutable_io();
+    const v1::IoSpec& d = out_.workload.defaults();
+    const std::string job = " (job " + step_labels_[i] + ")";
+    const auto& tb = Effective(own.time_based, defaults.time_based);
+    if (tb && tb->value) {
+      Unsupported(count->at, "in a time-based job" + job + ": fio ends it after that many I/Os, before its runtime; iofleet's "
+                             "time-based steps run to their runtime");
+      continue;
+    }
+    if (io.block_size_split_size() > 0 || (!io.has_block_size() && d.block_size_split_size() > 0)) {
+      Unsupported(count->at, "with several block sizes" + job + ": the bytes that many I/Os move are not known before they run");
+      continue;
+    }
+    const uint64_t block = io.has_block_size() ? io.block_size() : d.has_block_size() ? d.block_size() : 4096;  // fio's bs
+    const uint64_t file = io.has_file_size() ? io.file_size() : d.file_size();
+    const uint64_t pass = io.has_io_size() ? io.io_size() : d.has_io_size() ? d.io_size() : file;
+    const uint64_t loops = io.has_loops() ? io.loops() : d.has_loops() ? d.loops() : 1;
+    const unsigned __int128 natural = static_cast<unsigned __int128>(pass) * loops;
+    const unsigned __int128 asked = static_cast<unsigned __int128>(count->value) * block;
+    if (asked >= natural) continue;  // the job ends by its size first, as fio's would
+    const std::string path = "steps[" + std::to_string(i) + "].io.";
+    io.set_io_size(static_cast<uint64_t>(asked));
+    origins_[path + "io_size"] = count->at;
+    io.set_loops(1);
+    origins_[path + "loops"] = count->at;
+  }
 }
 
 std::optional<uint64_t> Importer::OffsetValue(const Option& o, const Level& l, int field_number) {

@@ -10,7 +10,6 @@ const char* Importer::RefusalReason(const std::string& option) {
       {"nrfiles", "several files per job: an iofleet job has one file"},
       {"file_service_type", "several files per job: an iofleet job has one file"},
       {"openfiles", "several files per job: an iofleet job has one file"},
-      {"number_ios", "a count of I/Os: give io_size (bytes) instead"},
       {"zonemode", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
       {"zonesize", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
       {"zoneskip", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
