@@ -23,8 +23,9 @@ std::vector<Importer::OptionRow> Importer::OffsetOptionRows() {
        "`filesize` refused (fio's ranges would each be another length)"},
       {{{"number_ios", &Importer::NumberIos}},
        "`number_ios`",
-       "`io_size` = N x the block size, where that ends the job before its size (and `loops`) would: fio stops a job "
-       "after N I/Os but never runs it longer; in a time-based job, or with several block sizes, refused"},
+       "`io_size` = N x the block size x `loops` with `loops: 1`, where N x the block size is less than the job's size "
+       "(or `io_size`): fio stops a job after N x `loops` I/Os, its passes whole until the last, but never runs it "
+       "longer; in a time-based job, or with several block sizes, refused"},
   };
 }
 
@@ -37,8 +38,10 @@ void Importer::NumberIos(const Option& o, Level& l) {
   l.number_ios = Setting<uint64_t>{std::stoull(o.value), KeyAt(o)};
 }
 
-// After the sizes and offsets: the job's bytes are known. fio counts the I/Os of a job over all
-// its loops; so does io_size here once loops is 1.
+// After the sizes and offsets: the job's bytes are known. fio's limit is number_ios x loops I/Os
+// over the whole job, as its bytes' is size x loops, and its passes run whole until the limit
+// cuts the last: io_size = number_ios x bs x loops with loops 1 does the same (an io_size past
+// the range goes around it again, a random job in a new order each time).
 void Importer::PlaceNumberIos(const Level& defaults, const std::vector<Job>& jobs) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Level& own = jobs[i].level;
@@ -61,11 +64,15 @@ void Importer::PlaceNumberIos(const Level& defaults, const std::vector<Job>& job
     const uint64_t file = io.has_file_size() ? io.file_size() : d.file_size();
     const uint64_t pass = io.has_io_size() ? io.io_size() : d.has_io_size() ? d.io_size() : file;
     const uint64_t loops = io.has_loops() ? io.loops() : d.has_loops() ? d.loops() : 1;
-    const unsigned __int128 natural = static_cast<unsigned __int128>(pass) * loops;
     const unsigned __int128 asked = static_cast<unsigned __int128>(count->value) * block;
-    if (asked >= natural) continue;  // the job ends by its size first, as fio's would
+    if (asked >= pass) continue;  // the job ends by its size first, as fio's would
+    const unsigned __int128 total = asked * loops;  // below pass x loops: within 2^96
+    if (total > UINT64_MAX) {
+      Error(count->at, "x the block size x loops is beyond 2^64 bytes" + job);
+      continue;
+    }
     const std::string path = "steps[" + std::to_string(i) + "].io.";
-    io.set_io_size(static_cast<uint64_t>(asked));
+    io.set_io_size(static_cast<uint64_t>(total));
     origins_[path + "io_size"] = count->at;
     io.set_loops(1);
     origins_[path + "loops"] = count->at;

@@ -440,17 +440,18 @@ TEST(FioImport, OffsetsAndTheirIncrement) {
   EXPECT_TRUE(Has(imp.errors, "q.fio:4:1: offset: 1KB is not a multiple of the block size 4KiB")) << Lines(imp.errors);
 }
 
-// number_ios: the job stops after that many I/Os, where its size (and loops) would have gone on;
-// never longer. Time-based jobs and several block sizes are refused where it is written.
+// number_ios: fio stops a job after number_ios x loops I/Os, its passes whole until the limit
+// cuts the last, where its size would have gone on; never longer. Time-based jobs and several
+// block sizes are refused where it is written.
 TEST(FioImport, NumberIosEndsASizeBasedJobEarly) {
   FioImport imp = ImportFioJobText("[global]\nrw=randread\nbs=8k\nsize=1m\nloops=3\n[few]\nnumber_ios=100\n"
                                    "[many]\nstonewall\nnumber_ios=1000\n",
                                    "n.fio", false);
   ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
   ASSERT_EQ(imp.workload.steps_size(), 2);
-  EXPECT_EQ(imp.workload.steps(0).io().io_size(), 100u * 8192);
+  EXPECT_EQ(imp.workload.steps(0).io().io_size(), 300u * 8192) << "passes of 128, 128 and 44 I/Os, as fio's";
   EXPECT_EQ(imp.workload.steps(0).io().loops(), 1u);
-  EXPECT_FALSE(imp.workload.steps(1).io().has_io_size()) << "3 loops of 128 I/Os end first";
+  EXPECT_FALSE(imp.workload.steps(1).io().has_io_size()) << "each pass's 128 I/Os end first";
   imp = ImportFioJobText("[a]\nrw=read\nsize=1m\nruntime=5\ntime_based\nnumber_ios=10\n[b]\nstonewall\nrw=read\nsize=1m\n"
                          "bssplit=4k/50:8k/50\nnumber_ios=10\n[c]\nstonewall\nrw=read\nsize=1m\nnumber_ios=ten\n",
                          "m.fio", false);
