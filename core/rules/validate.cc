@@ -204,6 +204,13 @@ void CheckDedupe(const v1::DataSpec& data, const std::string& at, std::vector<Vi
   if (data.has_dedupe_working_set_pct() && data.dedupe_pct() == 0) {
     out.push_back({at + ".dedupe_working_set_pct", "the working set of the repeats has none to serve: set data.dedupe_pct as well"});
   }
+  // The set's chunks are written once as unique ones: with more repeats than the rest of the
+  // range holds the share asked cannot be reached (fio refuses the same).
+  if (data.has_dedupe_working_set_pct() && data.dedupe_pct() > 0 && data.dedupe_working_set_pct() + data.dedupe_pct() > 100) {
+    out.push_back({at + ".dedupe_working_set_pct", std::to_string(data.dedupe_working_set_pct()) + "% of the range is the working set's unique "
+                                                   "chunks: dedupe_pct " + std::to_string(data.dedupe_pct()) +
+                                                   " cannot be reached (the two add up to at most 100)"});
+  }
   if (data.dedupe_global() && !data.has_dedupe_working_set_pct()) {
     out.push_back({at + ".dedupe_global", "shares a working set among the jobs: set data.dedupe_working_set_pct as well"});
   }

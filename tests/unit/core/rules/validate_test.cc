@@ -64,7 +64,10 @@ TEST(Validate, AWorkingSetNeedsRepeatsAndSharingNeedsASet) {
   data->set_dedupe_pct(50);
   data->clear_dedupe_working_set_pct();
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.data.dedupe_global", "set data.dedupe_working_set_pct as well"));
+  data->set_dedupe_working_set_pct(60);  // 60% unique chunks cannot leave 50% repeats (fio refuses it too)
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.data.dedupe_working_set_pct", "dedupe_pct 50 cannot be reached"));
   data->set_dedupe_working_set_pct(50);
+  EXPECT_TRUE(Validate(w).empty());
   w.mutable_steps(0)->mutable_io()->set_verify(true);  // verify headers make every chunk unique
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.verify", "dedupe_pct needs verify: false"));
 }
