@@ -169,9 +169,9 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
   for (const auto& slot : slots_) slot.task->MergeLatency(read, write);
 }
 
-Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) {
+Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) {
   if (slots_.size() != 1) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
-  return slots_[0].task->OrderCut(cut, at_ns, rate_iops, rate_bytes_per_sec);
+  return slots_[0].task->OrderCut(cut, at_ns, load);
 }
 
 std::optional<v1::WindowResult> StepRunner::TakeWindow() {

@@ -61,7 +61,7 @@ class StepRunner {
   void MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const;
   // A step cut into windows (one task: target_latency, curve, steady): orders a cut (StepTask::OrderCut), and the window the last
   // cut closed once every job made it.
-  Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec);
+  Status OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load);
   std::optional<v1::WindowResult> TakeWindow();
   bool cut_into_windows() const { return slots_.size() == 1 && slots_[0].task->cut_into_windows(); }
   // Joins the threads; the exact result of every task together, or the first task's error (an

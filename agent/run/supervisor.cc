@@ -380,7 +380,7 @@ Status Supervisor::CutWindow(const v1::CutWindowRequest& request) {
     return InvalidArgument("agent " + name_ + ": cut " + std::to_string(request.cut()) + " at an instant " +
                            (request.at_unix_ns() <= wall ? "already past" : "more than 60 s ahead") + " on its clock");
   }
-  return runner->OrderCut(request.cut(), mono + (request.at_unix_ns() - wall), request.rate_iops(), request.rate_bytes_per_sec());
+  return runner->OrderCut(request.cut(), mono + (request.at_unix_ns() - wall), request);
 }
 
 Status Supervisor::Renew(const v1::RenewRequest& request) {

@@ -24,6 +24,7 @@ struct CutOrder {
   uint64_t at_ns = 0;       // monotonic (core/base/clock.h)
   double ns_per_io = 0;     // the pace from the cut on; both 0: as fast as the job can
   double ns_per_byte = 0;
+  uint32_t queue_depth = 0;  // requests in flight at most from the cut on; 0: the job's own
 };
 
 class WindowCuts {

@@ -72,7 +72,7 @@ Status IoTask::OpenJobs() {
     if (spec->kind != DistributionSpec::Kind::kUniform) distribution = *spec;
   }
 
-  if (rules::IsCutStep(io)) cutter_ = std::make_unique<WindowCutter>(io.jobs());
+  if (rules::IsCutStep(io)) cutter_ = std::make_unique<WindowCutter>(io.jobs(), io.queue_depth());
   for (uint32_t j = 0; j < io.jobs(); ++j) {
     // Owned by the runner from the start: a failure below leaves nothing open or allocated.
     Job* job = jobs_.emplace_back(std::make_unique<Job>()).get();
@@ -443,9 +443,9 @@ void IoTask::RunJob(Job& job, StartGate& gate) {
   gate.Returned();
 }
 
-Status IoTask::OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) {
+Status IoTask::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) {
   if (!cutter_) return FailedPrecondition("agent " + plan_.agent_name + ": the step is not cut into windows (no target_latency, curve or steady)");
-  Status ordered = cutter_->Order(cut, at_ns, MonotonicNs(), rate_iops, rate_bytes_per_sec);
+  Status ordered = cutter_->Order(cut, at_ns, MonotonicNs(), load);
   if (!ordered.ok()) return Status(ordered.code(), "agent " + plan_.agent_name + ": " + ordered.message());
   return ordered;
 }

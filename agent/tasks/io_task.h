@@ -75,7 +75,7 @@ class IoTask final : public StepTask {
   const std::string& stream() const override { return plan_.stream; }
   uint32_t jobs() const override { return plan_.io.jobs(); }
   std::optional<StorageLoad> Storage() const override;
-  Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) override;
+  Status OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) override;
   std::optional<v1::WindowResult> TakeWindow() override;
   bool cut_into_windows() const override { return cutter_ != nullptr; }
 

@@ -15,7 +15,7 @@ const std::string& StepTask::stream() const {
   return kNone;
 }
 
-Status StepTask::OrderCut(uint32_t, uint64_t, uint64_t, uint64_t) {
+Status StepTask::OrderCut(uint32_t, uint64_t, const v1::CutWindowRequest&) {
   return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
 }
 

@@ -155,9 +155,10 @@ class StepTask {
   virtual std::optional<StorageLoad> Storage() const { return std::nullopt; }
   // A step cut into windows (an io step with target_latency, curve or steady:
   // agent/tasks/window_cutter.h):
-  // orders cut `cut` at `at_ns` (monotonic) with a new pace per job, and hands out each window
-  // once every job made its cut. Others refuse the cut and have no window.
-  virtual Status OrderCut(uint32_t cut, uint64_t at_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec);
+  // orders cut `cut` at `at_ns` (monotonic) with the pace and queue depth per job that `load`
+  // asks (its rate_iops, rate_bytes_per_sec, queue_depth), and hands out each window once every
+  // job made its cut. Others refuse the cut and have no window.
+  virtual Status OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load);
   virtual std::optional<v1::WindowResult> TakeWindow() { return std::nullopt; }
   virtual bool cut_into_windows() const { return false; }
 

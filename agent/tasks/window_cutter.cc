@@ -31,14 +31,15 @@ void AddOp(const OpSnapshot& now, const OpSnapshot& before, LatencyHistogram& la
 
 }  // namespace
 
-WindowCutter::WindowCutter(size_t jobs) {
+WindowCutter::WindowCutter(size_t jobs, uint32_t queue_depth) : queue_depth_(queue_depth) {
   for (size_t j = 0; j < jobs; ++j) {
     snapshots_.push_back(std::make_unique<WindowSnapshot>());
     previous_.push_back(std::make_unique<WindowSnapshot>());
   }
 }
 
-Status WindowCutter::Order(uint32_t number, uint64_t at_ns, uint64_t now_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec) {
+Status WindowCutter::Order(uint32_t number, uint64_t at_ns, uint64_t now_ns, const v1::CutWindowRequest& load) {
+  const uint64_t rate_iops = load.rate_iops(), rate_bytes_per_sec = load.rate_bytes_per_sec();
   std::lock_guard lock(mu_);
   const uint64_t open = open_ns_.load(std::memory_order_acquire);
   const uint32_t ordered = cuts_.ordered();
@@ -49,12 +50,17 @@ Status WindowCutter::Order(uint32_t number, uint64_t at_ns, uint64_t now_ns, uin
   // An agent left without a job (total_jobs) has no window to open: its cuts are empty.
   if (open == 0 && !snapshots_.empty()) return FailedPrecondition("cut " + std::to_string(number) + " before the step's window opened");
   if (rate_iops > 0 && rate_bytes_per_sec > 0) return InvalidArgument("cut " + std::to_string(number) + ": a rate in IOPS and in bytes");
+  if (load.queue_depth() > queue_depth_) {
+    return InvalidArgument("cut " + std::to_string(number) + ": queue depth " + std::to_string(load.queue_depth()) +
+                           " is more than the step's " + std::to_string(queue_depth_));
+  }
   const uint64_t previous = std::max(open, last_cut_ns_);
   if (at_ns <= previous || at_ns <= now_ns) {
     return InvalidArgument("cut " + std::to_string(number) + " is not after the window it closes began and ahead of now");
   }
   CutOrder order;
   order.at_ns = at_ns;
+  order.queue_depth = load.queue_depth();
   if (rate_iops > 0) order.ns_per_io = 1e9 / static_cast<double>(rate_iops);
   if (rate_bytes_per_sec > 0) order.ns_per_byte = 1e9 / static_cast<double>(rate_bytes_per_sec);
   last_paced_ = paced_;

@@ -22,7 +22,8 @@ namespace iofleet::agent {
 
 class WindowCutter {
  public:
-  explicit WindowCutter(size_t jobs);
+  // `queue_depth`: each job's (the step's), the most a cut may ask.
+  WindowCutter(size_t jobs, uint32_t queue_depth);
 
   const WindowCuts* cuts() const { return &cuts_; }
   WindowSnapshot* snapshot(size_t job) { return snapshots_[job].get(); }
@@ -30,10 +31,11 @@ class WindowCutter {
   // The measurement window opened (monotonic): window 0 runs from here to cut 1.
   void Opened(uint64_t window_open_ns) { open_ns_.store(window_open_ns, std::memory_order_release); }
 
-  // Cut `number` at `at_ns` (monotonic) with a new pace per job (at most one of the two rates;
-  // 0 and 0: unpaced). Refused unless it is the next cut, the window before it came back, the
-  // window has opened and `at_ns` is after the previous cut and not yet past.
-  Status Order(uint32_t number, uint64_t at_ns, uint64_t now_ns, uint64_t rate_iops, uint64_t rate_bytes_per_sec);
+  // Cut `number` at `at_ns` (monotonic) with a new pace per job (at most one of load's two
+  // rates; 0 and 0: unpaced) and queue depth (0: the step's; else at most it). Refused unless
+  // it is the next cut, the window before it came back, the window has opened and `at_ns` is
+  // after the previous cut and not yet past.
+  Status Order(uint32_t number, uint64_t at_ns, uint64_t now_ns, const v1::CutWindowRequest& load);
   // The window the last cut closed, once every job made the cut; nullopt before (or when it was
   // taken already). `rate_limited`: whether the closed window was paced.
   std::optional<v1::WindowResult> Take();
@@ -42,6 +44,7 @@ class WindowCutter {
   WindowCuts cuts_;
   std::vector<std::unique_ptr<WindowSnapshot>> snapshots_;  // written by the jobs
   std::vector<std::unique_ptr<WindowSnapshot>> previous_;   // each job's at the cut before
+  const uint32_t queue_depth_;
   std::atomic<uint64_t> open_ns_{0};
   std::mutex mu_;
   uint32_t taken_ = 0;         // windows taken

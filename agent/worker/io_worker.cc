@@ -59,9 +59,8 @@ void SplitThreadCpu(const ThreadCpu& from, const ThreadCpu& to, uint64_t& user, 
 IoWorker::IoWorker(const JobPlan& plan, IoEngine& engine, JobStats& stats, std::span<IoRequest> requests,
                    std::span<Completion> completions, std::span<std::byte* const> buffers, DataGenerator* data)
     : plan_(plan), engine_(engine), stats_(stats), requests_(requests), completions_(completions),
-      data_(data), sequence_(plan.sequence),
-      pacer_(plan.rate_ns_per_io, plan.rate_ns_per_byte, plan.poisson, plan.pacer_seed),
-      free_(plan.queue_depth), scheduled_(plan.queue_depth) {
+      data_(data), sequence_(plan.sequence), free_(plan.queue_depth), scheduled_(plan.queue_depth),
+      depth_(plan.queue_depth), pacer_(plan.rate_ns_per_io, plan.rate_ns_per_byte, plan.poisson, plan.pacer_seed) {
   for (uint32_t slot = 0; slot < plan_.queue_depth; ++slot) {
     IoRequest& r = requests_[slot];
     r.slot = slot;
@@ -212,6 +211,8 @@ void IoWorker::MakeCut() noexcept {
   snap.cuts_done.store(next_cut_, std::memory_order_release);
   const bool was_limited = rate_limited_;
   pacer_.SetRate(cut_order_.ns_per_io, cut_order_.ns_per_byte);
+  // A lower depth takes effect as requests complete: none in flight is withdrawn.
+  depth_ = cut_order_.queue_depth > 0 ? std::min(cut_order_.queue_depth, plan_.queue_depth) : plan_.queue_depth;
   pacer_.Start(cut_at_);
   rate_limited_ = pacer_.limited();
   paced_ = rate_limited_ || rate_min_ || think_;
@@ -328,7 +329,7 @@ void IoWorker::Run(uint64_t start_ns, const std::atomic<bool>& stop) noexcept {
       cpu_at_close = ReadThreadCpu();
     }
     bool waiting = false;  // for the pacer's next scheduled time
-    while (issuing && free_count_ > 0) {
+    while (issuing && free_count_ > 0 && inflight_ < depth_) {
       if (paced_ && (HeldUntil() > now || (flow_ && !TakeFlowTurn(now)))) {
         waiting = true;
         break;

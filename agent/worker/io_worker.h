@@ -141,6 +141,7 @@ class IoWorker {
   std::vector<uint64_t> scheduled_;    // per slot: the pacer's time for its request
   uint32_t free_count_ = 0;
   uint32_t inflight_ = 0;
+  uint32_t depth_;       // requests in flight at most: the plan's, or a cut's lower one
   uint32_t staged_ = 0;  // enqueued, not yet submitted
   size_t reap_max_ = 1;
   uint64_t window_start_ = 0;

@@ -405,10 +405,12 @@ void SearchCharts(const ReportDocument& doc, Charts& charts) {
     if (!step.has_search() || step.search().probes().empty()) continue;
     const v1::ReportSearch& search = step.search();
     const bool bw = search.unit() == "bytes_per_sec";
+    // A search of the queue depth: latency against the depth (the rate hardly moves past a knee).
+    const bool depth = search.vary() == "queue_depth";
     J passed = J::array(), failed = J::array();
     double most = 0;
     for (const v1::ReportProbe& p : search.probes()) {
-      const double x = bw ? p.rate_achieved() / kMiB : p.rate_achieved();
+      const double x = depth ? p.queue_depth() : bw ? p.rate_achieved() / kMiB : p.rate_achieved();
       most = std::max(most, x);
       (p.passed() ? passed : failed).push_back({{"x", x}, {"y", static_cast<double>(p.latency_ns()) / 1e3}});
     }
@@ -418,8 +420,8 @@ void SearchCharts(const ReportDocument& doc, Charts& charts) {
                   {{"label", "failed"}, {"data", failed}, {"backgroundColor", Color(3)}, {"pointRadius", 5}},
                   {{"label", "target " + pct}, {"type", "line"}, {"data", {{{"x", 0}, {"y", target_us}}, {{"x", most}, {"y", target_us}}}},
                    {"borderColor", Color(0)}, {"borderDash", {6, 4}}, {"pointRadius", 0}, {"fill", false}}};
-    J options = BaseOptions(Instance(step) + ": " + pct + " against the rate achieved");
-    options["scales"] = {{"x", Axis(bw ? "achieved MiB/s" : "achieved IOPS")},
+    J options = BaseOptions(Instance(step) + ": " + pct + (depth ? " against the queue depth" : " against the rate achieved"));
+    options["scales"] = {{"x", Axis(depth ? "queue depth per job" : bw ? "achieved MiB/s" : "achieved IOPS")},
                          {"y", {{"type", "logarithmic"}, {"title", {{"display", true}, {"text", pct + " latency (us)"}}}}}};
     charts.Add("search", Instance(step), {{"type", "scatter"}, {"data", {{"datasets", datasets}}}, {"options", options}});
   }

@@ -148,6 +148,7 @@ struct SearchProbe {
   uint64_t ops = 0;
   bool passed = false;
   bool confirm = false;
+  std::optional<uint32_t> queue_depth;  // each job's, when the search varies it (no rate asked)
 };
 
 // A target_latency step's search: its target, every probe, and what it found.
@@ -158,8 +159,10 @@ struct SearchReport {
   uint64_t settle_ns = 0;
   uint64_t probe_ns = 0;
   std::vector<SearchProbe> probes;
-  std::optional<double> found_rate;  // the confirmed rate
+  std::optional<double> found_rate;  // the confirmed rate (varying queue depth: what it achieved)
   bool met = false;
+  std::string vary = "rate";  // or queue_depth
+  std::optional<uint32_t> found_queue_depth;  // the confirmed depth, when the search varies it
 };
 
 // One window of a curve step: the full-speed one (no level), then each level's.

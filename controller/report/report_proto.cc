@@ -13,7 +13,7 @@ namespace iofleet::controller {
 static void SetSearch(const SearchReport& search, v1::ReportSearch& out) {
   out.set_percentile(search.percentile);
   out.set_max_latency_ns(search.max_latency_ns);
-  out.set_vary("rate");
+  out.set_vary(search.vary);
   out.set_unit(search.unit);
   out.set_settle_ns(search.settle_ns);
   out.set_probe_ns(search.probe_ns);
@@ -26,8 +26,10 @@ static void SetSearch(const SearchReport& search, v1::ReportSearch& out) {
     probe.set_confirm(p.confirm);
     probe.set_window_ns(p.window_ns);
     probe.set_ops(p.ops);
+    if (p.queue_depth) probe.set_queue_depth(*p.queue_depth);
   }
   if (search.found_rate) out.set_found_rate(*search.found_rate);
+  if (search.found_queue_depth) out.set_found_queue_depth(*search.found_queue_depth);
   out.set_met(search.met);
 }
 namespace {

@@ -81,7 +81,7 @@ Table LimitsTable(const ReportDocument& doc) {
 }
 
 Table SearchTable(const ReportDocument& doc) {
-  Table t{"Latency search", {"step", "point", "cycle", "window", "rate asked", "achieved", "latency", "target", "result"}, {}, {}};
+  Table t{"Latency search", {"step", "point", "cycle", "window", "asked", "achieved", "latency", "target", "result"}, {}, {}};
   for (const v1::ReportStep& step : doc.steps()) {
     if (!step.has_search()) continue;
     const v1::ReportSearch& s = step.search();
@@ -91,11 +91,18 @@ Table SearchTable(const ReportDocument& doc) {
     for (int i = 0; i < s.probes_size(); ++i) {
       const v1::ReportProbe& p = s.probes(i);
       t.rows.push_back({step.name(), std::to_string(step.point()), std::to_string(step.cycle()), std::to_string(i + 1),
-                        p.has_rate_asked() ? rate(p.rate_asked()) : "full speed", rate(p.rate_achieved()),
+                        p.has_queue_depth() ? "QD " + std::to_string(p.queue_depth())
+                        : p.has_rate_asked() ? rate(p.rate_asked())
+                                             : "full speed",
+                        rate(p.rate_achieved()),
                         FormatFigure(static_cast<double>(p.latency_ns()), "ns"), target,
                         std::string(p.passed() ? "pass" : "fail") + (p.confirm() ? " (confirms)" : "")});
     }
-    t.notes.push_back(step.name() + ": " + (s.met() ? "found " + rate(s.found_rate()) + " meeting " + target : "no rate met " + target));
+    const bool depth = s.vary() == "queue_depth";
+    const std::string found = s.has_found_queue_depth() ? "QD " + std::to_string(s.found_queue_depth()) + " per job (" + rate(s.found_rate()) + ")"
+                              : s.met()                 ? rate(s.found_rate())
+                                                        : "";
+    t.notes.push_back(step.name() + ": " + (s.met() ? "found " + found + " meeting " + target : std::string("no ") + (depth ? "queue depth" : "rate") + " met " + target));
   }
   return t;
 }

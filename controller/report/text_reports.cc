@@ -20,13 +20,21 @@ static std::string SearchText(const v1::ReportSearch& search) {
   std::string out;
   for (int i = 0; i < search.probes_size(); ++i) {
     const v1::ReportProbe& p = search.probes(i);
-    const std::string asked = p.has_rate_asked() ? rate(p.rate_asked()) : std::string("full speed");
+    const std::string asked = p.has_queue_depth() ? fmt::format("QD {}", p.queue_depth())
+                              : p.has_rate_asked() ? rate(p.rate_asked())
+                                                   : std::string("full speed");
     out += fmt::format("{:<14} probe {:>2}: {:<14} achieved {:<14} p{:g} {:>10}  {}{}\n", "", i + 1, asked, rate(p.rate_achieved()),
                        search.percentile(), FormatLatency(static_cast<double>(p.latency_ns())), p.passed() ? "pass" : "fail",
                        p.confirm() ? " (confirms)" : "");
   }
-  if (search.met()) out += fmt::format("{:<14} found: {} meets {} ({} windows)\n", "", rate(search.found_rate()), target, search.probes_size());
-  else out += fmt::format("{:<14} found: no rate met {}\n", "", target);
+  if (search.met() && search.has_found_queue_depth()) {
+    out += fmt::format("{:<14} found: QD {} per job meets {}, achieving {} ({} windows)\n", "", search.found_queue_depth(), target,
+                       rate(search.found_rate()), search.probes_size());
+  } else if (search.met()) {
+    out += fmt::format("{:<14} found: {} meets {} ({} windows)\n", "", rate(search.found_rate()), target, search.probes_size());
+  } else {
+    out += fmt::format("{:<14} found: no {} met {}\n", "", search.vary() == "queue_depth" ? "queue depth" : "rate", target);
+  }
   return out;
 }
 

@@ -119,7 +119,7 @@ FleetWindow FleetCuts::Merge(bool paced) const {
   return m;
 }
 
-std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up) {
+std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up, uint32_t queue_depth) {
   at_ns = std::max(at_ns, UnixNowNs() + Lead());  // never an instant the orders could miss
   {
     std::lock_guard lock(mu_);
@@ -137,6 +137,7 @@ std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, uint64_t per_job, cons
     request.set_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(at_ns) + fleet_[i]->clock_offset_ns));
     if (bandwidth_) request.set_rate_bytes_per_sec(per_job);
     else request.set_rate_iops(per_job);
+    request.set_queue_depth(queue_depth);
     ordered[i] = fleet_[i]->client->CutWindow(request, kCutDeadline);
   });
   paced_ = per_job > 0;

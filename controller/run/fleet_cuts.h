@@ -51,9 +51,9 @@ class FleetCuts {
   // `give_up` said so first.
   bool WaitReleased(const std::function<bool()>& give_up);
   // Orders the next cut at `at_ns` (or a lead after now, if that is later) with each job's pace
-  // from then on (0: as fast as it can), and waits for the window it closes; nullopt (error set)
-  // when an agent refused, sent a bad window, or `give_up` said so.
-  std::optional<FleetWindow> Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up);
+  // from then on (0: as fast as it can) and queue depth (0: the step's), and waits for the window
+  // it closes; nullopt (error set) when an agent refused, sent a bad window, or `give_up` said so.
+  std::optional<FleetWindow> Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up, uint32_t queue_depth = 0);
   uint64_t last_cut_ns() const { return last_cut_ns_; }
   bool bandwidth() const { return bandwidth_; }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "controller/report/report_writers.h"
 #include "core/base/units.h"
 
 namespace iofleet::controller {
@@ -37,7 +38,7 @@ double LatencySearch::HighestPassBelow(double rate) const {
 
 void LatencySearch::Record(std::optional<double> rate_asked, bool confirm, double rate_achieved, uint64_t latency_ns,
                            uint64_t window_ns, uint64_t ops) {
-  SearchProbe p{rate_asked, rate_achieved, latency_ns, window_ns, ops, Passes(rate_asked, rate_achieved, latency_ns), confirm};
+  SearchProbe p{rate_asked, rate_achieved, latency_ns, window_ns, ops, Passes(rate_asked, rate_achieved, latency_ns), confirm, std::nullopt};
   if (!rate_asked) {
     failed_ = rate_achieved;  // the ceiling: no paced window achieves more
     if (p.passed) passed_ = rate_achieved;
@@ -69,7 +70,7 @@ std::string LatencySearch::Failure(const std::string& percentile, const std::str
                        probes_.empty() ? 0.0 : probes_.front().rate_achieved, unit, lowest_rate_);
   }
   return fmt::format("not even the lowest rate tried met {}: {:.0f} {} asked, {:.0f} achieved, p{} {}", target, *lowest->rate_asked,
-                     unit, lowest->rate_achieved, percentile, FormatDuration(lowest->latency_ns));
+                     unit, lowest->rate_achieved, percentile, FormatLatency(static_cast<double>(lowest->latency_ns)));
 }
 
 }  // namespace iofleet::controller

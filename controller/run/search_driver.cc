@@ -14,6 +14,9 @@ std::string Unit(bool bandwidth) { return bandwidth ? "bytes_per_sec" : "iops"; 
 
 }  // namespace
 
+// percentile 100 is the slowest I/O itself, not its bucket's middle.
+uint64_t SearchDriver::Latency(const LatencyHistogram& h) const { return quantile_ >= 1.0 ? h.max() : h.Quantile(quantile_); }
+
 double SearchQuantile(const v1::TargetLatency& target) {
   const std::string& p = target.has_percentile() ? target.percentile() : "99";
   return std::strtod(p.c_str(), nullptr) / 100.0;
@@ -22,7 +25,8 @@ double SearchQuantile(const v1::TargetLatency& target) {
 SearchDriver::SearchDriver(Fleet& fleet, std::string run_id, int step_index, const v1::IoSpec& io, uint64_t start_ns,
                            uint64_t window_open_ns, uint64_t jobs)
     : cuts_(fleet, std::move(run_id), step_index, !rules::IsRandom(io.op()), start_ns, window_open_ns),
-      target_(io.target_latency()), jobs_(std::max<uint64_t>(jobs, 1)), quantile_(SearchQuantile(io.target_latency())) {
+      target_(io.target_latency()), jobs_(std::max<uint64_t>(jobs, 1)), queue_depth_(std::max<uint32_t>(io.queue_depth(), 1)),
+      quantile_(SearchQuantile(io.target_latency())) {
   report_.percentile = quantile_ * 100;
   report_.max_latency_ns = target_.max_latency();
   report_.unit = Unit(cuts_.bandwidth());
@@ -31,29 +35,63 @@ SearchDriver::SearchDriver(Fleet& fleet, std::string run_id, int step_index, con
 }
 
 void SearchDriver::Run(const std::function<bool()>& give_up) {
+  if (!cuts_.WaitReleased(give_up)) return;  // the agents take a cut once their jobs are released
+  if (target_.vary() == v1::SEARCH_VARY_QUEUE_DEPTH) RunDepth(give_up);
+  else RunRate(give_up);
+}
+
+std::optional<FleetWindow> SearchDriver::Probe(bool first, uint64_t per_job_rate, uint32_t queue_depth,
+                                               const std::function<bool()>& give_up) {
+  // The change of load (the first window: the ramp's end), then the settling, then the probe.
+  if (!first && !cuts_.Cut(UnixNowNs(), per_job_rate, give_up, queue_depth)) return std::nullopt;
+  if (report_.settle_ns > 0 && !cuts_.Cut(cuts_.last_cut_ns() + report_.settle_ns, per_job_rate, give_up, queue_depth)) return std::nullopt;
+  return cuts_.Cut(cuts_.last_cut_ns() + report_.probe_ns, per_job_rate, give_up, queue_depth);
+}
+
+void SearchDriver::Failed(const std::string& why) {
+  if (cuts_.error().empty() && !why.empty()) cuts_.Fail(why);
+}
+
+void SearchDriver::RunRate(const std::function<bool()>& give_up) {
   const uint32_t max_probes = target_.has_max_probes() ? target_.max_probes() : 12;
   const double least = cuts_.bandwidth() ? 4096 : 1;  // per job: about a block, or an I/O, a second
   LatencySearch search(target_.max_latency(), max_probes, static_cast<double>(jobs_) * least);
-  if (!cuts_.WaitReleased(give_up)) return;  // the agents take a cut once their jobs are released
   for (LatencySearch::Next next = search.next(); !next.done; next = search.next()) {
     uint64_t per_job = 0;
     if (next.rate) per_job = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(*next.rate / static_cast<double>(jobs_))));
-    // The change of rate (the first window: the ramp's end), then the settling, then the probe.
-    if (next.rate && !cuts_.Cut(UnixNowNs(), per_job, give_up)) break;
-    if (report_.settle_ns > 0 && !cuts_.Cut(cuts_.last_cut_ns() + report_.settle_ns, per_job, give_up)) break;
-    std::optional<FleetWindow> probe = cuts_.Cut(cuts_.last_cut_ns() + report_.probe_ns, per_job, give_up);
+    std::optional<FleetWindow> probe = Probe(!next.rate, per_job, 0, give_up);
     if (!probe) break;
     const std::optional<double> asked = next.rate ? std::optional<double>(static_cast<double>(per_job * jobs_)) : std::nullopt;
-    search.Record(asked, next.confirm, probe->rate, probe->latency->Quantile(quantile_), probe->window_ns, probe->ops);
+    search.Record(asked, next.confirm, probe->rate, Latency(*probe->latency), probe->window_ns, probe->ops);
     if (next.confirm && search.met()) confirmed_ = std::move(probe->agents);
   }
   report_.probes = search.probes();
   report_.found_rate = search.found();
   report_.met = search.met();
-  if (cuts_.error().empty() && !search.met() && !give_up()) {
+  if (!search.met() && !give_up()) {
     char p[32];
     std::snprintf(p, sizeof p, "%g", quantile_ * 100);
-    cuts_.Fail(search.Failure(p, Unit(cuts_.bandwidth())));
+    Failed(search.Failure(p, Unit(cuts_.bandwidth())));
+  }
+}
+
+void SearchDriver::RunDepth(const std::function<bool()>& give_up) {
+  report_.vary = "queue_depth";
+  DepthSearch search(target_.max_latency(), target_.has_max_probes() ? target_.max_probes() : 12, queue_depth_);
+  for (DepthSearch::Next next = search.next(); !next.done; next = search.next()) {
+    std::optional<FleetWindow> probe = Probe(search.probes().empty(), 0, next.queue_depth, give_up);
+    if (!probe) break;
+    search.Record(next.queue_depth, next.confirm, probe->rate, Latency(*probe->latency), probe->window_ns, probe->ops);
+    if (next.confirm && search.met()) confirmed_ = std::move(probe->agents);
+  }
+  report_.probes = search.probes();
+  report_.found_rate = search.found_rate();
+  report_.found_queue_depth = search.found();
+  report_.met = search.met();
+  if (!search.met() && !give_up()) {
+    char p[32];
+    std::snprintf(p, sizeof p, "%g", quantile_ * 100);
+    Failed(search.Failure(p));
   }
 }
 

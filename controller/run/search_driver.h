@@ -1,7 +1,8 @@
 // Runs a target_latency step's search while the step streams (fleet_cuts.h does the cutting):
 // a settling window and a full-speed one first, then for each rate LatencySearch
-// (latency_search.h) asks, a cut that sets it, with `settle` one that ends the settling, and one
-// that ends the probe, so neither the change nor its transient is measured.
+// (latency_search.h) asks, or each queue depth DepthSearch (depth_search.h) asks (vary:
+// queue_depth), a cut that sets it, with `settle` one that ends the settling, and one that ends
+// the probe, so neither the change nor its transient is measured.
 //
 // Thread-safety: Run on one thread; cuts().OnWindow from the agents' stream threads.
 #pragma once
@@ -14,6 +15,7 @@
 #include "controller/fleet/fleet.h"
 #include "controller/report/report_model.h"
 #include "controller/run/cut_step.h"
+#include "controller/run/depth_search.h"
 #include "controller/run/fleet_cuts.h"
 #include "controller/run/latency_search.h"
 #include "iofleet/v1/workload.pb.h"
@@ -40,9 +42,17 @@ class SearchDriver final : public CutStep {
   const SearchReport& report() const { return report_; }
 
  private:
+  void RunRate(const std::function<bool()>& give_up);
+  void RunDepth(const std::function<bool()>& give_up);
+  // Cuts to `load` (unless it is the first window), lets it settle, and measures one probe.
+  std::optional<FleetWindow> Probe(bool first, uint64_t per_job_rate, uint32_t queue_depth, const std::function<bool()>& give_up);
+  void Failed(const std::string& why);
+  uint64_t Latency(const LatencyHistogram& window) const;  // the window's pXX
+
   FleetCuts cuts_;
   const v1::TargetLatency target_;
   const uint64_t jobs_;
+  const uint32_t queue_depth_;  // each job's, the most a depth search tries
   const double quantile_;
   SearchReport report_;
   std::vector<v1::StepResult> confirmed_;

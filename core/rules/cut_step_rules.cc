@@ -1,5 +1,6 @@
 #include "core/rules/cut_step_rules.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/base/units.h"
@@ -10,11 +11,13 @@ namespace {
 
 constexpr int kMaxCurveLevels = 20;
 
-// "99", "99.9": a percentile above 0 and below 100, in at most three decimals.
+// "99", "99.9": a percentile above 0 and at most 100, in at most three decimals ("100": every
+// I/O, the window's slowest, fio's latency_percentile default).
 bool IsPercentile(const std::string& p) {
   const size_t dot = p.find('.');
   const std::string whole = p.substr(0, dot), part = dot == std::string::npos ? "" : p.substr(dot + 1);
   const auto digits = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
+  if (whole == "100") return dot == std::string::npos || (part.size() <= 3 && !part.empty() && part.find_first_not_of('0') == std::string::npos);
   if (!digits(whole) || whole.size() > 2 || (dot != std::string::npos && (!digits(part) || part.size() > 3))) return false;
   return part.find_first_not_of('0') != std::string::npos || (whole != "0" && whole != "00");
 }
@@ -22,10 +25,7 @@ bool IsPercentile(const std::string& p) {
 void CheckTargetLatency(const v1::TargetLatency& t, const std::string& at, std::vector<Violation>& out) {
   if (!t.has_max_latency()) out.push_back({at + ".max_latency", "is required: the latency the percentile must stay at or under (e.g. 1ms)"});
   if (t.has_percentile() && !IsPercentile(t.percentile())) {
-    out.push_back({at + ".percentile", "\"" + t.percentile() + "\" is not a percentile above 0 and below 100 (e.g. 99 or 99.9)"});
-  }
-  if (t.vary() == v1::SEARCH_VARY_QUEUE_DEPTH) {
-    out.push_back({at + ".vary", "queue_depth is not supported yet: vary: rate searches the fleet's rate"});
+    out.push_back({at + ".percentile", "\"" + t.percentile() + "\" is not a percentile above 0 and at most 100 (e.g. 99 or 99.9)"});
   }
 }
 
@@ -68,6 +68,10 @@ void CheckCutStep(const v1::IoSpec& io, bool has_streams, const FieldPlace& plac
     return;
   }
   if (io.has_target_latency()) CheckTargetLatency(io.target_latency(), at, out);
+  if (io.target_latency().vary() == v1::SEARCH_VARY_QUEUE_DEPTH && io.queue_depth() < 2) {
+    out.push_back({place(v1::IoSpec::kQueueDepthFieldNumber), "is " + std::to_string(std::max<uint32_t>(io.queue_depth(), 1)) +
+                       ": vary: queue_depth searches each job's depth from 1 up to it, so give 2 or more (with libaio or io_uring)"});
+  }
   if (io.has_curve()) CheckCurve(io.curve(), at, out);
   if (io.has_steady()) CheckSteady(io.steady(), at, out);
   if (io.jobs() > kMaxSearchJobs) {

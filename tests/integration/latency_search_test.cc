@@ -58,20 +58,61 @@ TEST(LatencySearch, FindsTheKneeOfAThrottledLoopDeviceAndTwentyPercentMoreFails)
   EXPECT_TRUE(late || short_of_rate) << "20% above the found rate (" << higher << " IOPS) still met the target: " << f.dump();
 }
 
+// vary: queue_depth (fio's latency_target) on the same kind of device, throttled to 400 KiB/s:
+// about 100 4 KiB reads a second, let through in 100 ms slices of 10 (measured with fio here:
+// p99 about 103 ms up to 10 in flight, 200 ms at 12, 300 ms at 16, 600 ms at 32), so p99 <=
+// 150 ms holds up to a depth of about 10 and not past it. The search is exact: the depth one
+// above its answer was tried and failed.
+TEST(LatencySearch, FindsTheDeepestQueueThatMeetsTheTargetOnAThrottledLoopDevice) {
+  TempDir tmp;
+  ThrottledDiskAgent disk(tmp.path(), "128M", "depth");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
+  ASSERT_TRUE(disk.Throttle(400ull << 10));
+  StepRun run = RunFirstStep(tmp, disk.agent().address(), "depth",
+                             "name: depth\nsteps:\n  - name: depth\n"
+                             "    io: { op: randread, engine: libaio, direct: true, block_size: 4KiB, file_size: 32MiB, queue_depth: 32,\n"
+                             "          target_latency: { percentile: 99, max_latency: 150ms, probe: 2s, settle: 500ms, vary: queue_depth } }\n");
+  ASSERT_EQ(run.command.code, 0) << run.command.out << run.command.err;
+  std::printf("%s", run.command.out.c_str());
+  const nlohmann::json& search = run.step["search"];
+  ASSERT_TRUE(search.value("met", false)) << search.dump();
+  EXPECT_EQ(search["vary"], "queue_depth");
+  const uint32_t found = search["found_queue_depth"].get<uint32_t>();
+  EXPECT_GE(found, 6u) << search.dump();
+  EXPECT_LE(found, 11u) << "past 10 in flight a request waits two slices: " << search.dump();
+  EXPECT_LE(search["probes"].size(), 7u) << "log2(32) + 2";
+  EXPECT_EQ(search["probes"][0]["queue_depth"], 32) << "the first window at the step's depth";
+  bool one_above_failed = false;
+  for (const nlohmann::json& p : search["probes"]) {
+    EXPECT_FALSE(p.contains("rate_asked")) << "no rate is asked: " << p.dump();
+    if (p["queue_depth"] == found + 1 && !p.value("passed", false)) one_above_failed = true;
+  }
+  EXPECT_TRUE(one_above_failed) << "the depth above the answer failed in the search: " << search.dump();
+  const nlohmann::json& confirm = search["probes"].back();
+  EXPECT_TRUE(confirm.value("confirm", false));
+  EXPECT_EQ(confirm["queue_depth"], found);
+  // The step's figures are the confirming window's, its latency from each submission.
+  const nlohmann::json& figures = run.step["aggregate"];
+  EXPECT_LE(figures["latency_ns"]["p99"].get<uint64_t>(), 150'000'000u) << figures.dump();
+  EXPECT_NEAR(figures["iops"].get<double>(), search["found_rate"].get<double>(), 0.01 * search["found_rate"].get<double>());
+  EXPECT_NE(run.command.out.find("found: QD " + std::to_string(found) + " per job meets p99 <= 150.00 ms"), std::string::npos)
+      << run.command.out;
+}
+
 // Bad values are refused with the place, before anything starts.
 TEST(LatencySearch, BadTargetsAreRefusedWithTheirPlace) {
   TempDir tmp;
   WriteText(tmp / "bad.yaml",
             "name: bad\nsteps:\n  - name: s\n"
             "    io: { op: randread, engine: \"null\", file_size: 1MiB,\n"
-            "          target_latency: { percentile: \"100\", vary: queue_depth }, rate: { iops: 5 } }\n");
+            "          target_latency: { percentile: \"100.5\", vary: queue_depth }, rate: { iops: 5 } }\n");
   CommandResult r = RunCommand({BinPath("iofleet"), "validate", (tmp / "bad.yaml").string()}, tmp.path());
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   const std::string all = r.out + r.err;
   EXPECT_NE(all.find("bad.yaml:5"), std::string::npos) << all;
   EXPECT_NE(all.find("max_latency"), std::string::npos) << all;
   EXPECT_NE(all.find("is not a percentile"), std::string::npos) << all;
-  EXPECT_NE(all.find("queue_depth is not supported yet"), std::string::npos) << all;
+  EXPECT_NE(all.find("vary: queue_depth searches each job's depth from 1 up to it"), std::string::npos) << all;
   EXPECT_NE(all.find("is set by the target_latency step's windows"), std::string::npos) << all;
 }
 

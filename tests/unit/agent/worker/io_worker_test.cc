@@ -533,5 +533,26 @@ TEST(IoWorker, CutsSplitTheWindowExactlyAndSetTheNewPace) {
   EXPECT_EQ(first.ops + paced + last, h.stats.write.latency.count());
 }
 
+// A search that varies the queue depth (target_latency's vary: queue_depth): from a cut on, the
+// job keeps at most the cut's depth in flight, and 0 gives it back its own.
+TEST(IoWorker, ACutsQueueDepthBoundsTheRequestsInFlight) {
+  for (uint32_t depth : {3u, 0u}) {
+    Harness h(8);
+    h.engine.watched = &h.stats;
+    WindowCuts cuts;
+    WindowSnapshot snapshot;
+    h.plan.cuts = &cuts;
+    h.plan.snapshot = &snapshot;
+    CutOrder order;
+    order.at_ns = 1;  // the job's start: cut before its first request
+    order.queue_depth = depth;
+    ASSERT_TRUE(cuts.Order(1, order));
+    h.Run();
+    EXPECT_EQ(snapshot.cuts_done.load(), 1u);
+    EXPECT_EQ(h.stats.write.ops.load(), kSlots) << depth;
+    EXPECT_EQ(h.engine.max_inflight, depth == 0 ? 8u : depth);
+  }
+}
+
 }  // namespace
 }  // namespace iofleet::agent

@@ -67,17 +67,20 @@ TEST(CutStepRules, EachKindsOwnValuesAreChecked) {
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.steady.interval", "fewer than 3 samples"));
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.steady.timeout", "could never be steady"));
   w = Reading();
-  Io(w).mutable_target_latency()->set_percentile("100");
+  Io(w).mutable_target_latency()->set_percentile("100.5");
   Io(w).mutable_target_latency()->set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
+  Io(w).set_queue_depth(1);
   vs = Validate(w);
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.target_latency.max_latency", "is required"));
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.target_latency.percentile", "not a percentile"));
-  EXPECT_TRUE(HasViolation(vs, "steps[0].io.target_latency.vary", "not supported yet"));
-  for (const char* good : {"99", "99.9", "50", "0.1", "99.999"}) {
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.queue_depth", "searches each job's depth from 1 up to it, so give 2 or more"));
+  Io(w).set_queue_depth(32);
+  EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.queue_depth", "")) << "a depth to search below";
+  for (const char* good : {"99", "99.9", "50", "0.1", "99.999", "100", "100.0"}) {
     Io(w).mutable_target_latency()->set_percentile(good);
     EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.target_latency.percentile", "")) << good;
   }
-  for (const char* bad : {"0", "100", "99.", ".5", "-1", "1e2", "99.9999"}) {
+  for (const char* bad : {"0", "100.01", "101", "99.", ".5", "-1", "1e2", "99.9999", "100."}) {
     Io(w).mutable_target_latency()->set_percentile(bad);
     EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.percentile", "not a percentile")) << bad;
   }
