@@ -76,6 +76,11 @@ void ValidateStream(const v1::Workload& w, const v1::Step& step, const v1::IoSpe
                      "is the step's: every stream runs in the step's window, so set it on the step's io"});
     }
   }
+  // Windows are cut for a step as a whole; a stream's own would be run as a plain stream.
+  for (const auto& [has, name] : {std::pair{written.has_target_latency(), "target_latency"}, std::pair{written.has_curve(), "curve"},
+                                  std::pair{written.has_steady(), "steady"}}) {
+    if (has) out.push_back({stream_path + "." + name, "is not supported in a stream yet: give this kind of job a step of its own"});
+  }
   ValidateIoLevel(written, stream_path, out);
   const FieldPlace place = [&](int field) { return StreamOrigin(w, step, path, k, field); };
   if (!ValidateResolvedIo(resolved, place, out)) return;

@@ -93,5 +93,21 @@ TEST(CutStepRules, AStepWithStreamsIsRefused) {
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.steady", "not supported with streams"));
 }
 
+// A stream's own search, curve or steady window was once taken and silently not done: the step
+// ran as a plain one and its figures looked like an answer.
+TEST(CutStepRules, AStreamOfItsOwnCannotBeCutIntoWindows) {
+  for (int kind = 0; kind < 3; ++kind) {
+    v1::Workload w = Reading();
+    v1::IoSpec& a = *Io(w).add_streams();
+    a.set_name("a");
+    Io(w).add_streams()->set_name("b");
+    if (kind == 0) a.mutable_target_latency()->set_max_latency(1'000'000);
+    if (kind == 1) a.mutable_curve();
+    if (kind == 2) a.mutable_steady();
+    const char* field = kind == 0 ? "steps[0].io.streams[0].target_latency" : kind == 1 ? "steps[0].io.streams[0].curve" : "steps[0].io.streams[0].steady";
+    EXPECT_TRUE(HasViolation(Validate(w), field, "not supported in a stream")) << Describe(Validate(w));
+  }
+}
+
 }  // namespace
 }  // namespace iofleet::rules
