@@ -254,7 +254,7 @@ bool Importer::WaitsForAllRunning(const std::vector<Job>& jobs, const std::vecto
 // before it to finish. So each run of jobs up to the next stonewall becomes one step whose
 // streams are those jobs, started at one instant (a lone job stays a step of its own). The
 // step takes its first job's name; each stream keeps its job's name, fields and files.
-void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs) {
+std::vector<std::vector<int>> Importer::JobGroups(const Level& defaults, const std::vector<Job>& jobs) {
   std::vector<std::vector<int>> groups;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const auto& stonewall = Effective(jobs[i].level.stonewall, defaults.stonewall);
@@ -263,6 +263,11 @@ void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs)
     if (i == 0 || wall || waits) groups.emplace_back();
     groups.back().push_back(static_cast<int>(i));
   }
+  return groups;
+}
+
+void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs) {
+  const std::vector<std::vector<int>> groups = JobGroups(defaults, jobs);
   if (groups.size() == jobs.size()) return;
   v1::Workload& w = out_.workload;
   std::vector<v1::Step> steps;
@@ -448,6 +453,26 @@ void Importer::PlaceSequentialAdd(const Level& defaults, const std::vector<Job>&
 
 // Leaves out what has no effect where fio ignores it too (a warning when the file said it, and
 // silently for fio's defaults added above); anything else with no effect is validation's error.
+void Importer::KeepDefaultOff(int keep_off, int field_number) {
+  v1::Workload& w = out_.workload;
+  const google::protobuf::FieldDescriptor* field = IoField(field_number);
+  const google::protobuf::Reflection* refl = v1::IoSpec::GetReflection();
+  if (!HasIoField(w.defaults(), field_number)) return;
+  const auto from = origins_.find("defaults." + field->name());
+  for (int i = 0; i < w.steps_size(); ++i) {
+    v1::IoSpec& io = *w.mutable_steps(i)->mutable_io();
+    if (i == keep_off || HasIoField(io, field_number)) continue;
+    v1::IoSpec only = w.defaults();  // the one field, merged into the step
+    for (int f = 0; f < v1::IoSpec::descriptor()->field_count(); ++f) {
+      if (v1::IoSpec::descriptor()->field(f) != field) refl->ClearField(&only, v1::IoSpec::descriptor()->field(f));
+    }
+    io.MergeFrom(only);
+    if (from != origins_.end()) origins_["steps[" + std::to_string(i) + "].io." + field->name()] = from->second;
+  }
+  refl->ClearField(w.mutable_defaults(), field);
+  if (from != origins_.end()) origins_.erase(from);
+}
+
 void Importer::LeaveOutIgnored() {
   v1::Workload& w = out_.workload;
   const pb::Reflection* refl = v1::IoSpec::GetReflection();
@@ -523,8 +548,10 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   PlaceIoAmount(defaults, jobs);
   PlaceOffsets(defaults, jobs);
   PlaceNumberIos(defaults, jobs);
+  PlaceLatencyTarget(defaults, jobs);
   CheckMixedRates(defaults, jobs);
   PlaceRandRepeat(defaults, jobs);
+  PlaceRandomGenerator(defaults, jobs);
   std::string description;
   for (const auto& d : descriptions_) description += (description.empty() ? "" : "; ") + d;
   w.set_description(description);

@@ -71,6 +71,10 @@ struct Level {
   std::optional<Setting<uint64_t>> offset;            // offset=
   std::optional<Setting<uint64_t>> offset_increment;  // offset_increment=
   std::optional<Setting<uint64_t>> number_ios;        // number_ios= (0: no limit)
+  std::optional<Setting<bool>> lfsr;                    // random_generator= (true: lfsr)
+  std::optional<Setting<uint64_t>> latency_target;      // latency_target=, in ns (0: none)
+  std::optional<Setting<uint64_t>> latency_window;      // latency_window=, in ns (0: every completion)
+  std::optional<Setting<std::string>> latency_percentile;  // latency_percentile=, as written
   int kb_base = 1024;
 };
 
@@ -202,6 +206,15 @@ class Importer {
   void PlaceOffsets(const Level& defaults, const std::vector<Job>& jobs);
   void NumberIos(const Option& o, Level& l);
   void PlaceNumberIos(const Level& defaults, const std::vector<Job>& jobs);
+  static std::vector<OptionRow> LatencyOptionRows();  // fio_latency_options.cc
+  static std::vector<OptionRow> RandomOptionRows();   // fio_random_options.cc
+  void RandomGenerator(const Option& o, Level& l);
+  void PlaceRandomGenerator(const Level& defaults, const std::vector<Job>& jobs);
+  void LatencyTarget(const Option& o, Level& l);
+  void LatencyWindow(const Option& o, Level& l);
+  void LatencyPercentile(const Option& o, Level& l);
+  void LatencyRun(const Option& o, Level& l);
+  void PlaceLatencyTarget(const Level& defaults, const std::vector<Job>& jobs);
   void SteadyCriterionOption(const Option& o, Level& l);
   void SteadyDuration(const Option& o, Level& l);
   void SteadyRamp(const Option& o, Level& l);
@@ -242,7 +255,12 @@ class Importer {
   void NameSteps(const std::vector<Job>& jobs);
   void PlaceRuntime(const Level& defaults, const std::vector<Job>& jobs);
   void PlaceRamp(const Level& defaults, const std::vector<Job>& jobs);
+  // The jobs that run at the same time (no stonewall between them), by index, in order.
+  std::vector<std::vector<int>> JobGroups(const Level& defaults, const std::vector<Job>& jobs);
   void GroupStreams(const Level& defaults, const std::vector<Job>& jobs);
+  // The [global] value of an io field moves into every other step, so that step `keep_off` does
+  // not inherit it.
+  void KeepDefaultOff(int keep_off, int field_number);
   bool WaitsForAllRunning(const std::vector<Job>& jobs, const std::vector<int>& running, const Setting<std::string>& wait_for);
   bool SameStepLevel(const std::vector<int>& group, const Level& defaults, const std::vector<Job>& jobs);
   void PlaceDirectory(const Level& defaults, const std::vector<Job>& jobs);

@@ -27,6 +27,7 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     std::vector<OptionRow> more = PacingOptionRows();
     for (OptionRow& row : LogOptionRows()) more.push_back(std::move(row));
     for (OptionRow& row : SteadyOptionRows()) more.push_back(std::move(row));
+    for (OptionRow& row : LatencyOptionRows()) more.push_back(std::move(row));
     rows.insert(after == rows.end() ? rows.end() : after + 1, more.begin(), more.end());
     // The working set's rows (fio_dedupe_options.cc) after dedupe_percentage's.
     const auto dedupe = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`dedupe_percentage`"; });
@@ -36,6 +37,9 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     const auto size = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`size`, `filesize`"; });
     const std::vector<OptionRow> offsets = OffsetOptionRows();
     rows.insert(size == rows.end() ? rows.end() : size + 1, offsets.begin(), offsets.end());
+    const auto map = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`norandommap`"; });
+    const std::vector<OptionRow> generators = RandomOptionRows();  // fio_random_options.cc
+    rows.insert(map == rows.end() ? rows.end() : map + 1, generators.begin(), generators.end());
     return rows;
   }();
   return table;
