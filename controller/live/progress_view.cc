@@ -14,11 +14,18 @@ bool CountsFiles(const LiveSnapshot& s) { return s.step.kind == "files" || s.ste
 // sync, drop_caches, readahead and hook steps move no data of their own: only their time shows.
 bool MovesData(const LiveSnapshot& s) { return s.step.kind == "io" || CountsFiles(s); }
 
+// At a thousand agents every name would make a line of thousands of characters: the first few
+// are named (in the fleet's order), the others counted.
+constexpr size_t kNamedAgents = 5;
+
 std::string Names(const LiveSnapshot& s, bool LiveAgent::*flag) {
   std::string names;
+  size_t flagged = 0;
   for (const auto& a : s.agents) {
-    if (a.*flag) names += (names.empty() ? "" : ", ") + a.name;
+    if (!(a.*flag)) continue;
+    if (++flagged <= kNamedAgents) names += (names.empty() ? "" : ", ") + a.name;
   }
+  if (flagged > kNamedAgents) names += fmt::format(" and {} more", flagged - kNamedAgents);
   return names;
 }
 

@@ -3,6 +3,7 @@
 #include "controller/report/slowest_agent.h"
 #include "controller/run/sample_interval.h"
 #include "controller/run/cut_step.h"
+#include "controller/run/silence_watch.h"
 
 #include "controller/report/first_done.h"
 #include "controller/workload/proto_names.h"
@@ -64,7 +65,32 @@ bool LostConnection(const Status& status) {
 struct StepExecutor::Streams {
   Streams(int index, const std::vector<bool>& has_work, size_t agents)
       : index(index), has_work(has_work), results(agents, Status(Code::kCancelled, "not run")), asked_to_stop(agents),
-        running(agents), samples(agents), last(agents), has_last(agents, 0), heard_at(agents), silenced(agents) {}
+        running(agents), samples(agents), last(agents), has_last(agents, 0), silence(agents) {}
+  ~Streams() { Abandon(); }
+
+  // The streams' threads are started before the start instant is chosen (starting a thousand
+  // threads takes longer than a lead), and wait here until it is.
+  void WaitForGate() {
+    std::unique_lock lock(gate_mu);
+    gate_cv.wait(lock, [&] { return gate_open; });
+  }
+  void OpenGate() {
+    std::lock_guard lock(gate_mu);
+    gate_open = true;
+    gate_cv.notify_all();
+  }
+  // A step that ends before its streams open (an exception between): its waiting threads end
+  // without streaming.
+  void Abandon() {
+    {
+      std::lock_guard lock(gate_mu);
+      if (!gate_open) abandoned = true;
+    }
+    OpenGate();
+    for (auto& t : threads) {
+      if (t.joinable()) t.join();
+    }
+  }
 
   // An agent given no job has nothing to finish first.
   bool Worked(size_t i) const { return i >= has_work.size() || has_work[i]; }
@@ -90,11 +116,12 @@ struct StepExecutor::Streams {
   bool interrupted = false;        // Ctrl-C while the streams were open
   bool cancelled_streams = false;  // this controller cancelled the streams still open
   uint64_t end_ns = 0;             // when the last stream ended
-  // When each agent's stream last sent anything, on the stall clock; and whether it was cancelled
-  // for its silence.
-  std::vector<std::atomic<uint64_t>> heard_at;
-  std::vector<std::atomic<bool>> silenced;
+  SilenceWatch silence;  // frozen or cut-off agents, on the stall clock
   uint64_t silence_limit_ns = kMinSilenceNs;
+  std::vector<std::thread> threads;  // one per agent's stream
+  std::mutex gate_mu;                // with gate_cv: the threads wait for the start instant
+  std::condition_variable gate_cv;
+  bool gate_open = false, abandoned = false;  // under gate_mu
   std::unique_ptr<CutStep> cut;  // a step cut into windows (target_latency, curve, steady)
   std::string cut_error;         // why it measured nothing (empty: it did, or another failure ended it)
 };
@@ -107,17 +134,24 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     return setup;
   }
 
-  // 2. One instant for all: far enough ahead that every Start reaches its agent first.
+  // 2. Every agent's stream on a thread, waiting; then one instant for all, far enough ahead that
+  // every Start reaches its agent first.
   Streams streams(index, has_work, fleet_.size());
-  streams.start_at = StartInstant(streams.decided_ns);
-  step.start_lead_ns = streams.start_at - streams.decided_ns;
-
-  // 3. Stream every agent's step.
   live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
   streams.stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
   streams.sample_step = {index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp(), {}};
   for (const v1::IoSpec& stream : io.streams()) streams.sample_step.streams.push_back(stream.name());
   streams.sample_interval_ns = SampleIntervalNs(index, io);
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    streams.threads.emplace_back([this, &streams, i] {
+      streams.WaitForGate();
+      if (!streams.abandoned) StreamAgent(i, streams);
+    });
+  }
+  streams.start_at = StartInstant(streams.decided_ns);
+  step.start_lead_ns = streams.start_at - streams.decided_ns;
+
+  // 3. Stream every agent's step.
   streams.cut = MakeCutStep(fleet_, run_id_, index, io, streams.start_at, streams.start_at + io.start_delay() + io.ramp(), total_jobs);
   StreamAll(streams);
 
@@ -209,9 +243,7 @@ void StepExecutor::RunCut(Streams& s) {
 void StepExecutor::CancelSilent(Streams& s) {
   const uint64_t now = stall_clock_.ProgressNs();
   for (size_t i = 0; i < fleet_.size(); ++i) {
-    if (!fleet_[i]->streaming || s.silenced[i] || now < s.heard_at[i] + s.silence_limit_ns) continue;
-    s.silenced[i] = true;
-    fleet_[i]->client->CancelStep();
+    if (s.silence.TurnedSilent(i, now)) fleet_[i]->client->CancelStep();
   }
 }
 
@@ -219,10 +251,9 @@ void StepExecutor::StreamAll(Streams& s) {
   // Nothing is due before the start instant and one sample interval after it.
   const uint64_t wall = UnixNowNs();
   const uint64_t first_due = stall_clock_.ProgressNs() + (s.start_at > wall ? s.start_at - wall : 0) + s.sample_interval_ns;
-  for (auto& heard : s.heard_at) heard = first_due;
   s.silence_limit_ns = std::max<uint64_t>(kMinSilenceNs, 3 * s.sample_interval_ns);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < fleet_.size(); ++i) threads.emplace_back([this, &s, i] { StreamAgent(i, s); });
+  s.silence.Begin(first_due, s.silence_limit_ns, s.sample_interval_ns);
+  s.OpenGate();
   std::thread cut;
   if (s.cut) cut = std::thread([this, &s] { RunCut(s); });
   std::thread stopper;
@@ -249,7 +280,7 @@ void StepExecutor::StreamAll(Streams& s) {
     CancelSilent(s);
     view_.Tick(live_, now.time_since_epoch().count());
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : s.threads) t.join();
   if (cut.joinable()) cut.join();
   if (stopper.joinable()) stopper.join();
   s.end_ns = UnixNowNs();
@@ -263,8 +294,9 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
   request.set_sample_interval_ns(s.sample_interval_ns);
   request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(s.start_at) + a.clock_offset_ns));
   a.streaming = true;
+  s.silence.Opened(i, stall_clock_.ProgressNs());
   s.results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
-    s.heard_at[i] = stall_clock_.ProgressNs();
+    s.silence.Heard(i, stall_clock_.ProgressNs());
     // Only what the live model accepted reaches the report's samples too.
     if (!live_.OnProgress(i, p)) return;
     s.samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
@@ -272,13 +304,14 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
     s.last[i] = p;
     s.has_last[i] = 1;
   }, [&](const v1::WindowResult& w) {
-    s.heard_at[i] = stall_clock_.ProgressNs();
+    s.silence.Heard(i, stall_clock_.ProgressNs());
     if (s.cut) s.cut->cuts().OnWindow(i, w);
   });
+  s.silence.Closed(i);
   a.streaming = false;
   Result<v1::StepResult>& result = s.results[i];
   if (result.ok()) live_.AgentDone(i, &*result);
-  else if (LostConnection(result.status()) || s.silenced[i]) live_.AgentLost(i);
+  else if (LostConnection(result.status()) || s.silence.Silenced(i)) live_.AgentLost(i);
   if (result.ok() && s.stonewall && s.Worked(i) && !result->stopped_early() && !s.first_done.exchange(true)) {
     StopOthers(s, i);  // IOR's stonewall: the first agent to finish its share stops the others
   }
@@ -405,7 +438,7 @@ StepOutcome StepExecutor::Judge(const Streams& s, const StepReport& step) {
       }
       continue;
     }
-    if (s.silenced[i]) {
+    if (s.silence.Silenced(i)) {
       fleet_[i]->lost = true;
       FailStep(outcome, step, fmt::format("agent {} ({}) was lost: its stream sent nothing for {:.1f} s of the controller's own running "
                                           "time (progress is due every {:.1f} s): frozen, or cut off",

@@ -48,6 +48,24 @@ TEST(ProgressView, PlainLineNamesSilentAndLostAgentsAtOnce) {
   EXPECT_NE(PlainLine(s).find("1/2 agents  lost: node2"), std::string::npos) << PlainLine(s);
 }
 
+// At a thousand agents a line naming every silent one would be thousands of characters: the first
+// few are named, the rest counted.
+TEST(ProgressView, ManySilentAgentsAreNamedFirstFewThenCounted) {
+  LiveSnapshot s = Running();
+  s.agents.clear();
+  for (int i = 0; i < 1000; ++i) {
+    LiveAgent a;
+    a.name = "h" + std::to_string(i);
+    a.silent = i >= 10;
+    a.rate = {true, 1, 1.0 * (1 << 20)};
+    s.agents.push_back(a);
+  }
+  s.reporting = 10;
+  const std::string line = PlainLine(s);
+  EXPECT_NE(line.find("10/1000 agents  silent: h10, h11, h12, h13, h14 and 985 more"), std::string::npos) << line;
+  EXPECT_LT(line.size(), 200u) << line;
+}
+
 TEST(ProgressView, ARampShowsAsRampAndFilesCountFiles) {
   LiveSnapshot s = Running();
   s.clock.ramp = true;
