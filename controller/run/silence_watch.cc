@@ -20,10 +20,12 @@ void SilenceWatch::Opened(size_t i, uint64_t now_ns) {
   open_[i].store(true);
 }
 
+// A message before the first sample due (none is sent today) does not bring the deadline closer.
+void SilenceWatch::Heard(size_t i, uint64_t now_ns) { heard_at_[i].store(std::max(now_ns, first_due_ns_)); }
+
 bool SilenceWatch::TurnedSilent(size_t i, uint64_t now_ns) {
   if (!open_[i].load() || silenced_[i].load() || now_ns < heard_at_[i].load() + limit_ns_) return false;
-  silenced_[i].store(true);
-  return true;
+  return !silenced_[i].exchange(true);
 }
 
 }  // namespace iofleet::controller

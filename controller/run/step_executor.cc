@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -70,23 +71,30 @@ struct StepExecutor::Streams {
 
   // The streams' threads are started before the start instant is chosen (starting a thousand
   // threads takes longer than a lead), and wait here until it is.
-  void WaitForGate() {
+  // False: the step was abandoned before its streams opened.
+  bool WaitForGate() {
     std::unique_lock lock(gate_mu);
     gate_cv.wait(lock, [&] { return gate_open; });
+    return !abandoned;
   }
   void OpenGate() {
     std::lock_guard lock(gate_mu);
     gate_open = true;
     gate_cv.notify_all();
   }
-  // A step that ends before its streams open (an exception between): its waiting threads end
-  // without streaming.
+  // A step left by an exception: before its streams opened, its waiting threads end without
+  // streaming; after, the streams still open are cancelled (nothing else would end them).
   void Abandon() {
+    bool streaming = false;
     {
       std::lock_guard lock(gate_mu);
-      if (!gate_open) abandoned = true;
+      streaming = gate_open;
+      abandoned = !gate_open;
     }
     OpenGate();
+    if (streaming && cancel_all && std::any_of(threads.begin(), threads.end(), [](const std::thread& t) { return t.joinable(); })) {
+      cancel_all();
+    }
     for (auto& t : threads) {
       if (t.joinable()) t.join();
     }
@@ -122,6 +130,7 @@ struct StepExecutor::Streams {
   std::mutex gate_mu;                // with gate_cv: the threads wait for the start instant
   std::condition_variable gate_cv;
   bool gate_open = false, abandoned = false;  // under gate_mu
+  std::function<void()> cancel_all;           // cancels every agent's stream (Abandon)
   std::unique_ptr<CutStep> cut;  // a step cut into windows (target_latency, curve, steady)
   std::string cut_error;         // why it measured nothing (empty: it did, or another failure ended it)
 };
@@ -142,10 +151,13 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   streams.sample_step = {index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp(), {}};
   for (const v1::IoSpec& stream : io.streams()) streams.sample_step.streams.push_back(stream.name());
   streams.sample_interval_ns = SampleIntervalNs(index, io);
+  streams.cancel_all = [this] {
+    for (auto& a : fleet_) a->client->CancelStep();
+  };
+  streams.threads.reserve(fleet_.size());
   for (size_t i = 0; i < fleet_.size(); ++i) {
     streams.threads.emplace_back([this, &streams, i] {
-      streams.WaitForGate();
-      if (!streams.abandoned) StreamAgent(i, streams);
+      if (streams.WaitForGate()) StreamAgent(i, streams);
     });
   }
   streams.start_at = StartInstant(streams.decided_ns);

@@ -59,7 +59,8 @@ class StepExecutor {
   // The workload's sample interval, or one chosen for the step's expected length (its runtime,
   // or how long its last run took).
   uint64_t SampleIntervalNs(int index, const v1::IoSpec& io) const;
-  // Streams every agent's step on a thread of its own until all have ended, ticking the view.
+  // Opens the gate of the agents' stream threads (Run starts them) and waits until every stream
+  // has ended, ticking the view.
   // On Ctrl-C the agents are asked to stop; agents asked to stop (Ctrl-C, or another agent
   // failed) that do not within a grace have their streams cancelled.
   void StreamAll(Streams& s);
@@ -69,7 +70,7 @@ class StepExecutor {
   // Agent i's stream: its progress to the live model and samples.csv; it stops the others when
   // it finishes first on a stonewalled step, or fails.
   void StreamAgent(size_t i, Streams& s);
-  // Agents whose stream has sent nothing for SilenceLimitNs of the controller's running time:
+  // Agents whose stream has sent nothing for the silence limit of the controller's running time:
   // cancelled and lost (frozen, or cut off without a FIN).
   void CancelSilent(Streams& s);
   // Asks every agent but `except` (SIZE_MAX: every agent) to stop the step, each at most once.

@@ -35,6 +35,15 @@ TEST(SilenceWatch, AStreamOpenedLateCountsFromItsOpening) {
   EXPECT_TRUE(watch.TurnedSilent(0, 12 * kWatchSecond));
 }
 
+TEST(SilenceWatch, AMessageBeforeTheFirstSampleDueDoesNotBringTheDeadlineCloser) {
+  SilenceWatch watch(1);
+  watch.Begin(3 * kWatchSecond, 5 * kWatchSecond, kWatchSecond);
+  watch.Opened(0, 0);
+  watch.Heard(0, kWatchSecond);
+  EXPECT_FALSE(watch.TurnedSilent(0, 8 * kWatchSecond - 1));
+  EXPECT_TRUE(watch.TurnedSilent(0, 8 * kWatchSecond));
+}
+
 TEST(SilenceWatch, AClosedStreamIsNotSilent) {
   SilenceWatch watch(1);
   watch.Begin(0, 5 * kWatchSecond, kWatchSecond);
