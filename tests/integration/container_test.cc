@@ -65,20 +65,23 @@ struct RemoveContainer {
 };
 
 // Skips unless podman can build here; makes the Debian 12 base once per machine.
-void NeedPodmanAndTheBase(const TempDir& tmp, const fs::path& logs) {
+void NeedPodmanAndTheBase(const fs::path& logs) {
   if (geteuid() != 0) GTEST_SKIP() << "podman here needs root";
   for (const char* tool : {"/usr/bin/podman", "/usr/sbin/debootstrap", "/usr/sbin/runc"}) {
     if (!fs::exists(tool)) GTEST_SKIP() << tool << " is missing (scripts/install-deps installs podman, runc, debootstrap)";
   }
   if (RunCommand(Podman({"image", "exists", kBase}), logs).code != 0) {
-    CommandResult boot = RunCommand({"/usr/sbin/debootstrap", "--variant=minbase", "bookworm", (tmp / "rootfs").string(),
+    // Not below the checkout: debootstrap fails in a path with a space ("Failure trying to run:
+    // chroot .../with space/.../rootfs /bin/true"), and a clone may sit in one.
+    TempDir below(fs::path("/var/tmp") / "iofleet-test");
+    const fs::path rootfs = below / "rootfs";
+    CommandResult boot = RunCommand({"/usr/sbin/debootstrap", "--variant=minbase", "bookworm", rootfs.string(),
                                      "http://deb.debian.org/debian"},
                                     logs, 900s);
     ASSERT_EQ(boot.code, 0) << boot.out << boot.err;
-    CommandResult import = RunCommand({"/bin/sh", "-c", "tar -C '" + (tmp / "rootfs").string() + "' -c . | podman --cgroup-manager=cgroupfs import - " + kBase},
+    CommandResult import = RunCommand({"/bin/sh", "-c", "tar -C '" + rootfs.string() + "' -c . | podman --cgroup-manager=cgroupfs import - " + kBase},
                                       logs, 300s);
     ASSERT_EQ(import.code, 0) << import.err;
-    fs::remove_all(tmp / "rootfs");
   }
 }
 
@@ -119,7 +122,7 @@ std::vector<std::string> Build(const std::vector<std::string>& args) {
 TEST(Container, TheContextHoldsOnlyThePrebuiltBinariesOfBuild) {
   TempDir tmp;
   const fs::path logs = tmp / "logs";
-  NeedPodmanAndTheBase(tmp, logs);
+  NeedPodmanAndTheBase(logs);
   if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
   const fs::path context = MakeContext(tmp);
   WriteText(tmp / "Containerfile", std::string("FROM ") + kBase + "\nCOPY . /context/\n");
@@ -147,7 +150,7 @@ TEST(Container, ThePrebuiltImageRunsTheAgentForTheHostsController) {
   }
   TempDir tmp;
   const fs::path logs = tmp / "logs";
-  NeedPodmanAndTheBase(tmp, logs);
+  NeedPodmanAndTheBase(logs);
   if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
   CommandResult version = RunCommand({BinPath("iofleet-agent"), "--version"}, logs);
   const std::string revision = version.out.substr(version.out.find('(') + 1, version.out.find(')') - version.out.find('(') - 1);
