@@ -3,10 +3,9 @@
 //
 // Silence is counted on the controller's own running time (stall_clock.h), and for each agent
 // from the later of the step's first sample due and one sample interval after its stream was
-// opened (the first sample it could send). Opening a
-// thousand streams on a busy two-core host took seconds here: counted from the step's first
-// sample due alone, the streams opened last were taken for silent, and their agents for lost,
-// before they could have sent anything.
+// opened (the first sample it could send). Opening a thousand streams on a busy two-core host
+// took seconds here: counted from the step's first sample due alone, the streams opened last
+// were taken for silent, and their agents for lost, before they could have sent anything.
 #pragma once
 
 #include <atomic>
@@ -33,7 +32,6 @@ class SilenceWatch {
   bool TurnedSilent(size_t i, uint64_t now_ns);
   // Whether agent i's stream was found silent.
   bool Silenced(size_t i) const { return silenced_[i].load(); }
-  size_t size() const { return heard_at_.size(); }
 
  private:
   uint64_t first_due_ns_ = 0, limit_ns_ = 0, sample_interval_ns_ = 0;

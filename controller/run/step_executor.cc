@@ -70,8 +70,8 @@ struct StepExecutor::Streams {
   ~Streams() { Abandon(); }
 
   // The streams' threads are started before the start instant is chosen (starting a thousand
-  // threads takes longer than a lead), and wait here until it is.
-  // False: the step was abandoned before its streams opened.
+  // threads takes longer than a lead), and wait here until it is. False: the step was abandoned
+  // before its streams opened.
   bool WaitForGate() {
     std::unique_lock lock(gate_mu);
     gate_cv.wait(lock, [&] { return gate_open; });
@@ -92,6 +92,8 @@ struct StepExecutor::Streams {
       abandoned = !gate_open;
     }
     OpenGate();
+    // Only while a stream thread is left: a cancel marks the agent's client for its next step too,
+    // and after StreamAll every thread has been joined.
     if (streaming && cancel_all && std::any_of(threads.begin(), threads.end(), [](const std::thread& t) { return t.joinable(); })) {
       cancel_all();
     }
