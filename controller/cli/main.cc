@@ -31,12 +31,15 @@ namespace {
 
 void OnInterrupt(int signo) { ctl::g_interrupt.Raise(signo == SIGTERM ? "SIGTERM" : "Ctrl-C"); }
 
-// A YAML workload, or an fio job file translated to one; fio's warnings go to stderr.
-// `fio_paths_relative`: --fio-paths relative (an fio job file's absolute filename= and directory=
-// taken within each agent's run directory).
-ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported, bool fio_paths_relative) {
-  if (!ctl::IsFioJobFile(file)) return ctl::LoadWorkloadFile(file);
-  ctl::FioImport imported = ctl::ImportFioJobFile(file, allow_unsupported, fio_paths_relative);
+// A YAML workload, or an fio job file translated to one as `fio` says (--allow-unsupported,
+// --fio-paths, --fio-section); fio's warnings go to stderr.
+ctl::LoadedWorkload LoadAny(const std::string& file, const ctl::FioImportOptions& fio) {
+  if (!ctl::IsFioJobFile(file)) {
+    ctl::LoadedWorkload loaded = ctl::LoadWorkloadFile(file);
+    if (!fio.sections.empty()) loaded.errors.push_back(file + ": --fio-section is for fio job files; this is a YAML workload");
+    return loaded;
+  }
+  ctl::FioImport imported = ctl::ImportFioJobFile(file, fio);
   for (const auto& w : imported.warnings) std::cerr << "iofleet: warning: " << w << "\n";
   ctl::LoadedWorkload loaded;
   loaded.workload = std::move(imported.workload);
@@ -47,9 +50,9 @@ ctl::LoadedWorkload LoadAny(const std::string& file, bool allow_unsupported, boo
 
 // Loads, applies --set PATH=VALUE in order, and validates, printing every error; false when
 // the workload is rejected.
-bool Load(const std::string& file, bool allow_unsupported, bool fio_paths_relative, const std::vector<std::string>& sets,
+bool Load(const std::string& file, const ctl::FioImportOptions& fio, const std::vector<std::string>& sets,
           iofleet::v1::Workload& out) {
-  ctl::LoadedWorkload loaded = LoadAny(file, allow_unsupported, fio_paths_relative);
+  ctl::LoadedWorkload loaded = LoadAny(file, fio);
   for (const auto& e : loaded.errors) std::cerr << e << "\n";
   if (!loaded.errors.empty()) {
     std::cerr << "iofleet: " << loaded.errors.size() << " error(s) in " << file << "; nothing was started\n";
@@ -144,6 +147,7 @@ struct CommandLine {
   std::string tls_dir, tls_server_name;  // run, agents and validate
   bool allow_unsupported = false;         // run and validate
   std::string fio_paths = "as-written";   // run and validate: --fio-paths
+  std::vector<std::string> fio_sections;  // run and validate: --fio-section
   std::string list_spec;                  // agents --agents
   std::string validate_file, validate_agents;
   ctl::ReportCommandOptions report;
@@ -160,10 +164,17 @@ constexpr const char* kServerNameHelp = "the name agents' certificates must carr
 constexpr const char* kFioPathsHelp =
     "fio job files: as-written (default: an absolute filename= or directory= is refused) | relative (an absolute file is "
     "taken as its base name in each agent's run directory, an absolute directory as that directory; never a device)";
+constexpr const char* kFioSectionHelp =
+    "fio job files: run only this job section, with every [global] (fio's --section; repeatable: several run as fio runs "
+    "them)";
 constexpr const char* kAllowUnsupportedHelp = "fio job files: leave out options iofleet cannot honour, with a warning, instead of "
                                               "refusing the file (commands in the file are never run)";
 constexpr const char* kLocalOnlyError =
     "iofleet: --local-root and --local-config are for the local agent; remote agents have their own --root and --config\n";
+
+ctl::FioImportOptions FioOptionsOf(const CommandLine& cl) {
+  return {cl.allow_unsupported, cl.fio_paths == "relative", cl.fio_sections};
+}
 
 void AddRunCommand(CLI::App& app, CommandLine& cl) {
   ctl::RunOptions& run = cl.run;
@@ -184,6 +195,7 @@ void AddRunCommand(CLI::App& app, CommandLine& cl) {
   run_cmd->add_option("--tls-server-name", cl.tls_server_name, kServerNameHelp);
   run_cmd->add_flag("--allow-unsupported", cl.allow_unsupported, kAllowUnsupportedHelp);
   run_cmd->add_option("--fio-paths", cl.fio_paths, kFioPathsHelp)->check(CLI::IsMember({"as-written", "relative"}));
+  run_cmd->add_option("--fio-section", cl.fio_sections, kFioSectionHelp);
   run_cmd->add_option("--db", run.db, "history database (default: history.db in --out); every run is recorded there");
   run_cmd->add_option("--note", cl.notes, "KEY=VALUE recorded with the run (e.g. kernel=6.18); selects no baseline (repeatable)");
   run_cmd->add_option("--compare-to", cl.compare_to,
@@ -211,6 +223,7 @@ void AddValidateCommand(CLI::App& app, CommandLine& cl) {
   validate_cmd->add_option("workload", cl.validate_file, "workload YAML file, or fio job file (.fio)")->required();
   validate_cmd->add_flag("--allow-unsupported", cl.allow_unsupported, kAllowUnsupportedHelp);
   validate_cmd->add_option("--fio-paths", cl.fio_paths, kFioPathsHelp)->check(CLI::IsMember({"as-written", "relative"}));
+  validate_cmd->add_option("--fio-section", cl.fio_sections, kFioSectionHelp);
   validate_cmd->add_option("--set", cl.sets, "PATH=VALUE: override any field (repeatable)");
   validate_cmd->add_option("--agents", cl.validate_agents, "plan for these agents (their names and overrides); default: one local agent");
   validate_cmd->add_option("--tls-dir", cl.tls_dir, kTlsDirHelp);
@@ -267,7 +280,7 @@ int AgentsCommand(const CommandLine& cl, const std::optional<iofleet::TlsFiles>&
 // printed.
 int ValidateCommand(const CommandLine& cl, const std::optional<iofleet::TlsFiles>& tls) {
   iofleet::v1::Workload workload;
-  if (!Load(cl.validate_file, cl.allow_unsupported, cl.fio_paths == "relative", cl.sets, workload)) return iofleet::kExitRejected;
+  if (!Load(cl.validate_file, FioOptionsOf(cl), cl.sets, workload)) return iofleet::kExitRejected;
   if (!cl.validate_agents.empty() && (!cl.run.local_roots.empty() || !cl.run.local_config.empty())) {
     std::cerr << kLocalOnlyError;
     return iofleet::kExitRejected;
@@ -347,7 +360,7 @@ int RunCommand(CommandLine& cl, const std::optional<iofleet::TlsFiles>& tls) {
   }
   for (const auto& e : option_errors) std::cerr << "iofleet: " << e << "\n";
   if (!option_errors.empty()) return iofleet::kExitRejected;
-  if (!Load(run.workload_file, cl.allow_unsupported, cl.fio_paths == "relative", cl.sets, run.workload)) return iofleet::kExitRejected;
+  if (!Load(run.workload_file, FioOptionsOf(cl), cl.sets, run.workload)) return iofleet::kExitRejected;
   if (!cl.agents_spec.empty()) {
     if (!run.local_roots.empty() || !run.local_config.empty()) {
       std::cerr << kLocalOnlyError;

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -372,23 +373,58 @@ void Importer::PlaceIoAmount(const Level& defaults, const std::vector<Job>& jobs
 // on one schedule. For a job that mixes them the two differ (fio's rate=2m lets 2 MiB/s of reads
 // and 2 MiB/s of writes through, iofleet's 2 MiB/s in all), so it is refused, in either mode: left
 // out it would run another test.
+// fio caps each direction of a mixed job at its rate: rate=R lets R of reads and R of writes
+// through. With fio's even mix that is iofleet's one cap for both at 2R: a job its rate holds
+// runs both directions at R in either tool, and one the storage holds meets neither cap. Another
+// mix would leave fio's directions at their caps, off the mix, and a minimum, which fio holds
+// each direction to, cannot be said as one for both: those are refused.
 void Importer::CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs) {
-  for (const Job& job : jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
     const v1::IoSpec& own = job.level.io;
     const v1::Op op = own.has_op() ? own.op() : defaults.io.op();
     if (op != v1::OP_READWRITE && op != v1::OP_RANDRW) continue;
     const bool own_rate = own.has_rate();
     if (!own_rate && !defaults.io.has_rate()) continue;
-    const std::string rate = (own_rate ? job.level.path : defaults.path) + ".rate.";
-    const Place* at = nullptr;
-    for (const char* part : {"iops", "bytes_per_sec", "min_iops", "min_bytes_per_sec"}) {
-      if (!at && origins_.count(rate + part)) at = &origins_.at(rate + part);
+    v1::RateSpec rate = defaults.io.rate();
+    rate.MergeFrom(own.rate());
+    const std::string where = " (job " + job.header.name + ")";
+    // The option that set the first of these parts: the job's own, else [global]'s.
+    auto origin = [&](std::initializer_list<const char*> parts) -> const Place* {
+      for (const std::string& level : {job.level.path, defaults.path}) {
+        for (const char* part : parts) {
+          auto it = origins_.find(level + ".rate." + part);
+          if (it != origins_.end()) return &it->second;
+        }
+      }
+      return nullptr;
+    };
+    if (rate.has_min_iops() || rate.has_min_bytes_per_sec()) {
+      const Place* at = origin({"min_iops", "min_bytes_per_sec"});
+      Error(at ? *at : HeaderAt(job.header),
+            "on a job that mixes reads and writes" + (at ? std::string() : where) + ": fio holds reads and writes each to "
+            "this minimum, iofleet's minimum holds them together, so it cannot mean the same here (split the job into a read "
+            "job and a write job, or remove the minimum)");
+      continue;
     }
-    const std::string where = at ? "" : " (job " + job.header.name + ")";
-    Error(at ? *at : HeaderAt(job.header),
-          "on a job that mixes reads and writes" + where + ": fio caps reads and writes each at this rate, iofleet's rate "
-          "caps them together, so it cannot mean the same here (split the job into a read job and a write job, or "
-          "remove the rate)");
+    const uint32_t read_pct = own.has_read_pct() ? own.read_pct() : defaults.io.has_read_pct() ? defaults.io.read_pct() : 50;
+    const Place* at = origin({"iops", "bytes_per_sec"});
+    if (read_pct != 50) {
+      Error(at ? *at : HeaderAt(job.header),
+            "on a job that mixes reads and writes " + std::to_string(read_pct) + "/" + std::to_string(100 - read_pct) +
+                (at ? std::string() : where) + ": fio caps reads and writes each at this rate, iofleet's rate caps them "
+                "together, which means the same only for an even mix (rwmixread=50); split the job into a read job and a "
+                "write job, or remove the rate");
+      continue;
+    }
+    constexpr uint64_t kMaxToDouble = std::numeric_limits<uint64_t>::max() / 2;
+    if (rate.iops() > kMaxToDouble || rate.bytes_per_sec() > kMaxToDouble) {
+      Error(at ? *at : HeaderAt(job.header), "is too large: reads and writes each at it overflow a rate for both");
+      continue;
+    }
+    if (rate.has_iops()) rate.set_iops(rate.iops() * 2);
+    if (rate.has_bytes_per_sec()) rate.set_bytes_per_sec(rate.bytes_per_sec() * 2);
+    *out_.workload.mutable_steps(static_cast<int>(i))->mutable_io()->mutable_rate() = rate;
   }
 }
 
@@ -562,6 +598,35 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   GroupStreams(defaults, jobs);
 }
 
+// Each --fio-section names a job section of the file (fio would run nothing for a name it does
+// not find, and say nothing), and the description says which ran.
+void Importer::CheckSectionsAskedFor(const std::vector<Section>& sections) {
+  if (only_sections_.empty()) return;
+  std::vector<std::string> job_sections;
+  for (const Section& s : sections) {
+    if (s.name != "global" && std::find(job_sections.begin(), job_sections.end(), s.name) == job_sections.end()) {
+      job_sections.push_back(s.name);
+    }
+  }
+  std::string all, kept;
+  for (const std::string& name : job_sections) all += (all.empty() ? "" : ", ") + name;
+  for (const std::string& name : only_sections_) {
+    if (name == "global") {
+      Add(out_.errors, file_ + ": --fio-section global: [global] is always read; name job sections");
+    } else if (std::find(job_sections.begin(), job_sections.end(), name) == job_sections.end()) {
+      Add(out_.errors, file_ + ": --fio-section " + name + ": the file has no job section [" + name + "] (its job sections: " +
+                           (all.empty() ? "none" : all) + ")");
+    }
+  }
+  for (const Section& s : sections) {
+    if (s.name != "global" && !s.skipped && kept.find("[" + s.name + "]") == std::string::npos) {
+      kept += (kept.empty() ? "" : ", ") + ("[" + s.name + "]");
+    }
+  }
+  const bool several = kept.find(',') != std::string::npos;
+  descriptions_.push_back(std::string(several ? "only sections " : "only section ") + kept + " (--fio-section)");
+}
+
 void Importer::Import(const std::string& text) {
   std::string stem = SanitizeName(std::filesystem::path(file_).stem().string());
   out_.workload.set_name(stem.empty() ? "fio-job" : stem);
@@ -574,8 +639,10 @@ void Importer::Import(const std::string& text) {
   std::vector<Job> jobs;
   std::vector<FioIniError> refused;
   std::vector<std::string> expanded;
-  const std::vector<Section> sections = ReadFioIni(text, env_, refused, expanded);
+  std::vector<Section> sections = ReadFioIni(text, env_, refused, expanded, only_sections_);
   for (const FioIniError& e : refused) Error(e.at, e.message);
+  CheckSectionsAskedFor(sections);
+  std::erase_if(sections, [](const Section& s) { return s.skipped; });
   // The workload keeps what the environment said, so that its report shows the test it ran.
   if (!expanded.empty()) {
     std::string from_env;
@@ -602,7 +669,10 @@ void Importer::Import(const std::string& text) {
     ApplyAll(jobs[i].options, jobs[i].level);
   }
   if (jobs.empty()) {
-    Add(out_.errors, file_ + ": no job sections: fio and iofleet need at least one [jobname] section");
+    // A --fio-section that names no section has said why already.
+    if (only_sections_.empty() || out_.errors.empty()) {
+      Add(out_.errors, file_ + ": no job sections: fio and iofleet need at least one [jobname] section");
+    }
     return;
   }
   Build(defaults, jobs);
@@ -615,7 +685,7 @@ void Importer::Import(const std::string& text) {
 
 using fio_detail::Importer;
 
-FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported, bool relative_paths,
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, const FioImportOptions& options,
                            const FioEnvironment& env) {
   FioImport out;
   if (Status size = CheckInputSize(text, file_name); !size.ok()) {
@@ -628,18 +698,27 @@ FioImport ImportFioJobText(const std::string& text, const std::string& file_name
                          ": a NUL byte: a job file is text");
     return out;
   }
-  Importer(file_name, allow_unsupported, relative_paths, env, out).Import(text);
+  Importer(file_name, options, env, out).Import(text);
   return out;
 }
 
-FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths, const FioEnvironment& env) {
+FioImport ImportFioJobFile(const std::string& path, const FioImportOptions& options, const FioEnvironment& env) {
   Result<std::string> text = ReadInputFile(path);
   if (!text.ok()) {
     FioImport out;
     out.errors.push_back(text.status().message());
     return out;
   }
-  return ImportFioJobText(*text, path, allow_unsupported, relative_paths, env);
+  return ImportFioJobText(*text, path, options, env);
+}
+
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported, bool relative_paths,
+                           const FioEnvironment& env) {
+  return ImportFioJobText(text, file_name, FioImportOptions{allow_unsupported, relative_paths, {}}, env);
+}
+
+FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths, const FioEnvironment& env) {
+  return ImportFioJobFile(path, FioImportOptions{allow_unsupported, relative_paths, {}}, env);
 }
 
 bool IsFioJobFile(const std::string& path) {

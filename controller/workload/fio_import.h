@@ -23,15 +23,28 @@ struct FioImport {
   std::vector<std::string> warnings;
 };
 
-// `allow_unsupported`: an option iofleet cannot honour (or one that runs a command) becomes a
-// warning and is left out, instead of an error. `relative_paths` (--fio-paths relative): an
-// absolute filename= is taken as its base name in each agent's run directory, and an absolute
-// directory= as the run directory itself, each with a warning and a note in the description; a
-// device is never mapped. A value's ${NAME} reads `env` (the process's environment unless given),
-// and the workload's description says what each was.
+// How a job file is read. `allow_unsupported`: an option iofleet cannot honour (or one that runs
+// a command) becomes a warning and is left out, instead of an error. `relative_paths`
+// (--fio-paths relative): an absolute filename= is taken as its base name in each agent's run
+// directory, and an absolute directory= as the run directory itself, each with a warning and a
+// note in the description; a device is never mapped. `sections` (--fio-section, fio's
+// --section): only these job sections, in the file's order, with every [global]; the others are
+// not read. Empty: all.
+struct FioImportOptions {
+  bool allow_unsupported = false;
+  bool relative_paths = false;
+  std::vector<std::string> sections;
+};
+
+// A value's ${NAME} reads `env` (the process's environment unless given), and the workload's
+// description says what each was.
+FioImport ImportFioJobFile(const std::string& path, const FioImportOptions& options, const FioEnvironment& env = ProcessEnvironment());
+// The same for job file text; `file_name` names it in messages and gives the workload its name.
+FioImport ImportFioJobText(const std::string& text, const std::string& file_name, const FioImportOptions& options,
+                           const FioEnvironment& env = ProcessEnvironment());
+// The same with every job section.
 FioImport ImportFioJobFile(const std::string& path, bool allow_unsupported, bool relative_paths = false,
                            const FioEnvironment& env = ProcessEnvironment());
-// The same for job file text; `file_name` names it in messages and gives the workload its name.
 FioImport ImportFioJobText(const std::string& text, const std::string& file_name, bool allow_unsupported,
                            bool relative_paths = false, const FioEnvironment& env = ProcessEnvironment());
 

@@ -118,8 +118,13 @@ inline bool HasIoField(const v1::IoSpec& io, int field) {
 
 class Importer {
  public:
-  Importer(const std::string& file, bool allow_unsupported, bool relative_paths, const FioEnvironment& env, FioImport& out)
-      : file_(file), allow_(allow_unsupported), relative_paths_(relative_paths), env_(env), out_(out) {}
+  Importer(const std::string& file, const FioImportOptions& options, const FioEnvironment& env, FioImport& out)
+      : file_(file),
+        allow_(options.allow_unsupported),
+        relative_paths_(options.relative_paths),
+        only_sections_(options.sections),
+        env_(env),
+        out_(out) {}
 
   void Import(const std::string& text);
 
@@ -226,6 +231,7 @@ class Importer {
   void IoSize(const Option& o, Level& l);
   void WaitFor(const Option& o, Level& l);
   void Thread(const Option& o, Level& l);
+  void AllowFileCreate(const Option& o, Level& l);
   void ProfileOnly(const Option& o, Level& l);
   void Invalidate(const Option& o, Level& l);
   void RandomDistribution(const Option& o, Level& l);
@@ -274,6 +280,7 @@ class Importer {
   void PlaceSteady(const Level& defaults, const std::vector<Job>& jobs);
   void LeaveOutIgnored();
   void ValidateResult();
+  void CheckSectionsAskedFor(const std::vector<Section>& sections);
 
   // Messages.
   static Place KeyAt(const Option& o) { return {o.line, o.key_col, o.key}; }
@@ -320,6 +327,7 @@ class Importer {
   const std::string file_;
   const bool allow_;
   const bool relative_paths_;
+  const std::vector<std::string> only_sections_;  // --fio-section; empty: every job section
   const FioEnvironment& env_;
   bool has_global_filename_ = false;  // [global] filename=: every job shares that file
   FioImport& out_;

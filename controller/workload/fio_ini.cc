@@ -62,10 +62,12 @@ bool ExpandValue(const FioEnvironment& env, const FioPlace& at, std::string& val
   return true;
 }
 
-void ReadLine(const std::string& raw, int line, const FioEnvironment& env, std::vector<FioSection>& sections,
-              std::vector<FioIniError>& errors, std::vector<std::string>& expanded) {
+void ReadLine(const std::string& raw, int line, const FioEnvironment& env, const std::vector<std::string>& only,
+              std::vector<FioSection>& sections, std::vector<FioIniError>& errors, std::vector<std::string>& expanded) {
   std::string text = TrimFio(StripComment(raw));
   if (text.empty()) return;
+  // A skipped section's lines are not read until the next header, whatever they hold.
+  if (text.front() != '[' && !sections.empty() && sections.back().skipped) return;
   const int col = static_cast<int>(raw.find_first_not_of(" \t")) + 1;
   if (text.substr(0, text.find('=')).find('$') != std::string::npos) {
     errors.push_back({{line, col, text.substr(0, text.find_first_of("=$"))},
@@ -77,7 +79,10 @@ void ReadLine(const std::string& raw, int line, const FioEnvironment& env, std::
       errors.push_back({{line, col, text}, "a section header is [global] or [jobname]"});
       return;
     }
-    sections.push_back({TrimFio(text.substr(1, text.size() - 2)), line, col, {}});
+    FioSection section{TrimFio(text.substr(1, text.size() - 2)), line, col, {}};
+    section.skipped = !only.empty() && section.name != "global" &&
+                      std::find(only.begin(), only.end(), section.name) == only.end();
+    sections.push_back(std::move(section));
     return;
   }
   FioOption o;
@@ -127,12 +132,12 @@ FioEnvironment ProcessEnvironment() {
 }
 
 std::vector<FioSection> ReadFioIni(const std::string& text, const FioEnvironment& env, std::vector<FioIniError>& errors,
-                                   std::vector<std::string>& expanded) {
+                                   std::vector<std::string>& expanded, const std::vector<std::string>& only) {
   std::vector<FioSection> sections;
   std::istringstream in(text);
   std::string raw;
   int line = 0;
-  while (std::getline(in, raw)) ReadLine(raw, ++line, env, sections, errors, expanded);
+  while (std::getline(in, raw)) ReadLine(raw, ++line, env, only, sections, errors, expanded);
   return sections;
 }
 

@@ -33,6 +33,7 @@ struct FioSection {
   int line = 0;
   int col = 0;
   std::vector<FioOption> options;
+  bool skipped = false;  // a job section not among those asked for: its lines were not read
 };
 
 struct FioIniError {
@@ -46,9 +47,11 @@ using FioEnvironment = std::function<std::optional<std::string>(const std::strin
 FioEnvironment ProcessEnvironment();
 
 // The file's sections in order; each line it refuses is an error (and is left out). Each ${NAME}
-// replaced goes to `expanded` as "${NAME}=value", once.
+// replaced goes to `expanded` as "${NAME}=value", once. With `only` (fio's --section), a job
+// section not named there is `skipped`: its lines are not read at all, as fio skips them, so a
+// variable it names need not be set. [global] is always read.
 std::vector<FioSection> ReadFioIni(const std::string& text, const FioEnvironment& env, std::vector<FioIniError>& errors,
-                                   std::vector<std::string>& expanded);
+                                   std::vector<std::string>& expanded, const std::vector<std::string>& only = {});
 
 // Without blanks, tabs and carriage returns at either end.
 std::string TrimFio(const std::string& s);

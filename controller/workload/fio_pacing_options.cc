@@ -14,8 +14,9 @@ std::vector<Importer::OptionRow> Importer::PacingOptionRows() {
   return {
       {{{"rate", &Importer::Rate}},
        "`rate=10m` (or `10m,10m`)",
-       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`, `1m,`) is refused, "
-       "and so is a rate on a job that mixes reads and writes (fio caps each direction, iofleet both together)"},
+       "`rate.bytes_per_sec`, a cap per job as in fio; a different cap for reads and writes (`1m,500k`, `1m,`) is refused. "
+       "fio caps each direction of a mixed job at the rate, iofleet both together: with an even mix (`rwmixread=50`, fio's "
+       "default) the cap is twice the rate, reads and writes each at it; another mix, or a minimum rate, is refused"},
       {{{"rate_iops", &Importer::RateIops}}, "`rate_iops`", "`rate.iops`, a cap per job, with the same limits as `rate`"},
       {{{"rate_process", &Importer::RateProcess}},
        "`rate_process`",

@@ -151,6 +151,40 @@ TEST(FioJobFiles, UnsupportedOptionIsRefusedWithItsLine) {
   EXPECT_NE(r.out.find("engine: \"null\""), std::string::npos) << r.out;
 }
 
+// fio's --section: `--fio-section default` runs that job alone, with [global], though another
+// section names a variable that is not set; a name the file lacks, or the flag on a YAML
+// workload, is exit 2 before any agent starts.
+TEST(FioJobFiles, OnlyTheSectionAskedForRuns) {
+  TempDir tmp;
+  const std::string job = (tmp / "compare.fio").string();
+  WriteText(job, "[global]\nioengine=null\nsize=1m\nrw=randread\n[default]\n[override]\nrw=${IOFLEET_TEST_UNSET_RW}\n");
+  const std::vector<std::string> run = {BinPath("iofleet"), "run", job, "--create-local-root", "--local-root",
+                                        (tmp / "data").string(), "--out", (tmp / "out").string(), "--progress", "none"};
+  CommandResult all = RunCommand(run, tmp / "logs");
+  EXPECT_EQ(all.code, 2);
+  EXPECT_NE(all.err.find(job + ":7:4: rw: ${IOFLEET_TEST_UNSET_RW} is not set"), std::string::npos) << all.err;
+
+  std::vector<std::string> one = run;
+  one.insert(one.end(), {"--fio-section", "default"});
+  CommandResult r = RunCommand(one, tmp / "logs");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json report = ReadReport(tmp / "out");
+  ASSERT_EQ(report["steps"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["steps"][0]["name"], "default");
+  EXPECT_EQ(report["steps"][0]["aggregate"]["ops"].get<uint64_t>(), 256u);  // 1 MiB of 4 KiB reads, once
+  EXPECT_NE(report.dump().find("only section [default] (--fio-section)"), std::string::npos);
+
+  CommandResult bad = RunCommand({BinPath("iofleet"), "validate", job, "--fio-section", "nosuch"}, tmp / "logs");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(job + ": --fio-section nosuch: the file has no job section [nosuch] (its job sections: default, override)"),
+            std::string::npos)
+      << bad.err;
+  CommandResult yaml =
+      RunCommand({BinPath("iofleet"), "validate", SourcePath("workloads/quickstart.yaml"), "--fio-section", "default"}, tmp / "logs");
+  EXPECT_EQ(yaml.code, 2);
+  EXPECT_NE(yaml.err.find("--fio-section is for fio job files"), std::string::npos) << yaml.err;
+}
+
 // fio's ${NAME} and steadystate, end to end: the job file's block size comes from the
 // environment (an unset one is exit 2 at its place), and its ss options make a steady step that
 // stops once steady and reports that window.

@@ -605,15 +605,38 @@ TEST(FioImport, RatesThreadAndTimeoutMapAsFioMeansThem) {
   EXPECT_TRUE(Has(bad.errors, "r.fio:4:11: rate_iops: 0 is below the minimum 1")) << Lines(bad.errors);
   // fio's rate=2m on a mixed job lets 2 MiB/s of reads and 2 MiB/s of writes through; iofleet's
   // rate would be 2 MiB/s in all. "10m," caps reads only in fio.
-  FioImport mixed = ImportFioJobText("[global]\nsize=1m\nrate_iops=100\n[a]\nrw=randrw\n[b]\nstonewall\nrw=read\nrate=10m,\n",
-                                     "r.fio", true);
-  EXPECT_TRUE(Has(mixed.errors, "r.fio:3:1: rate_iops: on a job that mixes reads and writes: fio caps reads and writes each"))
+  FioImport mixed = ImportFioJobText(
+      "[global]\nsize=1m\nrate_iops=100\n[a]\nrw=randrw\nrwmixread=70\n[b]\nstonewall\nrw=read\nrate=10m,\n", "r.fio", true);
+  EXPECT_TRUE(Has(mixed.errors, "r.fio:3:1: rate_iops: on a job that mixes reads and writes 70/30: fio caps reads and writes each"))
       << Lines(mixed.errors);
-  EXPECT_TRUE(Has(mixed.warnings, "r.fio:9:6: rate: \"10m,\": a separate cap for reads and writes is not supported"))
+  EXPECT_TRUE(Has(mixed.warnings, "r.fio:10:6: rate: \"10m,\": a separate cap for reads and writes is not supported"))
       << Lines(mixed.warnings) << Lines(mixed.errors);
   FioImport typo = ImportFioJobText("[a]\nsize=1m\nrate_process=lineer\nrate_iops=,100\n", "r.fio", false);
   EXPECT_TRUE(Has(typo.errors, "r.fio:3:14: rate_process: \"lineer\" is not linear or poisson")) << Lines(typo.errors);
   EXPECT_TRUE(Has(typo.errors, "r.fio:4:11: rate_iops: \",100\": a separate cap")) << Lines(typo.errors);
+}
+
+// fio caps each direction of a mixed job at its rate; with fio's even mix (rwmixread=50) that is
+// reads and writes at the rate each, which iofleet's one cap for both says as twice the rate
+// (fio's examples/exitwhat.fio: rate=300,300,300 on randrw jobs).
+TEST(FioImport, ARateOnAnEvenMixIsTwiceTheRateForBothDirections) {
+  FioImport imp = ImportFioJobText("[global]\nsize=1m\nrate_iops=100\n[a]\nrw=randrw\n[b]\nstonewall\nrw=randread\n", "r.fio",
+                                   false);
+  ASSERT_TRUE(imp.errors.empty()) << Lines(imp.errors);
+  const v1::Workload& w = imp.workload;
+  ASSERT_EQ(w.steps_size(), 2);
+  EXPECT_EQ(w.steps(0).io().rate().iops(), 200u);  // 100 reads and 100 writes a second
+  EXPECT_EQ(w.defaults().rate().iops(), 100u);     // the read job keeps [global]'s cap
+  EXPECT_FALSE(w.steps(1).io().rate().has_iops());
+  FioImport bytes = ImportFioJobText("[a]\nsize=1m\nrw=rw\nrwmixwrite=50\nrate=300,300,300\n", "r.fio", false);
+  ASSERT_TRUE(bytes.errors.empty()) << Lines(bytes.errors);
+  EXPECT_EQ(bytes.workload.steps(0).io().rate().bytes_per_sec(), 600u);
+
+  // A minimum rate on a mixed job stays refused: fio fails when either direction falls under it.
+  FioImport min = ImportFioJobText("[a]\nsize=1m\nrw=randrw\nrate_iops=100\nrate_iops_min=10\n", "r.fio", false);
+  EXPECT_TRUE(Has(min.errors, "r.fio:5:1: rate_iops_min: on a job that mixes reads and writes: fio holds reads and writes each "
+                              "to this minimum"))
+      << Lines(min.errors);
 }
 
 // fio's examples: poisson-rate-submission.fio (rate_process, io_submit_mode), 1mbs_clients.fio
@@ -785,6 +808,51 @@ TEST(FioImport, ThinkTimeFdatasyncAndLogsMapAsFioMeansThem) {
   FioImport two = ImportFioJobText(
       "[global]\nsize=1m\nwrite_bw_log=x\n[a]\nlog_avg_msec=200\n[b]\nstonewall\nlog_avg_msec=300\n", "t.fio", false);
   EXPECT_TRUE(Has(two.errors, "t.fio:8:14: log_avg_msec: 300 ms, where another job logs every 200 ms")) << Lines(two.errors);
+}
+
+// fio's --section: only the named job sections run, every [global] still applies, and what the
+// others say is not even read (fio's examples/xnvme-compare.fio has an [override] section whose
+// values come from variables that are not set unless that section is asked for).
+TEST(FioImport, OnlyTheSectionsAskedForAreRead) {
+  const std::string text =
+      "[global]\nrw=randread\nsize=1m\nallow_file_create=0\n[default]\n[override]\nrw=${FIO_UNSET_RW}\nbs=${FIO_UNSET_BS}\n"
+      "[third]\nrw=write\n";
+  FioImport all = ImportFioJobText(text, "x.fio", false);
+  EXPECT_TRUE(Has(all.errors, "x.fio:7:4: rw: ${FIO_UNSET_RW} is not set in the environment")) << Lines(all.errors);
+
+  FioImportOptions only;
+  only.sections = {"default"};
+  FioImport one = ImportFioJobText(text, "x.fio", only);
+  ASSERT_TRUE(one.errors.empty()) << Lines(one.errors);
+  ASSERT_EQ(one.workload.steps_size(), 1);
+  EXPECT_EQ(one.workload.steps(0).name(), "default");
+  EXPECT_EQ(one.workload.defaults().op(), v1::OP_RANDREAD);
+  EXPECT_NE(one.workload.description().find("only section [default] (--fio-section)"), std::string::npos)
+      << one.workload.description();
+  // fio's allow_file_create=0 keeps it from creating a file where a device was meant: iofleet
+  // creates every run's files in a new run directory and never opens a device.
+  EXPECT_TRUE(Has(one.warnings, "x.fio:4:1: allow_file_create: 0: iofleet lays out each run's files")) << Lines(one.warnings);
+
+  // Several, in the file's order, as fio runs them.
+  only.sections = {"third", "default"};
+  FioImport two = ImportFioJobText(text, "x.fio", only);
+  ASSERT_TRUE(two.errors.empty()) << Lines(two.errors);
+  ASSERT_EQ(two.workload.steps_size(), 1);  // no stonewall: one step, a stream each
+  ASSERT_EQ(two.workload.steps(0).io().streams_size(), 2);
+  EXPECT_EQ(two.workload.steps(0).io().streams(0).name(), "default");
+  EXPECT_EQ(two.workload.steps(0).io().streams(1).name(), "third");
+
+  only.sections = {"default", "nosuch", "global"};
+  FioImport bad = ImportFioJobText(text, "x.fio", only);
+  EXPECT_TRUE(Has(bad.errors, "x.fio: --fio-section nosuch: the file has no job section [nosuch] (its job sections: default, "
+                              "override, third)"))
+      << Lines(bad.errors);
+  EXPECT_TRUE(Has(bad.errors, "x.fio: --fio-section global: [global] is always read; name job sections")) << Lines(bad.errors);
+
+  FioImport value = ImportFioJobText("[a]\nsize=1m\nallow_file_create=maybe\n", "v.fio", false);
+  EXPECT_TRUE(Has(value.errors, "v.fio:3:19: allow_file_create: \"maybe\" is not")) << Lines(value.errors);
+  FioImport yes = ImportFioJobText("[a]\nsize=1m\nallow_file_create=1\n", "v.fio", false);
+  EXPECT_TRUE(yes.errors.empty() && yes.warnings.empty()) << Lines(yes.errors) << Lines(yes.warnings);
 }
 
 TEST(FioImport, TheDocsTableIsTheOptionTable) {
