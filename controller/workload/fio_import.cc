@@ -369,15 +369,12 @@ void Importer::PlaceIoAmount(const Level& defaults, const std::vector<Job>& jobs
   }
 }
 
-// fio caps reads and writes each at a job's rate; iofleet's rate paces all of a job's requests
-// on one schedule. For a job that mixes them the two differ (fio's rate=2m lets 2 MiB/s of reads
-// and 2 MiB/s of writes through, iofleet's 2 MiB/s in all), so it is refused, in either mode: left
-// out it would run another test.
 // fio caps each direction of a mixed job at its rate: rate=R lets R of reads and R of writes
 // through. With fio's even mix that is iofleet's one cap for both at 2R: a job its rate holds
 // runs both directions at R in either tool, and one the storage holds meets neither cap. Another
 // mix would leave fio's directions at their caps, off the mix, and a minimum, which fio holds
-// each direction to, cannot be said as one for both: those are refused.
+// each direction to, cannot be said as one for both: those are refused, in either mode (left out,
+// the rate would run another test).
 void Importer::CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
