@@ -369,62 +369,6 @@ void Importer::PlaceIoAmount(const Level& defaults, const std::vector<Job>& jobs
   }
 }
 
-// fio caps each direction of a mixed job at its rate: rate=R lets R of reads and R of writes
-// through. With fio's even mix that is iofleet's one cap for both at 2R: a job its rate holds
-// runs both directions at R in either tool, and one the storage holds meets neither cap. Another
-// mix would leave fio's directions at their caps, off the mix, and a minimum, which fio holds
-// each direction to, cannot be said as one for both: those are refused, in either mode (left out,
-// the rate would run another test).
-void Importer::CheckMixedRates(const Level& defaults, const std::vector<Job>& jobs) {
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const Job& job = jobs[i];
-    const v1::IoSpec& own = job.level.io;
-    const v1::Op op = own.has_op() ? own.op() : defaults.io.op();
-    if (op != v1::OP_READWRITE && op != v1::OP_RANDRW) continue;
-    const bool own_rate = own.has_rate();
-    if (!own_rate && !defaults.io.has_rate()) continue;
-    v1::RateSpec rate = defaults.io.rate();
-    rate.MergeFrom(own.rate());
-    const std::string where = " (job " + job.header.name + ")";
-    // The option that set the first of these parts: the job's own, else [global]'s.
-    auto origin = [&](std::initializer_list<const char*> parts) -> const Place* {
-      for (const std::string& level : {job.level.path, defaults.path}) {
-        for (const char* part : parts) {
-          auto it = origins_.find(level + ".rate." + part);
-          if (it != origins_.end()) return &it->second;
-        }
-      }
-      return nullptr;
-    };
-    if (rate.has_min_iops() || rate.has_min_bytes_per_sec()) {
-      const Place* at = origin({"min_iops", "min_bytes_per_sec"});
-      Error(at ? *at : HeaderAt(job.header),
-            "on a job that mixes reads and writes" + (at ? std::string() : where) + ": fio holds reads and writes each to "
-            "this minimum, iofleet's minimum holds them together, so it cannot mean the same here (split the job into a read "
-            "job and a write job, or remove the minimum)");
-      continue;
-    }
-    const uint32_t read_pct = own.has_read_pct() ? own.read_pct() : defaults.io.has_read_pct() ? defaults.io.read_pct() : 50;
-    const Place* at = origin({"iops", "bytes_per_sec"});
-    if (read_pct != 50) {
-      Error(at ? *at : HeaderAt(job.header),
-            "on a job that mixes reads and writes " + std::to_string(read_pct) + "/" + std::to_string(100 - read_pct) +
-                (at ? std::string() : where) + ": fio caps reads and writes each at this rate, iofleet's rate caps them "
-                "together, which means the same only for an even mix (rwmixread=50); split the job into a read job and a "
-                "write job, or remove the rate");
-      continue;
-    }
-    constexpr uint64_t kMaxToDouble = std::numeric_limits<uint64_t>::max() / 2;
-    if (rate.iops() > kMaxToDouble || rate.bytes_per_sec() > kMaxToDouble) {
-      Error(at ? *at : HeaderAt(job.header), "is too large: reads and writes each at it overflow a rate for both");
-      continue;
-    }
-    if (rate.has_iops()) rate.set_iops(rate.iops() * 2);
-    if (rate.has_bytes_per_sec()) rate.set_bytes_per_sec(rate.bytes_per_sec() * 2);
-    *out_.workload.mutable_steps(static_cast<int>(i))->mutable_io()->mutable_rate() = rate;
-  }
-}
-
 // fio's randrepeat defaults to on: a random job's offsets are the same on every run. A random
 // job without a seed of its own (randseed) gets seed 1 unless randrepeat=0 says otherwise.
 void Importer::PlaceRandRepeat(const Level& defaults, const std::vector<Job>& jobs) {

@@ -140,6 +140,7 @@ class Importer {
   static const std::vector<OptionRow>& OptionTable();
   static std::vector<OptionRow> CoreOptionRows();
   static std::vector<OptionRow> PacingOptionRows();  // fio_pacing_options.cc
+  static std::vector<OptionRow> FileOptionRows();    // fio_file_options.cc
   // Every option's handler, by fio name, from the table.
   static const std::map<std::string, Handler>& Handlers();
   // The table as docs/workloads.md shows it under "Importing fio job files".

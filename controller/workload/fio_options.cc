@@ -37,6 +37,10 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     const auto size = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`size`, `filesize`"; });
     const std::vector<OptionRow> offsets = OffsetOptionRows();
     rows.insert(size == rows.end() ? rows.end() : size + 1, offsets.begin(), offsets.end());
+    // allow_file_create's row (fio_file_options.cc) after thread's.
+    const auto thread = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`thread`"; });
+    const std::vector<OptionRow> files = FileOptionRows();
+    rows.insert(thread == rows.end() ? rows.end() : thread + 1, files.begin(), files.end());
     const auto map = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`norandommap`"; });
     const std::vector<OptionRow> generators = RandomOptionRows();  // fio_random_options.cc
     rows.insert(map == rows.end() ? rows.end() : map + 1, generators.begin(), generators.end());
@@ -130,10 +134,6 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
        "a stonewall, where it names the jobs running before it (fio starts the job when they end); a `wait_for` that "
        "leaves other jobs running is refused: a step's streams start together"},
       {{{"thread", &Importer::Thread}}, "`thread`", "accepted, no effect: iofleet's jobs are threads of the agent"},
-      {{{"allow_file_create", &Importer::AllowFileCreate}},
-       "`allow_file_create`",
-       "accepted, no effect: iofleet lays out each run's files in a new run directory and never opens a device, what "
-       "`allow_file_create=0` guards fio against (a warning: fio would need the file to exist)"},
       {{{"random_distribution", &Importer::RandomDistribution}},
        "`random_distribution`",
        "`distribution`: `random`, `zipf:THETA`, `pareto:H`, `zoned:A/R:...`, `sequence:S,...` as fio writes them (fio's "
@@ -536,17 +536,6 @@ void Importer::Invalidate(const Option& o, Level& l) {
 
 // fio's jobs are processes unless `thread`; iofleet's are always threads of the agent.
 void Importer::Thread(const Option& o, Level&) { Bool(o); }
-
-// fio's allow_file_create=0 refuses to create a file that is not there (it keeps a job meant for
-// /dev/nvme0n1 from writing a new file of that name). iofleet always creates the files of each
-// run in a new run directory and never opens a device: the same I/O on files it lays out itself.
-void Importer::AllowFileCreate(const Option& o, Level&) {
-  const std::optional<bool> allow = Bool(o);
-  if (allow && !*allow) {
-    Warn(KeyAt(o), "0: iofleet lays out each run's files in a new run directory and never opens a device (what "
-                   "allow_file_create=0 guards fio against); where fio would use a file that exists, iofleet writes its own");
-  }
-}
 
 // fio's text is iofleet's `distribution`, but for normal: fio's normal:DEV is a bell of a fixed
 // width that DEV only jitters, iofleet's normal:SIGMA a standard deviation, so it cannot mean the same.
