@@ -324,6 +324,7 @@ void AddStepResult(const v1::StepResult& from, v1::StepResult& into) {
     into.set_started_at_unix_ns(from.started_at_unix_ns());
   }
   into.set_stopped_early(into.stopped_early() || from.stopped_early());
+  into.set_ended_others(into.ended_others() || from.ended_others());
   into.set_dirs(into.dirs() + from.dirs());
   if (from.has_cache()) {
     into.mutable_cache()->set_resident_pages(into.cache().resident_pages() + from.cache().resident_pages());

@@ -43,7 +43,8 @@ class StepRunner {
   void RequestStop() { gate_.RequestStop(); }
   // Stops the step whether or not it was released: waiting threads return without work.
   void Abort() { gate_.Abort(); }
-  bool stop_requested() const { return gate_.stop().load(std::memory_order_relaxed); }
+  // Asked to stop (RequestStop, Abort), not ended by a job's job_end.
+  bool stop_requested() const { return gate_.stop_requested(); }
   // Cumulative counters so far, every task's (agent/run/progress_sampler.h adds the latency
   // deltas).
   v1::Progress Progress() const;

@@ -408,6 +408,8 @@ Status IoTask::Prepare() {
 IoTask::~IoTask() { JoinThreads(); }
 
 std::optional<uint32_t> IoTask::Launch(StartGate& gate) {
+  gate_ = &gate;
+  gate.AlsoStop(stop_);
   for (auto& job : jobs_) threads_.emplace_back([this, j = job.get(), &gate] { RunJob(*j, gate); });
   return static_cast<uint32_t>(jobs_.size());
 }
@@ -422,25 +424,42 @@ void IoTask::RunJob(Job& job, StartGate& gate) {
   pthread_setname_np(pthread_self(), kJobThreadName);  // top -H, bench/scrape-cost
   job.stats.tid.store(static_cast<int32_t>(gettid()), std::memory_order_relaxed);
   uint64_t flow_issued = 0;
-  if (gate.Wait()) {  // false: aborted before the start, no I/O at all
+  bool finished = false;
+  if (gate.Wait()) {  // false: stopped before the start (aborted, or a job_end), no I/O at all
     // A start_delay: the job begins (and its ramp, runtime and deadline count) that much later,
     // unless the step is stopped meanwhile.
     const uint64_t start_ns = gate.start_ns() + plan_.io.start_delay();
     if (cutter_ && &job == jobs_.front().get()) cutter_->Opened(start_ns + plan_.io.ramp());
-    for (uint64_t now = MonotonicNs(); now < start_ns && !gate.stop().load(std::memory_order_relaxed); now = MonotonicNs()) {
+    for (uint64_t now = MonotonicNs(); now < start_ns && !stop_.load(std::memory_order_relaxed); now = MonotonicNs()) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(start_ns - now, 20'000'000)));
     }
-    if (!gate.stop().load(std::memory_order_relaxed)) {
+    if (!stop_.load(std::memory_order_relaxed)) {
       IoWorker worker(job.plan, *job.engine, job.stats, job.requests, job.completions, job.buffers,
                       rules::Writes(plan_.io.op()) ? &job.data : nullptr);
-      worker.Run(start_ns, gate.stop());
+      worker.Run(start_ns, stop_);
       flow_issued = worker.flow_issued();
+      finished = !stop_.load(std::memory_order_relaxed);
+      if (finished) EndOthers(gate);  // it finished its share
     }
   }
+  job.stopped = !finished;  // stopped while it ran, or before it began
   // Ended, or never began: the flow's other jobs no longer wait for this one.
   if (job.plan.flow) job.plan.flow->Leave(flow_issued, job.plan.flow_weight);
   job.stats.tid.store(0, std::memory_order_relaxed);
   gate.Returned();
+}
+
+void IoTask::EndOthers(StartGate& gate) {
+  const v1::JobEnd end = plan_.io.job_end();
+  if (end != v1::JOB_END_STREAM && end != v1::JOB_END_STEP) return;
+  ended_others_.store(true, std::memory_order_relaxed);
+  if (end == v1::JOB_END_STEP) {
+    gate.EndStep();
+  } else {
+    uint64_t none = 0;
+    stream_ended_ns_.compare_exchange_strong(none, MonotonicNs(), std::memory_order_relaxed);
+    stop_.store(true, std::memory_order_relaxed);
+  }
 }
 
 Status IoTask::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) {
@@ -609,6 +628,14 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   v1::StepResult result;
   uint64_t last = window_start_ns, passes = UINT64_MAX, fsyncs = 0, first_issue = UINT64_MAX;
   std::array<uint64_t, JobStats::kErrnoSlots> errors{};
+  // Not asked to stop, but stopped: a job's job_end (its stream's, or one of the step's) ended
+  // this task's jobs at the first such instant.
+  uint64_t ended_ns = 0;
+  if (!timing.stopped) {
+    for (uint64_t at : {stream_ended_ns_.load(std::memory_order_relaxed), gate_ ? gate_->ended_ns() : 0}) {
+      if (at && (!ended_ns || at < ended_ns)) ended_ns = at;
+    }
+  }
   for (const auto& job : jobs_) {
     const JobStats& s = job->stats;
     auto add = [&](v1::OpStats* out, const OpCounters& c) {
@@ -624,6 +651,7 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
     fsync_latency->Add(s.fsync_latency);
     fsyncs += s.fsyncs.load();
     last = std::max(last, s.last_completion_ns.load());
+    if (job->stopped && ended_ns) last = std::max(last, ended_ns);  // ended by a job's job_end: it ran until then
     if (s.first_issue_ns) first_issue = std::min(first_issue, s.first_issue_ns);  // 0: stopped before its start_delay ended
     passes = std::min(passes, s.passes);
     for (int e = 0; e < JobStats::kErrnoSlots; ++e) errors[e] += s.read.errors[e].load() + s.write.errors[e].load();
@@ -648,6 +676,7 @@ Result<v1::StepResult> IoTask::Finish(const StepTiming& timing) {
   result.set_filled_bytes(filled_bytes_);
   result.set_rate_limited(rate_limited);
   result.set_stopped_early(timing.stopped);
+  result.set_ended_others(ended_others_.load(std::memory_order_relaxed));
   if (first_issue != UINT64_MAX && first_issue >= timing.start_ns) {
     result.set_started_at_unix_ns(timing.start_unix_ns + (first_issue - timing.start_ns));
   }

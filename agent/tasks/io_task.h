@@ -104,6 +104,9 @@ class IoTask final : public StepTask {
     DataOptions data_options;
     DataGenerator data;
     JobStats stats;
+    // A stop reached it before its share was done (or before it began): ended by a job_end, its
+    // window runs to the instant of that end (its last completion may lie a rate's gap before).
+    bool stopped = false;
   };
   Status OpenJobs();
   void SpaceSequential(const v1::IoSpec& io, SequenceSpec& seq) const;
@@ -116,6 +119,8 @@ class IoTask final : public StepTask {
   static Status SequenceFor(const DistributionSpec& distribution, const v1::IoSpec& io, const std::string& where, SequenceSpec& seq);
   Status FillHoles();
   void RunJob(Job& job, StartGate& gate);
+  // A job finished its share: what its job_end ends with it (its stream's jobs, or the step).
+  void EndOthers(StartGate& gate);
   void RecordCoverage();
   Status JobError(const Job& job) const;
 
@@ -131,6 +136,12 @@ class IoTask final : public StepTask {
   std::vector<std::thread> threads_;
   uint64_t filled_bytes_ = 0;
   std::optional<CacheResidency> cache_;  // measured at the end of setup (buffered reads)
+  // What the jobs watch: set by the gate's stop (registered by Launch), or by a job whose
+  // job_end is stream.
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> ended_others_{false};  // a job's job_end stopped others
+  std::atomic<uint64_t> stream_ended_ns_{0};  // when a job's job_end: stream stopped its stream (0: none did)
+  const StartGate* gate_ = nullptr;         // Launch's: when a job_end: step ended the step
 };
 
 }  // namespace iofleet::agent

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "agent/worker/io_worker.h"
+#include "core/base/clock.h"
 #include "core/wire/histogram_proto.h"
 
 namespace iofleet::agent {
@@ -43,6 +44,29 @@ void StartGate::Open(uint64_t start_ns) {
     open_ = true;
   }
   cv_.notify_all();
+}
+
+void StartGate::SetStop() {
+  std::lock_guard lock(mu_);
+  stop_.store(true, std::memory_order_relaxed);
+  for (std::atomic<bool>* flag : also_stop_) flag->store(true, std::memory_order_relaxed);
+}
+
+void StartGate::RequestStop() {
+  requested_.store(true, std::memory_order_relaxed);
+  SetStop();
+}
+
+void StartGate::EndStep() {
+  uint64_t none = 0;
+  ended_ns_.compare_exchange_strong(none, MonotonicNs(), std::memory_order_relaxed);  // the first end's instant
+  SetStop();
+}
+
+void StartGate::AlsoStop(std::atomic<bool>& flag) {
+  std::lock_guard lock(mu_);
+  also_stop_.push_back(&flag);
+  if (stop_.load(std::memory_order_relaxed)) flag.store(true, std::memory_order_relaxed);
 }
 
 void StartGate::Abort() {

@@ -85,16 +85,33 @@ class StartGate {
   void Expect(uint32_t threads);
   // Releases the step at `start_ns`: Wait returns in every thread.
   void Open(uint64_t start_ns);
-  void RequestStop() { stop_.store(true, std::memory_order_relaxed); }
+  // Asked from outside (the controller's StopStep, a cancelled run): the step's result says
+  // stopped early.
+  void RequestStop();
   // Stops the step whether or not it was released: waiting threads return without work.
   void Abort();
+  bool stop_requested() const { return requested_.load(std::memory_order_relaxed); }
+
+  // A task's jobs watch a flag of their own (to stop one stream's jobs alone, job_end: stream):
+  // registered before the gate opens, it is set whenever stop is.
+  void AlsoStop(std::atomic<bool>& flag);
+  // A job's end ended the step (job_end: step): every thread stops, but the step ran the
+  // course its plan gave it (not stop_requested).
+  void EndStep();
+  // When EndStep was first called (monotonic ns; 0: it was not).
+  uint64_t ended_ns() const { return ended_ns_.load(std::memory_order_relaxed); }
   // True once the gate is open and every expected thread has returned; waits until `until`.
   bool WaitReturned(std::chrono::steady_clock::time_point until);
 
  private:
+  void SetStop();
+
   std::atomic<bool> stop_{false};
+  std::atomic<bool> requested_{false};
+  std::atomic<uint64_t> ended_ns_{0};
   uint64_t start_ns_ = 0;  // written under mu_ before open_, read after Wait
   std::mutex mu_;
+  std::vector<std::atomic<bool>*> also_stop_;  // under mu_
   std::condition_variable cv_;
   bool open_ = false;
   uint32_t expected_ = 0;

@@ -116,6 +116,12 @@ struct AgentStep {
   bool stopped_early = false;
   // The plan gave it a job (total_jobs below the agent count leaves some agents without one).
   bool has_work = true;
+  // A job of it finished its share and, as the plan's job_end asks, ended others (its stream's,
+  // or every stream's of the step on its agent).
+  bool ended_others = false;
+  // Some job of its agent's step did: this row's jobs may have stopped before their share, one
+  // before moving a byte.
+  bool cut_by_job_end = false;
   // The progress stream as received, oldest first: what the agent had done when (first_done
   // interpolates between these when the agents were not stopped together).
   std::vector<ProgressSample> samples = {};

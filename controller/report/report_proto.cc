@@ -257,6 +257,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
     SetFigures(a.stats, *row->mutable_figures());
     if (step.kind == "copy") SetCopyFigures(step.kind, a.stats, row->mutable_copy());
     row->set_start_offset_ns(a.start_offset_ns);
+    if (a.ended_others) row->set_ended_others(true);
     if (a.start_lateness_ns) {
       row->set_start_lateness_ns(*a.start_lateness_ns);
       if (!s.has_max_start_lateness_ns() || *a.start_lateness_ns > s.max_start_lateness_ns()) s.set_max_start_lateness_ns(*a.start_lateness_ns);
@@ -281,6 +282,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
       row->set_agent(a.agent);
       SetFigures(a.stats, *row->mutable_figures());
       row->set_start_offset_ns(a.start_offset_ns);
+      if (a.ended_others) row->set_ended_others(true);
     }
   }
 }

@@ -7,6 +7,7 @@
 
 #include "controller/report/first_done.h"
 #include "controller/workload/proto_names.h"
+#include "core/rules/defaults.h"
 
 #include <fmt/format.h>
 
@@ -135,6 +136,7 @@ struct StepExecutor::Streams {
   std::function<void()> cancel_all;           // cancels every agent's stream (Abandon)
   std::unique_ptr<CutStep> cut;  // a step cut into windows (target_latency, curve, steady)
   std::string cut_error;         // why it measured nothing (empty: it did, or another failure ended it)
+  bool job_end = false;          // the plan lets a job's end end others (job_end: stream or step)
 };
 
 StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, const std::vector<bool>& has_work,
@@ -150,6 +152,9 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   Streams streams(index, has_work, fleet_.size());
   live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
   streams.stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
+  for (const v1::IoSpec* stream : rules::StreamsOf(io)) {
+    if (stream->job_end() == v1::JOB_END_STREAM || stream->job_end() == v1::JOB_END_STEP) streams.job_end = true;
+  }
   streams.sample_step = {index, step.name, step.kind, step.point, step.cycle, step.group_cycle, io.ramp(), {}};
   for (const v1::IoSpec& stream : io.streams()) streams.sample_step.streams.push_back(stream.name());
   streams.sample_interval_ns = SampleIntervalNs(index, io);
@@ -360,6 +365,8 @@ static void AddStreams(const std::string& agent, int64_t start_offset_ns, const 
     it->aggregate.Add(stats, it->agents.empty());
     AgentStep& row = it->agents.emplace_back(AgentStep{agent, std::move(stats), start_offset_ns});
     row.stopped_early = result.stopped_early();
+    row.ended_others = from.result().ended_others();
+    row.cut_by_job_end = result.ended_others();  // another stream's job may have ended this one
     row.has_work = from.jobs() > 0;  // a stream whose jobs total_jobs gave to other agents
   }
 }
@@ -415,6 +422,7 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
     AddStreams(row.agent, row.start_offset_ns, *s.results[i], step);
     row.stopped_early = s.results[i]->stopped_early() && !confirmed;
     row.has_work = s.Worked(i);
+    row.ended_others = row.cut_by_job_end = s.results[i]->ended_others();
     row.samples = std::move(s.samples[i]);
     step.agents.push_back(std::move(row));
   }
@@ -449,6 +457,9 @@ StepOutcome StepExecutor::Judge(const Streams& s, const StepReport& step) {
       // older version, or one that answered before it noticed): never a result.
       if (result->stopped_early() && !s.asked_to_stop[i]) {
         FailStep(outcome, step, "agent " + fleet_[i]->name + " ended the step early without being asked");
+      }
+      if (result->ended_others() && !s.job_end) {
+        FailStep(outcome, step, "agent " + fleet_[i]->name + " says a job's end ended others, which the plan did not ask (job_end)");
       }
       continue;
     }

@@ -526,6 +526,7 @@ void Importer::Build(Level& defaults, std::vector<Job>& jobs) {
   PlaceOffsets(defaults, jobs);
   PlaceNumberIos(defaults, jobs);
   PlaceLatencyTarget(defaults, jobs);
+  PlaceExits(defaults, jobs);
   CheckMixedRates(defaults, jobs);
   PlaceRandRepeat(defaults, jobs);
   PlaceRandomGenerator(defaults, jobs);

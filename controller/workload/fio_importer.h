@@ -75,6 +75,9 @@ struct Level {
   std::optional<Setting<uint64_t>> latency_target;      // latency_target=, in ns (0: none)
   std::optional<Setting<uint64_t>> latency_window;      // latency_window=, in ns (0: every completion)
   std::optional<Setting<std::string>> latency_percentile;  // latency_percentile=, as written
+  std::optional<Setting<bool>> exitall;                 // exitall= (any job's sets it for the run, as fio's)
+  std::optional<Setting<std::string>> exit_what;        // exit_what=: group, stonewall or all
+  std::optional<Setting<bool>> new_group;               // new_group= (a new reporting group)
   int kb_base = 1024;
 };
 
@@ -221,6 +224,11 @@ class Importer {
   void LatencyPercentile(const Option& o, Level& l);
   void LatencyRun(const Option& o, Level& l);
   void PlaceLatencyTarget(const Level& defaults, const std::vector<Job>& jobs);
+  static std::vector<OptionRow> ExitOptionRows();  // fio_exit_options.cc
+  void NewGroup(const Option& o, Level& l);
+  void ExitAll(const Option& o, Level& l);
+  void ExitWhat(const Option& o, Level& l);
+  void PlaceExits(const Level& defaults, const std::vector<Job>& jobs);
   void SteadyCriterionOption(const Option& o, Level& l);
   void SteadyDuration(const Option& o, Level& l);
   void SteadyRamp(const Option& o, Level& l);

@@ -29,21 +29,16 @@ const std::vector<Importer::OptionRow>& Importer::OptionTable() {
     for (OptionRow& row : SteadyOptionRows()) more.push_back(std::move(row));
     for (OptionRow& row : LatencyOptionRows()) more.push_back(std::move(row));
     rows.insert(after == rows.end() ? rows.end() : after + 1, more.begin(), more.end());
-    // The working set's rows (fio_dedupe_options.cc) after dedupe_percentage's.
-    const auto dedupe = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`dedupe_percentage`"; });
-    const std::vector<OptionRow> sets = DedupeOptionRows();
-    rows.insert(dedupe == rows.end() ? rows.end() : dedupe + 1, sets.begin(), sets.end());
-    // The offsets' rows (fio_offset_options.cc) after size's.
-    const auto size = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`size`, `filesize`"; });
-    const std::vector<OptionRow> offsets = OffsetOptionRows();
-    rows.insert(size == rows.end() ? rows.end() : size + 1, offsets.begin(), offsets.end());
-    // allow_file_create's row (fio_file_options.cc) after thread's.
-    const auto thread = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`thread`"; });
-    const std::vector<OptionRow> files = FileOptionRows();
-    rows.insert(thread == rows.end() ? rows.end() : thread + 1, files.begin(), files.end());
-    const auto map = std::find_if(rows.begin(), rows.end(), [](const OptionRow& r) { return r.shown && std::string(r.shown) == "`norandommap`"; });
-    const std::vector<OptionRow> generators = RandomOptionRows();  // fio_random_options.cc
-    rows.insert(map == rows.end() ? rows.end() : map + 1, generators.begin(), generators.end());
+    // Rows of other files after the row `shown` names, as the docs list them.
+    auto insert_after = [&rows](const std::string& shown, const std::vector<OptionRow>& more) {
+      const auto at = std::find_if(rows.begin(), rows.end(), [&](const OptionRow& r) { return r.shown && r.shown == shown; });
+      rows.insert(at == rows.end() ? rows.end() : at + 1, more.begin(), more.end());
+    };
+    insert_after("`dedupe_percentage`", DedupeOptionRows());  // the working set's (fio_dedupe_options.cc)
+    insert_after("`size`, `filesize`", OffsetOptionRows());   // fio_offset_options.cc
+    insert_after("`thread`", FileOptionRows());               // allow_file_create's (fio_file_options.cc)
+    insert_after("`norandommap`", RandomOptionRows());        // fio_random_options.cc
+    insert_after("`group_reporting`", ExitOptionRows());      // new_group, exitall, exit_what (fio_exit_options.cc)
     return rows;
   }();
   return table;
@@ -150,9 +145,6 @@ std::vector<Importer::OptionRow> Importer::CoreOptionRows() {
       {{{"group_reporting", &Importer::GroupReporting}},
        "`group_reporting`",
        "accepted, no effect: iofleet always reports each step aggregated and per agent"},
-      {{{"new_group", &Importer::GroupReporting}},
-       "`new_group`",
-       "accepted, no effect: it only groups fio's own reporting; iofleet reports each step and each stream"},
       {{{"threads", &Importer::ProfileOnly}},
        "`threads`",
        "accepted, no effect: an option of fio's tiobench profile, which does nothing without `profile=tiobench`"},

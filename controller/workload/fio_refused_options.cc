@@ -13,8 +13,6 @@ const char* Importer::RefusalReason(const std::string& option) {
       {"zonemode", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
       {"zonesize", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
       {"zoneskip", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
-      {"exitall", "a step ends when every stream is done (or at its runtime): one job cannot end the others"},
-      {"exit_what", "a step ends when every stream is done (or at its runtime): one job cannot end the others"},
       {"prio", "I/O priorities are not set by iofleet's jobs"},
       {"prioclass", "I/O priorities are not set by iofleet's jobs"},
       {"cmdprio", "I/O priorities are not set by iofleet's jobs"},

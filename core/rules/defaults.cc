@@ -41,6 +41,7 @@ v1::IoSpec BuiltinIoDefaults() {
   io.set_backward(false);
   io.set_preallocate(false);
   io.set_unlink(false);
+  io.set_job_end(v1::JOB_END_JOB);
   return io;
 }
 
@@ -347,6 +348,10 @@ constexpr ApplicabilityRule kApplicability[] = {
     {v1::IoSpec::kLoopsFieldNumber,
      [](const v1::IoSpec& io) -> const char* {
        return io.runtime() == 0 ? nullptr : "loops applies to size-based steps (runtime 0): a time-based job wraps until its time is up";
+     }},
+    {v1::IoSpec::kJobEndFieldNumber,
+     [](const v1::IoSpec& io) -> const char* {
+       return io.runtime() == 0 ? nullptr : "job_end applies to size-based steps (runtime 0): a time-based job runs until its time is up";
      }},
     {v1::IoSpec::kBlockSizeFieldNumber,
      [](const v1::IoSpec& io) -> const char* {

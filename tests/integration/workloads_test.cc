@@ -269,5 +269,32 @@ TEST(FioJobFiles, OffsetIncrementGivesEachJobItsPartOfOneFile) {
   EXPECT_EQ(steps[1]["aggregate"].value("filled_bytes", uint64_t{0}), 0u) << steps[1]["aggregate"].dump();
 }
 
+// fio's exitall with exit_what=stonewall: the quick job's end ends the paced one (1024 writes at 10
+// a second, 102 s on its own) through a real agent. The step succeeds, not stopped early, and the
+// report says the agent's job ended others; the paced stream's figures are what it completed.
+TEST(FioJobFiles, ExitWhatStonewallEndsTheStepWhenTheQuickJobIsDone) {
+  TempDir tmp;
+  const std::string job = (tmp / "exit.fio").string();
+  WriteText(job, "[global]\nioengine=psync\nbs=4k\nsize=4m\nexitall\n[quick]\nrw=write\nexit_what=stonewall\n"
+                 "[paced]\nrw=write\nrate_iops=10\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", job, "--create-local-root", "--local-root", (tmp / "data").string(), "--out",
+                                (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const json steps = ReadReport(tmp / "out")["steps"];
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0]["status"], "succeeded") << steps[0].dump();
+  ASSERT_EQ(steps[0]["agents"].size(), 1u);
+  EXPECT_EQ(steps[0]["agents"][0].value("ended_others", false), true) << steps[0]["agents"][0].dump();
+  const json streams = steps[0]["streams"];
+  ASSERT_EQ(streams.size(), 2u);
+  EXPECT_EQ(streams[0]["aggregate"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_LT(streams[1]["aggregate"]["bytes"].get<uint64_t>(), 4u << 20);
+  EXPECT_EQ(streams[0]["agents"][0].value("ended_others", false), true) << streams[0].dump();  // the quick job's
+  EXPECT_FALSE(streams[1]["agents"][0].contains("ended_others")) << streams[1].dump();
+  EXPECT_EQ(steps[0]["aggregate"]["bytes"].get<uint64_t>(),
+            streams[0]["aggregate"]["bytes"].get<uint64_t>() + streams[1]["aggregate"]["bytes"].get<uint64_t>());
+}
+
 }  // namespace
 }  // namespace iofleet::testing

@@ -65,6 +65,30 @@ class StepRunnerTest : public ::testing::Test {
     return std::make_unique<IoTask>(std::move(plan));
   }
 
+  // A size-based stream on the null engine: `jobs` jobs of `blocks` 4 KiB blocks each, at
+  // `iops` a job (0: flat out), ending what `end` says when the first finishes its share.
+  std::unique_ptr<StepTask> NullStream(const std::string& name, uint32_t index, uint32_t jobs, uint64_t blocks, uint64_t iops,
+                                       v1::JobEnd end) {
+    IoPlan plan;
+    plan.step_index = 0;
+    plan.stream = name;
+    plan.stream_index = index;
+    plan.workspace = ws_;
+    plan.agent_name = "node1";
+    plan.run_token = 7;
+    plan.coverage = coverage_;
+    plan.io = rules::BuiltinIoDefaults();
+    plan.io.set_name(name);
+    plan.io.set_op(v1::OP_READ);
+    plan.io.set_engine(v1::ENGINE_NULL);
+    plan.io.set_jobs(jobs);
+    plan.io.set_block_size(4096);
+    plan.io.set_file_size(blocks * 4096);
+    if (iops) plan.io.mutable_rate()->set_iops(iops);
+    plan.io.set_job_end(end);
+    return std::make_unique<IoTask>(std::move(plan));
+  }
+
   testing::TempDir tmp_;
   std::unique_ptr<Roots> roots_;
   std::shared_ptr<Workspace> ws_;
@@ -237,6 +261,56 @@ TEST_F(StepRunnerTest, AnIoTaskWithNoJobsHereIsDoneAtItsStart) {
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->ops(), 0u);
   EXPECT_EQ(result->passes(), 0u);
+}
+
+
+// job_end: step (fio's exit_what=stonewall): the short stream's job finishing its share ends the
+// long stream's job there. The step ran the course its plan gave it: not stopped early, and its
+// result says a job's end ended others.
+TEST_F(StepRunnerTest, JobEndStepEndsTheOtherStreamsWhenItsJobIsDone) {
+  std::vector<std::unique_ptr<StepTask>> tasks;
+  tasks.push_back(NullStream("short", 0, 1, 64, 0, v1::JOB_END_STEP));
+  tasks.push_back(NullStream("long", 1, 1, 1 << 20, 1000, v1::JOB_END_JOB));  // 1,048,576 I/Os at 1000 a second
+  auto prepared = StepRunner::Prepare(std::move(tasks));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  StepRunner& runner = **prepared;
+  runner.Launch();
+  runner.Go();
+  while (!runner.WaitFor(std::chrono::milliseconds(100))) {
+  }
+  EXPECT_FALSE(runner.stop_requested());
+  auto result = runner.Finish();
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_EQ(result->streams_size(), 2);
+  const v1::StepResult& short_stream = result->streams(0).result();
+  const v1::StepResult& long_stream = result->streams(1).result();
+  EXPECT_EQ(short_stream.ops(), 64u);
+  EXPECT_LT(long_stream.ops(), 1u << 20);
+  EXPECT_EQ(short_stream.ops() + long_stream.ops(), result->ops());
+  EXPECT_TRUE(short_stream.ended_others());
+  EXPECT_FALSE(long_stream.ended_others());
+  EXPECT_TRUE(result->ended_others());
+  EXPECT_FALSE(result->stopped_early());
+  EXPECT_FALSE(long_stream.stopped_early());
+  // The long stream ran until the short one's end ended it: its window reaches that instant.
+  EXPECT_GE(long_stream.window_ns(), short_stream.window_ns()) << long_stream.ops() << " ops; started " << long_stream.started_at_unix_ns();
+  EXPECT_EQ(result->window_ns(), long_stream.window_ns());
+}
+
+// job_end: stream ends the stream's own jobs, not another stream's: the other stream (rate
+// limited, 64 I/Os) still does its whole share after the first stream is done.
+TEST_F(StepRunnerTest, JobEndStreamLeavesTheOtherStreamsRunning) {
+  std::vector<std::unique_ptr<StepTask>> tasks;
+  tasks.push_back(NullStream("quick", 0, 2, 64, 0, v1::JOB_END_STREAM));
+  tasks.push_back(NullStream("paced", 1, 1, 64, 400, v1::JOB_END_JOB));  // 160 ms
+  auto result = Run(std::move(tasks));
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_EQ(result->streams_size(), 2);
+  EXPECT_EQ(result->streams(1).result().ops(), 64u);
+  EXPECT_FALSE(result->streams(1).result().ended_others());
+  EXPECT_LE(result->streams(0).result().ops(), 2u * 64u);
+  EXPECT_GE(result->streams(0).result().ops(), 64u);  // the first of its jobs did its whole share
+  EXPECT_FALSE(result->stopped_early());
 }
 
 }  // namespace

@@ -181,6 +181,13 @@ TEST(CheckInvariants, EveryAgentGivenWorkMovesBytes) {
   idle.steps[0].aggregate = StepStats();
   for (size_t i = 0; i < 2; ++i) idle.steps[0].aggregate.Add(idle.steps[0].agents[i].stats, i == 0);
   EXPECT_TRUE(CheckInvariants(idle).empty());
+  // An agent whose job's job_end ended its others may have ended one before it moved a byte.
+  RunReport ended = Consistent();
+  ended.steps[0].agents[1] = Row("b", 0, 0, kSec);
+  ended.steps[0].agents[1].cut_by_job_end = true;
+  ended.steps[0].aggregate = StepStats();
+  for (size_t i = 0; i < 2; ++i) ended.steps[0].aggregate.Add(ended.steps[0].agents[i].stats, i == 0);
+  EXPECT_TRUE(CheckInvariants(ended).empty());
 }
 
 TEST(CheckInvariants, AFilesStepsPhasesHoldThemToo) {

@@ -706,11 +706,11 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
   EXPECT_EQ(io_ok.workload.steps(0).io().io_size(), 3u << 20);
 
   // Options fio has and iofleet refuses say why, with or without --allow-unsupported.
-  FioImport why = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\nopenfiles=2\nzonemode=zbd\nexitall\n", "r.fio", false);
+  FioImport why = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\nopenfiles=2\nzonemode=zbd\nfill_device=1\n", "r.fio", false);
   EXPECT_TRUE(Has(why.errors, "r.fio:3:1: nrfiles: is not supported: several files per job")) << Lines(why.errors);
   EXPECT_TRUE(Has(why.errors, "r.fio:4:1: openfiles: is not supported: several files per job")) << Lines(why.errors);
   EXPECT_TRUE(Has(why.errors, "r.fio:5:1: zonemode: is not supported: zoned block devices")) << Lines(why.errors);
-  EXPECT_TRUE(Has(why.errors, "r.fio:6:1: exitall: is not supported: a step ends when every stream is done")) << Lines(why.errors);
+  EXPECT_TRUE(Has(why.errors, "r.fio:6:1: fill_device: is not supported: writing until the device is full")) << Lines(why.errors);
   FioImport allowed = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\n", "r.fio", true);
   EXPECT_TRUE(allowed.errors.empty()) << Lines(allowed.errors);
   EXPECT_TRUE(Has(allowed.warnings, "r.fio:3:1: nrfiles: is not supported: several files per job: an iofleet job has one file; left out"))

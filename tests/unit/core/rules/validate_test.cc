@@ -193,6 +193,18 @@ TEST(Validate, RateMinimumsProcessCycleAndLoops) {
   EXPECT_TRUE(HasViolation(Validate(loops), "steps[0].io.io_size", "io_size applies to size-based steps"));
 }
 
+// job_end: a job ends others when it finishes its share, which a time-based job has not: it runs
+// until its time is up.
+TEST(Validate, JobEndIsForSizeBasedSteps) {
+  v1::Workload w = Minimal();
+  EXPECT_EQ(ResolveIo(w, 0).job_end(), v1::JOB_END_JOB);
+  w.mutable_steps(0)->mutable_io()->set_job_end(v1::JOB_END_STEP);
+  EXPECT_TRUE(Validate(w).empty());
+  EXPECT_EQ(ResolveIo(w, 0).job_end(), v1::JOB_END_STEP);
+  w.mutable_steps(0)->mutable_io()->set_runtime(1'000'000'000);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.job_end", "job_end applies to size-based steps (runtime 0)"));
+}
+
 TEST(Validate, UnlinkIsForAnAgentsOwnFiles) {
   v1::Workload w = Minimal();
   w.mutable_steps(0)->mutable_io()->set_unlink(true);
