@@ -236,16 +236,30 @@ Result<v1::StepResult> StepRunner::Finish() {
   return std::move(*step);
 }
 
-// The window's host figures, and what the tasks asked of the storage together.
+// The window's host figures, and what the tasks asked of the storage together; a step with
+// streams gives each stream's result the same host figures with what its own task asked (its
+// limit is judged on them).
 void StepRunner::AddResources(v1::StepResult& step) const {
+  v1::ResourceStats host;
+  ResourceDelta(*targets_, resources_at_start_, resources_at_end_, host);
+  if (host.window_ns() == 0) return;
+  *step.mutable_resources() = WithLoad(host, slots_.begin(), slots_.end());
+  int stream = 0;
+  for (auto slot = slots_.begin(); slot != slots_.end(); ++slot) {
+    if (slot->task->stream().empty() || stream >= step.streams_size()) continue;
+    v1::StreamResult& result = *step.mutable_streams(stream++);
+    if (result.name() == slot->task->stream()) *result.mutable_result()->mutable_resources() = WithLoad(host, slot, slot + 1);
+  }
+}
+
+v1::ResourceStats StepRunner::WithLoad(const v1::ResourceStats& host, std::vector<Slot>::const_iterator from,
+                                       std::vector<Slot>::const_iterator to) {
   const auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
-  v1::ResourceStats stats;
-  ResourceDelta(*targets_, resources_at_start_, resources_at_end_, stats);
-  if (stats.window_ns() == 0) return;
+  v1::ResourceStats stats = host;
   bool direct = true, all_iops_capped = true, all_bytes_capped = true;
   uint64_t in_flight = 0, rate_iops = 0, rate_bytes = 0;
-  for (const auto& slot : slots_) {
-    const auto load = slot.task->Storage();
+  for (auto slot = from; slot != to; ++slot) {
+    const auto load = slot->task->Storage();
     if (!load) continue;
     in_flight += load->in_flight;
     rate_iops = add(rate_iops, load->rate_iops);
@@ -259,7 +273,7 @@ void StepRunner::AddResources(v1::StepResult& step) const {
   if (all_bytes_capped) stats.set_rate_bytes_per_sec(rate_bytes);
   stats.set_in_flight(static_cast<uint32_t>(std::min<uint64_t>(in_flight, UINT32_MAX)));
   stats.set_direct(direct);
-  *step.mutable_resources() = std::move(stats);
+  return stats;
 }
 
 void AddProgress(const v1::Progress& from, v1::Progress& into) {

@@ -89,6 +89,9 @@ class StepRunner {
   void SampleWindowEdges();
   void ReadResourceEdges();
   void AddResources(v1::StepResult& step) const;
+  // `host` with what the tasks of [from, to) asked of the storage together.
+  static v1::ResourceStats WithLoad(const v1::ResourceStats& host, std::vector<Slot>::const_iterator from,
+                                    std::vector<Slot>::const_iterator to);
   uint64_t NextEdge() const;
 
   // Declared first: destroyed last, after the tasks whose threads wait on it.

@@ -62,7 +62,8 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
     for (const StreamReport& stream : s.streams) {
       ResultFigures& g = figures.emplace_back(step_figures);
       g.stream = stream.name;
-      g.limit.clear();  // the host's counters are the step's, not a stream's
+      g.limit.clear();  // the stream's own, at the agent the step's names (none where it sent no counters)
+      if (auto limit = LimitAt(s, stream.agents)) g.limit = limit->verdict();
       g.bytes_per_sec = stream.aggregate.bytes_per_sec();
       g.iops = stream.aggregate.iops();
       g.latency_seconds.clear();

@@ -266,9 +266,11 @@ std::string LimitText(const v1::ReportLimit& limit) {
   return out;
 }
 
-std::optional<v1::ReportLimit> StepLimit(const StepReport& step) {
-  for (const AgentStep& a : step.agents) {
-    const bool named = step.slowest_agent.empty() ? step.agents.size() == 1 : a.agent == step.slowest_agent;
+std::optional<v1::ReportLimit> StepLimit(const StepReport& step) { return LimitAt(step, step.agents); }
+
+std::optional<v1::ReportLimit> LimitAt(const StepReport& step, const std::vector<AgentStep>& agents) {
+  for (const AgentStep& a : agents) {
+    const bool named = step.slowest_agent.empty() ? agents.size() == 1 : a.agent == step.slowest_agent;
     if (!named || !a.stats.resources) continue;
     v1::ReportLimit limit = JudgeLimit(*a.stats.resources, a.stats);
     limit.set_agent(a.agent);

@@ -59,5 +59,8 @@ std::string LimitText(const v1::ReportLimit& limit);
 // A step's limit: that of its slowest agent (controller/report/slowest_agent.h), or of its one
 // agent, with `agent` naming it; none where that agent sent no resources.
 std::optional<v1::ReportLimit> StepLimit(const StepReport& step);
+// The same for one of the step's streams: its row at the agent the step's limit names, judged on
+// the host's figures with what the stream's own jobs asked (rate, in flight) and did.
+std::optional<v1::ReportLimit> LimitAt(const StepReport& step, const std::vector<AgentStep>& agents);
 
 }  // namespace iofleet::controller

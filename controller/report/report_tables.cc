@@ -212,6 +212,9 @@ Table StepsTable(const ReportDocument& doc) {
     const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
     if (uint64_t filled = agg.filled_bytes()) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
     if (step.has_limit()) t.notes.push_back(where + ": limit: " + LimitText(step.limit()));
+    for (const v1::ReportStream& stream : step.streams()) {
+      if (stream.has_limit()) t.notes.push_back(where + ": limit of stream " + stream.name() + ": " + LimitText(stream.limit()));
+    }
     if (agg.client_cpu_bound()) t.notes.push_back(where + ": warning: a client was CPU-bound (over 90%): the figures may show the client's limit, not the storage's");
     if (agg.cache_resident()) {
       t.notes.push_back(fmt::format("{}: warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage",

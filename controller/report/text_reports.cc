@@ -219,6 +219,9 @@ std::string ConsoleSummary(const ReportDocument& doc) {
     }
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
     if (step.has_limit()) out += fmt::format("{:<14} limit: {}\n", "", LimitText(step.limit()));
+    for (const v1::ReportStream& stream : step.streams()) {
+      if (stream.has_limit()) out += fmt::format("{:<14} limit of stream {}: {}\n", "", stream.name(), LimitText(stream.limit()));
+    }
     if (step.has_search()) out += SearchText(step.search());
     if (step.has_curve()) out += CurveText(step.curve());
     if (step.has_controller_stall_ns()) {

@@ -68,6 +68,29 @@ TEST(LimitVerdict, ARateFarBelowTheDevicesSpeedIsTheCap) {
   EXPECT_NE(Evidence(step).find("200 IOPS asked of its jobs together"), std::string::npos) << Evidence(step);
 }
 
+// A step with streams held back by different things says so per stream: a rate-capped stream
+// beside one on the null engine, which spins a core. The step as a whole has no rate to be held
+// by (one stream has none); each stream's verdict is judged on what its own jobs asked and did.
+TEST(LimitVerdict, EachStreamSaysWhatHeldItBack) {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "mixed", tmp.path());
+  const nlohmann::json step = RunStep(tmp, agent.address(), "streams",
+                                      "name: streams\nsteps:\n  - name: two\n"
+                                      "    io: { op: randread, block_size: 4KiB, file_size: 16MiB, runtime: 2s, streams: [\n"
+                                      "      { name: capped, engine: psync, direct: true, rate: { iops: 100 } },\n"
+                                      "      { name: spin, engine: \"null\" } ] }\n");
+  ASSERT_TRUE(step.contains("streams") && step["streams"].size() == 2) << step.dump();
+  const nlohmann::json& capped = step["streams"][0];
+  const nlohmann::json& spin = step["streams"][1];
+  EXPECT_EQ(capped.value("limit", nlohmann::json::object()).value("verdict", ""), "rate_cap") << capped.dump();
+  EXPECT_NE(capped["limit"]["evidence"].dump().find("100 IOPS asked of its jobs together"), std::string::npos) << capped.dump();
+  EXPECT_EQ(capped["limit"].value("agent", ""), "mixed");
+  EXPECT_EQ(capped["agents"][0].value("limit", nlohmann::json::object()).value("verdict", ""), "rate_cap") << capped.dump();
+  EXPECT_EQ(spin.value("limit", nlohmann::json::object()).value("verdict", ""), "client_cpu") << spin.dump();
+  EXPECT_NE(Verdict(step), "rate_cap") << Evidence(step);
+}
+
 TEST(LimitVerdict, AThrottledLoopDeviceIsTheDevice) {
   TempDir tmp;
   ThrottledDiskAgent disk(tmp.path(), "128M", "throttled");

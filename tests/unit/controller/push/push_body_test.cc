@@ -77,6 +77,33 @@ TEST(PushBodyTest, FiguresAreTheReportModelsOwn) {
   EXPECT_NE(body.find("quantile=\"0.999\"} " + fmt::format("{}", s.latency->Quantile(0.999) / 1e9) + "\n"), std::string::npos);
 }
 
+// A step with streams: each stream's iofleet_result_limit is its own (a rate-capped stream at
+// its cap says rate_cap), judged at the step's one agent on the host's counters.
+TEST(PushBodyTest, EachStreamPushesItsOwnLimit) {
+  RunReport report;
+  report.workload = "probe-and-load";
+  report.status = v1::RUN_STATUS_SUCCEEDED;
+  StepReport step = Io("mixed", 0, 0, v1::STEP_STATUS_SUCCEEDED);
+  v1::ResourceStats host;
+  host.set_window_ns(2 * kSec);
+  host.set_in_flight(1);
+  v1::ResourceStats capped = host;
+  capped.set_rate_iops(100);
+  StepStats probe;
+  probe.ops = 200;
+  probe.bytes = 200 * 4096;
+  probe.window_ns = 2 * kSec;
+  probe.resources = capped;
+  step.agents.push_back({"a", step.aggregate});
+  step.agents.back().stats.resources = host;
+  step.streams.push_back(StreamReport{"probe", probe, {AgentStep{"a", probe}}});
+  report.steps.push_back(step);
+  const std::string body = PushBody(report, 3.0, 0);
+  EXPECT_NE(body.find("iofleet_result_limit{step=\"mixed\",point=\"0\",cycle=\"0\",stream=\"probe\",verdict=\"rate_cap\"} 1\n"),
+            std::string::npos)
+      << body;
+}
+
 TEST(PushBodyTest, HostStepsPushStatusAndTimeOnly) {
   std::string body = PushBody(Report(), 1, 1'800'000'100.0);
   EXPECT_NE(body.find("iofleet_result_status{step=\"pause\",point=\"0\",cycle=\"0\",status=\"succeeded\"} 1\n"), std::string::npos);
