@@ -27,7 +27,7 @@ std::vector<Importer::OptionRow> Importer::ExitOptionRows() {
        "`job_end` of a size-based job: `exit_what=stonewall` is `step`; `group` (the default) is `stream` where the "
        "job's group is itself (its `numjobs` clones), `step` where it is every job of the step, refused where it is "
        "part of the step; `all` is `step` in the last step, refused before it (fio would never run the later ones). "
-       "No effect on a time-based job (every job of its step ends at the same runtime) or without `exitall`"},
+       "No effect on a time-based job (every job of its step ends at the same runtime; refused beside a job of another `startdelay`) or without `exitall`"},
   };
 }
 
@@ -99,6 +99,17 @@ void Importer::PlaceExits(const Level& defaults, const std::vector<Job>& jobs) {
       if (kind == "all" && !last_step) {
         Unsupported(at, "exit_what=all in a time-based job" + job + ": at its runtime fio ends the jobs of the later steps too "
                         "(they never run); iofleet runs every step");
+        continue;
+      }
+      // Its runtime counts from its own start: a job that started later would be ended early.
+      const auto delay_of = [&](size_t k) {
+        const v1::IoSpec& own = jobs[k].level.io;
+        return own.has_start_delay() ? own.start_delay() : defaults.io.start_delay();
+      };
+      const std::vector<int>& step = steps[step_of[i]];
+      if (std::any_of(step.begin(), step.end(), [&](int k) { return delay_of(static_cast<size_t>(k)) != delay_of(i); })) {
+        Unsupported(at, "in a time-based job" + job + " beside jobs of another startdelay: at its runtime fio ends the jobs that "
+                        "started later, before theirs; iofleet runs each to its own runtime");
       }
       continue;  // it ends at its runtime, as the others of its step do
     }

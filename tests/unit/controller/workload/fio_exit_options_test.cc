@@ -99,6 +99,11 @@ TEST(FioExitOptions, ATimeBasedJobEndsNothingItsStepWouldNot) {
   ASSERT_TRUE(imp.errors.empty()) << ExitLines(imp.errors);
   EXPECT_FALSE(imp.workload.steps(0).io().streams(0).has_job_end());
   EXPECT_FALSE(imp.workload.steps(0).io().streams(1).has_job_end());
+  // Unless a job of the step starts later: fio would end it before its runtime.
+  imp = ImportFioJobText("[global]\nexitall\nsize=1m\ntime_based\nruntime=2\n[a]\n[b]\nstartdelay=1\n", "d.fio", false);
+  EXPECT_NE(ExitLines(imp.errors).find("d.fio:2:1: exitall: in a time-based job (job [a]) beside jobs of another startdelay"),
+            std::string::npos)
+      << ExitLines(imp.errors);
 }
 
 }  // namespace
