@@ -65,10 +65,8 @@ class StepRunnerTest : public ::testing::Test {
     return std::make_unique<IoTask>(std::move(plan));
   }
 
-  // A size-based stream on the null engine: `jobs` jobs of `blocks` 4 KiB blocks each, at
-  // `iops` a job (0: flat out), ending what `end` says when the first finishes its share.
-  std::unique_ptr<StepTask> NullStream(const std::string& name, uint32_t index, uint32_t jobs, uint64_t blocks, uint64_t iops,
-                                       v1::JobEnd end) {
+  // Stream `index` of step 0, named `name`, with the builtin defaults.
+  IoPlan StreamPlan(const std::string& name, uint32_t index) {
     IoPlan plan;
     plan.step_index = 0;
     plan.stream = name;
@@ -79,6 +77,14 @@ class StepRunnerTest : public ::testing::Test {
     plan.coverage = coverage_;
     plan.io = rules::BuiltinIoDefaults();
     plan.io.set_name(name);
+    return plan;
+  }
+
+  // A size-based stream on the null engine: `jobs` jobs of `blocks` 4 KiB blocks each, at
+  // `iops` a job (0: flat out), ending what `end` says when the first finishes its share.
+  std::unique_ptr<StepTask> NullStream(const std::string& name, uint32_t index, uint32_t jobs, uint64_t blocks, uint64_t iops,
+                                       v1::JobEnd end) {
+    IoPlan plan = StreamPlan(name, index);
     plan.io.set_op(v1::OP_READ);
     plan.io.set_engine(v1::ENGINE_NULL);
     plan.io.set_jobs(jobs);
@@ -174,16 +180,7 @@ TEST_F(StepRunnerTest, TasksReleasedTogetherAddUp) {
 // stream's own figures beside the step's, and a start_delay shifts its stream's window.
 TEST_F(StepRunnerTest, StreamsKeepTheirOwnFiguresAndADelayShiftsTheirWindow) {
   auto stream = [&](const std::string& name, uint32_t index, uint64_t delay_ns) {
-    IoPlan plan;
-    plan.step_index = 0;
-    plan.stream = name;
-    plan.stream_index = index;
-    plan.workspace = ws_;
-    plan.agent_name = "node1";
-    plan.run_token = 7;
-    plan.coverage = coverage_;
-    plan.io = rules::BuiltinIoDefaults();
-    plan.io.set_name(name);
+    IoPlan plan = StreamPlan(name, index);
     plan.io.set_op(index == 0 ? v1::OP_RANDREAD : v1::OP_WRITE);
     plan.io.set_engine(v1::ENGINE_NULL);
     plan.io.set_block_size(4096);
