@@ -129,33 +129,67 @@ Result<v1::StopResponse> AgentClient::Stop(const std::string& run_id, std::chron
 
 #undef IOFLEET_BIND
 
-Result<v1::StepResult> AgentClient::RunStep(const v1::StartRequest& request,
-                                            const std::function<void(const v1::Progress&)>& on_progress,
-                                            const std::function<void(const v1::WindowResult&)>& on_window) {
-  grpc::ClientContext context;
-  {
-    std::lock_guard lock(mu_);
-    if (cancelled_) return Status(Code::kCancelled, "cancelled");
-    step_context_ = &context;
+// One step's stream on gRPC's callback API: reads until the agent ends it, handing each reply to
+// the callbacks, and deletes itself once it has told `on_done` how it ended.
+class AgentClient::StepStream final : public grpc::ClientReadReactor<v1::StartReply> {
+ public:
+  StepStream(AgentClient& client, v1::StartRequest request, StepCallbacks callbacks)
+      : client_(client), request_(std::move(request)), callbacks_(std::move(callbacks)) {}
+
+  grpc::ClientContext& context() { return context_; }
+
+  void Begin() {
+    client_.stub_->async()->Start(&context_, &request_, this);
+    StartRead(&reply_);
+    StartCall();
   }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // the stream ended: OnDone follows
+    if (reply_.has_progress() && callbacks_.on_progress) callbacks_.on_progress(reply_.progress());
+    if (reply_.has_result()) result_ = std::move(*reply_.mutable_result());
+    if (reply_.has_window() && callbacks_.on_window) callbacks_.on_window(reply_.window());
+    StartRead(&reply_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    {
+      std::lock_guard lock(client_.mu_);
+      client_.step_context_ = nullptr;  // CancelStep no longer reaches this context
+    }
+    Result<v1::StepResult> ended = !status.ok() ? Result<v1::StepResult>(FromGrpc(status))
+                                   : !result_   ? Result<v1::StepResult>(Internal("agent at " + client_.address_ + " ended the step without a result"))
+                                                : Result<v1::StepResult>(std::move(*result_));
+    auto on_done = std::move(callbacks_.on_done);
+    delete this;  // before on_done: after it, the caller may end the client and what the callbacks hold
+    on_done(std::move(ended));
+  }
+
+ private:
+  AgentClient& client_;
+  grpc::ClientContext context_;
+  v1::StartRequest request_;
+  StepCallbacks callbacks_;
+  v1::StartReply reply_;
+  std::optional<v1::StepResult> result_;
+};
+
+void AgentClient::StartStep(const v1::StartRequest& request, StepCallbacks callbacks) {
   v1::StartRequest mine = request;
   mine.set_session_token(session_token());
-  auto reader = stub_->Start(&context, mine);
-  v1::StartReply reply;
-  std::optional<v1::StepResult> result;
-  while (reader->Read(&reply)) {
-    if (reply.has_progress()) on_progress(reply.progress());
-    if (reply.has_result()) result = reply.result();
-    if (reply.has_window() && on_window) on_window(reply.window());
-  }
-  grpc::Status st = reader->Finish();
+  StepStream* stream = nullptr;
   {
     std::lock_guard lock(mu_);
-    step_context_ = nullptr;
+    if (!cancelled_) {
+      stream = new StepStream(*this, std::move(mine), std::move(callbacks));
+      step_context_ = &stream->context();  // a cancel before the call starts cancels it at its start
+    }
   }
-  if (!st.ok()) return FromGrpc(st);
-  if (!result) return Internal("agent at " + address_ + " ended the step without a result");
-  return *result;
+  if (!stream) {
+    callbacks.on_done(Status(Code::kCancelled, "cancelled"));
+    return;
+  }
+  stream->Begin();
 }
 
 void AgentClient::CancelStep() {

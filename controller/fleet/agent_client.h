@@ -2,7 +2,8 @@
 // keepalive pings so a silent network cut is noticed within seconds) and the agent's RPCs, each
 // with a deadline.
 //
-// Thread-safety: one thread per call; CancelStep may be called from any thread.
+// Thread-safety: one thread per call (a step stream, once started, needs none); CancelStep may
+// be called from any thread.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -31,12 +32,20 @@ class AgentClient {
   Result<v1::ClockResponse> Clock(std::chrono::milliseconds deadline);
   Result<v1::PrepareResponse> Prepare(const v1::PrepareRequest& request, std::chrono::milliseconds deadline);
   Status SetupStep(const v1::SetupStepRequest& request, std::chrono::milliseconds deadline);
-  // Runs one step, calling `on_progress` for every sample; returns the exact result.
-  // `on_window` (a target_latency step's windows, agent.proto's CutWindow) may be empty.
-  Result<v1::StepResult> RunStep(const v1::StartRequest& request,
-                                 const std::function<void(const v1::Progress&)>& on_progress,
-                                 const std::function<void(const v1::WindowResult&)>& on_window = {});
-  // Ends a SetupStep or RunStep in progress on this client, and every later one (the agent
+  // What one step's stream calls back: each sample, each window (a step cut into windows,
+  // agent.proto's CutWindow; may be empty), and once, last, its end: the exact result or why there
+  // is none. They run on gRPC's callback threads, one at a time for a stream, and must not block:
+  // a thousand streams share those few threads.
+  struct StepCallbacks {
+    std::function<void(const v1::Progress&)> on_progress;
+    std::function<void(const v1::WindowResult&)> on_window;
+    std::function<void(Result<v1::StepResult>)> on_done;
+  };
+  // Opens one step's stream and returns at once: no thread of the caller's waits on it (gRPC's
+  // callback API, so a controller of thousands of agents holds no thread per stream). One step
+  // at a time per client; this client must outlive the stream's on_done.
+  void StartStep(const v1::StartRequest& request, StepCallbacks callbacks);
+  // Ends a SetupStep or a step stream in progress on this client, and every later one (the agent
   // stops the step's I/O; no result).
   void CancelStep();
   // From Prepare: every later command for the run carries it.
@@ -47,6 +56,8 @@ class AgentClient {
   Result<v1::StopResponse> Stop(const std::string& run_id, std::chrono::milliseconds deadline);
 
  private:
+  class StepStream;  // the reactor of one step's stream (agent_client.cc)
+
   std::string address_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Agent::Stub> stub_;

@@ -8,7 +8,7 @@
 // For /metrics, each (step, op, engine, agent) series accumulates over every instance of its
 // step (sweep points, cycles), so its counters only go up while the run lasts.
 //
-// Thread-safety: every member may be called from any thread (the agents' stream threads, the
+// Thread-safety: every member may be called from any thread (the agents' stream callbacks, the
 // step executor, the view, a scrape); one mutex guards the model. Not the hot path.
 #pragma once
 

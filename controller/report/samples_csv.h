@@ -14,7 +14,7 @@
 // (the rows at an fio job file's log_avg_msec); a stream's ramp rows leave the rates empty, as its
 // progress counts the window only.
 //
-// Thread-safety: Add from any thread (each agent's stream thread); Close once, after the last.
+// Thread-safety: Add from any thread (the agents' stream callbacks); Close once, after the last.
 #pragma once
 
 #include <cstdio>

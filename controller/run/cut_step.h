@@ -3,7 +3,7 @@
 // (steady_driver.h). The step executor runs one beside the agents' streams, stops the step when
 // it returns, and takes the step's figures and its report section from it.
 //
-// Thread-safety: Run on one thread; cuts().OnWindow from the agents' stream threads; the rest
+// Thread-safety: Run on one thread; cuts().OnWindow from the agents' stream callbacks; the rest
 // after Run.
 #pragma once
 

@@ -4,7 +4,7 @@
 // it exactly (histograms add). The steps that measure in windows (cut_step.h: a latency search,
 // a load curve, a steady-state wait) decide what to cut when; this does the cutting.
 //
-// Thread-safety: Cut and WaitReleased on one thread; OnWindow from the agents' stream threads;
+// Thread-safety: Cut and WaitReleased on one thread; OnWindow from the agents' stream callbacks;
 // Fail from either.
 #pragma once
 

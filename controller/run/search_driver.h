@@ -4,7 +4,7 @@
 // queue_depth), a cut that sets it, with `settle` one that ends the settling, and one that ends
 // the probe, so neither the change nor its transient is measured.
 //
-// Thread-safety: Run on one thread; cuts().OnWindow from the agents' stream threads.
+// Thread-safety: Run on one thread; cuts().OnWindow from the agents' stream callbacks.
 #pragma once
 
 #include <cstdint>

@@ -63,44 +63,25 @@ bool LostConnection(const Status& status) {
 
 }  // namespace
 
-// One step's streams: what the agents' threads and the thread waiting for them share.
+// One step's streams: what their callbacks (on gRPC's threads) and StreamAll's thread share.
 struct StepExecutor::Streams {
   Streams(int index, const std::vector<bool>& has_work, size_t agents)
       : index(index), has_work(has_work), results(agents, Status(Code::kCancelled, "not run")), asked_to_stop(agents),
         running(agents), samples(agents), last(agents), has_last(agents, 0), silence(agents) {}
   ~Streams() { Abandon(); }
 
-  // The streams' threads are started before the start instant is chosen (starting a thousand
-  // threads takes longer than a lead), and wait here until it is. False: the step was abandoned
-  // before its streams opened.
-  bool WaitForGate() {
-    std::unique_lock lock(gate_mu);
-    gate_cv.wait(lock, [&] { return gate_open; });
-    return !abandoned;
-  }
-  void OpenGate() {
-    std::lock_guard lock(gate_mu);
-    gate_open = true;
-    gate_cv.notify_all();
-  }
-  // A step left by an exception: before its streams opened, its waiting threads end without
-  // streaming; after, the streams still open are cancelled (nothing else would end them).
+  // A step left by an exception (StreamAll's thread cannot start one): the streams still open
+  // are cancelled (nothing else would end them), and waited for, since their callbacks hold
+  // this.
   void Abandon() {
-    bool streaming = false;
-    {
-      std::lock_guard lock(gate_mu);
-      streaming = gate_open;
-      abandoned = !gate_open;
-    }
-    OpenGate();
-    // Only while a stream thread is left: a cancel marks the agent's client for its next step too,
-    // and after StreamAll every thread has been joined.
-    if (streaming && cancel_all && std::any_of(threads.begin(), threads.end(), [](const std::thread& t) { return t.joinable(); })) {
-      cancel_all();
-    }
-    for (auto& t : threads) {
-      if (t.joinable()) t.join();
-    }
+    std::unique_lock lock(ended_mu);
+    const size_t agents = results.size();
+    if (agents - running.load() >= opened) return;
+    lock.unlock();
+    // Only while a stream is open: a cancel marks the agent's client for its next step too.
+    if (cancel_all) cancel_all();
+    lock.lock();
+    ended.wait(lock, [&] { return agents - running.load() >= opened; });
   }
 
   // An agent given no job has nothing to finish first.
@@ -117,11 +98,15 @@ struct StepExecutor::Streams {
   // Which agents this controller asked to stop early (StopStep): only their early ends are
   // expected. An agent that ends early unasked lost its run (stopped, shut down): no result.
   std::vector<std::atomic<bool>> asked_to_stop;
-  std::atomic<size_t> running;
+  std::atomic<size_t> running;         // agents whose stream has not ended (or was not opened yet)
+  size_t opened = 0;                   // streams opened, by StreamAll's thread (under ended_mu)
   std::mutex ended_mu;                 // with `ended`: a stream's end wakes StreamAll
   std::condition_variable ended;
+  // Under ended_mu: agents whose end asks the others to stop (a stonewall's first done, the
+  // first failure). The stream's callback cannot make those calls itself: it must not block.
+  std::vector<size_t> stop_requests;
   std::atomic<bool> failed{false}, first_done{false};
-  std::vector<std::vector<ProgressSample>> samples;  // each written by its agent's thread
+  std::vector<std::vector<ProgressSample>> samples;  // each written by its agent's stream callbacks
   std::vector<v1::Progress> last;                    // likewise: for samples.csv's intervals
   std::vector<char> has_last;
   bool interrupted = false;        // Ctrl-C while the streams were open
@@ -129,11 +114,7 @@ struct StepExecutor::Streams {
   uint64_t end_ns = 0;             // when the last stream ended
   SilenceWatch silence;  // frozen or cut-off agents, on the stall clock
   uint64_t silence_limit_ns = kMinSilenceNs;
-  std::vector<std::thread> threads;  // one per agent's stream
-  std::mutex gate_mu;                // with gate_cv: the threads wait for the start instant
-  std::condition_variable gate_cv;
-  bool gate_open = false, abandoned = false;  // under gate_mu
-  std::function<void()> cancel_all;           // cancels every agent's stream (Abandon)
+  std::function<void()> cancel_all;  // cancels every agent's stream (Abandon)
   std::unique_ptr<CutStep> cut;  // a step cut into windows (target_latency, curve, steady)
   std::string cut_error;         // why it measured nothing (empty: it did, or another failure ended it)
   bool job_end = false;          // the plan lets a job's end end others (job_end: stream or step)
@@ -147,8 +128,7 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
     return setup;
   }
 
-  // 2. Every agent's stream on a thread, waiting; then one instant for all, far enough ahead that
-  // every Start reaches its agent first.
+  // 2. One instant for all, far enough ahead that every Start reaches its agent first.
   Streams streams(index, has_work, fleet_.size());
   live_.BeginStep(LiveInfoOf(index, io, step), LiveAgentsOf(fleet_));
   streams.stonewall = io.stonewall() == v1::STONEWALL_FIRST_DONE && io.runtime() == 0 && fleet_.size() > 1;
@@ -161,12 +141,6 @@ StepOutcome StepExecutor::Run(int index, uint32_t phase, const v1::IoSpec& io, c
   streams.cancel_all = [this] {
     for (auto& a : fleet_) a->client->CancelStep();
   };
-  streams.threads.reserve(fleet_.size());
-  for (size_t i = 0; i < fleet_.size(); ++i) {
-    streams.threads.emplace_back([this, &streams, i] {
-      if (streams.WaitForGate()) StreamAgent(i, streams);
-    });
-  }
   streams.start_at = StartInstant(streams.decided_ns);
   step.start_lead_ns = streams.start_at - streams.decided_ns;
 
@@ -272,19 +246,30 @@ void StepExecutor::StreamAll(Streams& s) {
   const uint64_t first_due = stall_clock_.ProgressNs() + (s.start_at > wall ? s.start_at - wall : 0) + s.sample_interval_ns;
   s.silence_limit_ns = std::max<uint64_t>(kMinSilenceNs, 3 * s.sample_interval_ns);
   s.silence.Begin(first_due, s.silence_limit_ns, s.sample_interval_ns);
-  s.OpenGate();
+  // Every stream from this one thread: opening one starts its call and returns.
+  for (size_t i = 0; i < fleet_.size(); ++i) {
+    {
+      std::lock_guard lock(s.ended_mu);
+      ++s.opened;
+    }
+    StreamAgent(i, s);
+  }
   std::thread cut;
   if (s.cut) cut = std::thread([this, &s] { RunCut(s); });
+  std::vector<std::thread> stoppers;  // StopOthers for the ends that asked it
   std::thread stopper;
   std::chrono::steady_clock::time_point stop_deadline{};
   while (s.running > 0) {
+    std::vector<size_t> stop_requests;
     {
-      // The last stream's end wakes this at once (the step's fixed cost); else every 50 ms, for
-      // Ctrl-C, silent agents and the view.
+      // The last stream's end wakes this at once (the step's fixed cost), and so does an end that
+      // asks the others to stop; else every 50 ms, for Ctrl-C, silent agents and the view.
       std::unique_lock lock(s.ended_mu);
-      s.ended.wait_for(lock, milliseconds(50), [&] { return s.running == 0; });
+      s.ended.wait_for(lock, milliseconds(50), [&] { return s.running == 0 || !s.stop_requests.empty(); });
+      stop_requests.swap(s.stop_requests);
     }
-    if (s.running == 0) break;
+    if (s.running == 0) break;  // nobody is left to stop
+    for (size_t i : stop_requests) stoppers.emplace_back([this, &s, i] { StopOthers(s, i); });
     auto now = std::chrono::steady_clock::now();
     if (interrupted_ && !s.interrupted) {
       s.interrupted = true;
@@ -299,8 +284,8 @@ void StepExecutor::StreamAll(Streams& s) {
     CancelSilent(s);
     view_.Tick(live_, now.time_since_epoch().count());
   }
-  for (auto& t : s.threads) t.join();
   if (cut.joinable()) cut.join();
+  for (auto& t : stoppers) t.join();
   if (stopper.joinable()) stopper.join();
   s.end_ns = UnixNowNs();
 }
@@ -314,32 +299,38 @@ void StepExecutor::StreamAgent(size_t i, Streams& s) {
   request.set_start_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(s.start_at) + a.clock_offset_ns));
   a.streaming = true;
   s.silence.Opened(i, stall_clock_.ProgressNs());
-  s.results[i] = a.client->RunStep(request, [&](const v1::Progress& p) {
+  AgentClient::StepCallbacks callbacks;
+  callbacks.on_progress = [this, &s, i](const v1::Progress& p) {
     s.silence.Heard(i, stall_clock_.ProgressNs());
     // Only what the live model accepted reaches the report's samples too.
     if (!live_.OnProgress(i, p)) return;
     s.samples[i].push_back({p.elapsed_ns(), p.bytes(), p.ops()});
-    if (samples_) samples_->Add(s.sample_step, a.name, p, s.has_last[i] ? &s.last[i] : nullptr);
+    if (samples_) samples_->Add(s.sample_step, fleet_[i]->name, p, s.has_last[i] ? &s.last[i] : nullptr);
     s.last[i] = p;
     s.has_last[i] = 1;
-  }, [&](const v1::WindowResult& w) {
+  };
+  callbacks.on_window = [this, &s, i](const v1::WindowResult& w) {
     s.silence.Heard(i, stall_clock_.ProgressNs());
     if (s.cut) s.cut->cuts().OnWindow(i, w);
-  });
+  };
+  callbacks.on_done = [this, &s, i](Result<v1::StepResult> result) { StreamEnded(i, s, std::move(result)); };
+  a.client->StartStep(request, std::move(callbacks));
+}
+
+void StepExecutor::StreamEnded(size_t i, Streams& s, Result<v1::StepResult> ended) {
   s.silence.Closed(i);
-  a.streaming = false;
+  fleet_[i]->streaming = false;
+  s.results[i] = std::move(ended);
   Result<v1::StepResult>& result = s.results[i];
   if (result.ok()) live_.AgentDone(i, &*result);
   else if (LostConnection(result.status()) || s.silence.Silenced(i)) live_.AgentLost(i);
-  if (result.ok() && s.stonewall && s.Worked(i) && !result->stopped_early() && !s.first_done.exchange(true)) {
-    StopOthers(s, i);  // IOR's stonewall: the first agent to finish its share stops the others
-  }
-  if (!result.ok() && !s.failed.exchange(true)) {
-    // One agent failed (or was lost): the others stop now, rather than run a step that
-    // cannot succeed, and send what they did so far.
-    StopOthers(s, i);
-  }
+  // IOR's stonewall: the first agent to finish its share stops the others. One agent failed (or
+  // was lost): the others stop now, rather than run a step that cannot succeed, and send what
+  // they did so far.
+  const bool stop_others = result.ok() ? s.stonewall && s.Worked(i) && !result->stopped_early() && !s.first_done.exchange(true)
+                                       : !s.failed.exchange(true);
   std::lock_guard lock(s.ended_mu);
+  if (stop_others) s.stop_requests.push_back(i);
   --s.running;
   s.ended.notify_all();
 }

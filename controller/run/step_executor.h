@@ -47,7 +47,7 @@ class StepExecutor {
                   uint64_t total_jobs = 0);
 
  private:
-  struct Streams;  // one step's streams, shared by the agents' threads (step_executor.cc)
+  struct Streams;  // one step's streams, shared by their callbacks (step_executor.cc)
 
   // Sets the step up on every agent (files, holes, threads waiting); nothing is measured yet. A
   // setup may fill whole files: Ctrl-C, or one agent's failed setup, cancels the others' rather
@@ -59,17 +59,19 @@ class StepExecutor {
   // The workload's sample interval, or one chosen for the step's expected length (its runtime,
   // or how long its last run took).
   uint64_t SampleIntervalNs(int index, const v1::IoSpec& io) const;
-  // Opens the gate of the agents' stream threads (Run starts them) and waits until every stream
-  // has ended, ticking the view.
+  // Opens every agent's stream (no thread per stream: gRPC's callback API) and waits until every
+  // stream has ended, ticking the view and making the StopOthers calls the ends asked for.
   // On Ctrl-C the agents are asked to stop; agents asked to stop (Ctrl-C, or another agent
   // failed) that do not within a grace have their streams cancelled.
   void StreamAll(Streams& s);
   // A step cut into windows (controller/run/cut_step.h): its windows on a thread of their own
   // while the agents stream; when they are done, every agent is asked to stop.
   void RunCut(Streams& s);
-  // Agent i's stream: its progress to the live model and samples.csv; it stops the others when
-  // it finishes first on a stonewalled step, or fails.
+  // Opens agent i's stream: its progress to the live model and samples.csv.
   void StreamAgent(size_t i, Streams& s);
+  // Agent i's stream ended (on a gRPC callback thread: nothing here blocks). It asks StreamAll to
+  // stop the others when it finished first on a stonewalled step, or failed.
+  void StreamEnded(size_t i, Streams& s, Result<v1::StepResult> ended);
   // Agents whose stream has sent nothing for the silence limit of the controller's running time:
   // cancelled and lost (frozen, or cut off without a FIN).
   void CancelSilent(Streams& s);
