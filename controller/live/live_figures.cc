@@ -44,7 +44,7 @@ StepClock ClockOf(uint64_t elapsed_ns, uint64_t ramp_ns, uint64_t runtime_ns, ui
   return clock;
 }
 
-void AddDelta(const v1::Histogram& delta, LatencyHistogram& into) {
+void AddDelta(const v1::Histogram& delta, SparseHistogram& into) {
   const int n = std::min(delta.bucket_size(), delta.count_size());
   uint32_t lowest = UINT32_MAX, highest = 0;
   for (int i = 0; i < n; ++i) {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 #include "iofleet/v1/result.pb.h"
 
 namespace iofleet::controller {
@@ -45,7 +45,7 @@ StepClock ClockOf(uint64_t elapsed_ns, uint64_t ramp_ns, uint64_t runtime_ns, ui
 
 // Adds a checked histogram delta (controller/live/progress_check.h) to `into`, exactly as the
 // agent recorded it; its min and max are bounded by the lowest and highest bucket it fills.
-void AddDelta(const v1::Histogram& delta, LatencyHistogram& into);
+void AddDelta(const v1::Histogram& delta, SparseHistogram& into);
 
 // "[####......]": `width` cells, `fraction` in 0..1 (clamped).
 std::string Bar(double fraction, int width);

@@ -90,8 +90,8 @@ void LiveRun::AddTask(const std::string& agent, uint64_t ops, uint64_t bytes) {
 }
 
 void LiveRun::MergeOp(AgentState& a, size_t stream, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
-                      LatencyHistogram& interval) {
-  auto delta = std::make_unique<LatencyHistogram>();
+                      SparseHistogram& interval) {
+  auto delta = std::make_unique<SparseHistogram>();
   AddDelta(now.latency_ns_delta(), *delta);
   interval.Add(*delta);
   if (stream == SIZE_MAX) a.step_latency->Add(*delta);  // a stream's is in the step's delta too
@@ -110,7 +110,7 @@ void LiveRun::MergeStreams(AgentState& a, const v1::Progress& progress) {
   for (size_t k = 0; k < step_.streams.size(); ++k) {
     const v1::StreamProgress& now = progress.streams(static_cast<int>(k));
     const v1::StreamProgress before = has_before ? a.last.streams(static_cast<int>(k)) : v1::StreamProgress();
-    auto interval = std::make_unique<LatencyHistogram>();
+    auto interval = std::make_unique<SparseHistogram>();
     MergeOp(a, k, "read", now.read(), before.read(), *interval);
     MergeOp(a, k, "write", now.write(), before.write(), *interval);
     a.streams[k].interval_latency = std::move(interval);
@@ -136,7 +136,7 @@ bool LiveRun::OnProgress(size_t agent, const v1::Progress& progress) {
   const CumulativeSample now{progress.elapsed_ns(), progress.ops(), progress.bytes()};
   a.live.rate = RateBetween(before, now, step_.ramp_ns);
   a.live.measured = a.live.measured || a.live.rate.known;
-  auto interval = std::make_unique<LatencyHistogram>();
+  auto interval = std::make_unique<SparseHistogram>();
   if (progress.has_read() || progress.has_write()) {
     MergeOp(a, SIZE_MAX, "read", progress.read(), a.last.read(), *interval);
     MergeOp(a, SIZE_MAX, "write", progress.write(), a.last.write(), *interval);
@@ -250,8 +250,8 @@ LiveSnapshot LiveRun::Snapshot() const {
   s.step = step_;
   const int64_t now = clock_();
   const int64_t stale = static_cast<int64_t>(2 * std::max<uint64_t>(sample_interval_ns_, 1'000'000'000));
-  auto interval = std::make_unique<LatencyHistogram>();
-  auto whole = std::make_unique<LatencyHistogram>();
+  auto interval = std::make_unique<SparseHistogram>();
+  auto whole = std::make_unique<SparseHistogram>();
   uint64_t elapsed = 0, expected_ops = 0;
   s.all_done = !agents_.empty();
   for (const auto& a : agents_) {
@@ -281,7 +281,7 @@ LiveSnapshot LiveRun::Snapshot() const {
   for (size_t k = 0; k < step_.streams.size(); ++k) {
     LiveStream& stream = s.streams.emplace_back();
     stream.name = step_.streams[k].name;
-    auto stream_interval = std::make_unique<LatencyHistogram>();
+    auto stream_interval = std::make_unique<SparseHistogram>();
     for (const auto& a : agents_) {
       if (a.has_last && a.last.streams_size() > static_cast<int>(k)) {
         const v1::StreamProgress& p = a.last.streams(static_cast<int>(k));

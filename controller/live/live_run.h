@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "controller/live/live_figures.h"
-#include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 #include "core/base/histogram_fold.h"
 #include "iofleet/v1/result.pb.h"
 
@@ -164,12 +164,12 @@ class LiveRun {
     int64_t clock_offset_ns = 0;
     int64_t heard_at_ns = 0;  // steady clock of the last accepted message
     uint64_t started_at_unix_ns = 0;
-    std::unique_ptr<LatencyHistogram> step_latency = std::make_unique<LatencyHistogram>();
-    std::unique_ptr<LatencyHistogram> interval_latency = std::make_unique<LatencyHistogram>();
+    std::unique_ptr<SparseHistogram> step_latency = std::make_unique<SparseHistogram>();
+    std::unique_ptr<SparseHistogram> interval_latency = std::make_unique<SparseHistogram>();
     // Per stream (a step with streams): the last interval's rates and latency by direction.
     struct Stream {
       IntervalRate read, write;
-      std::unique_ptr<LatencyHistogram> interval_latency = std::make_unique<LatencyHistogram>();
+      std::unique_ptr<SparseHistogram> interval_latency = std::make_unique<SparseHistogram>();
     };
     std::vector<Stream> streams;
   };
@@ -181,7 +181,7 @@ class LiveRun {
   // Adds an op's delta to `interval` and the agent's step latency; `stream` (SIZE_MAX: none) names
   // the series it feeds, and a step with streams feeds its streams' series only.
   void MergeOp(AgentState& a, size_t stream, const char* op, const v1::ProgressOp& now, const v1::ProgressOp& before,
-               LatencyHistogram& interval);
+               SparseHistogram& interval);
   void MergeStreams(AgentState& a, const v1::Progress& progress);
   std::optional<double> LiveSkewLocked() const;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 
 namespace iofleet::controller {
 namespace {

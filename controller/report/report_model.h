@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 #include "iofleet/v1/agent.pb.h"
 #include "iofleet/v1/report.pb.h"
 #include "iofleet/v1/result.pb.h"
@@ -24,8 +24,8 @@ namespace iofleet::controller {
 struct OpFigures {
   uint64_t ops = 0;
   uint64_t bytes = 0;
-  std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
-  std::shared_ptr<LatencyHistogram> scheduled = std::make_shared<LatencyHistogram>();
+  std::shared_ptr<SparseHistogram> latency = std::make_shared<SparseHistogram>();
+  std::shared_ptr<SparseHistogram> scheduled = std::make_shared<SparseHistogram>();
 
   void Add(const OpFigures& other);
 };
@@ -66,8 +66,8 @@ struct StepStats {
   uint64_t passes = 0;
   uint64_t filled_bytes = 0;
   uint64_t fsyncs = 0;
-  std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
-  std::shared_ptr<LatencyHistogram> fsync_latency = std::make_shared<LatencyHistogram>();
+  std::shared_ptr<SparseHistogram> latency = std::make_shared<SparseHistogram>();
+  std::shared_ptr<SparseHistogram> fsync_latency = std::make_shared<SparseHistogram>();
   OpFigures read;
   OpFigures write;
   std::map<std::string, uint64_t> errors;  // by kind (errno name, "verify")
@@ -178,7 +178,7 @@ struct CurvePoint {
   double rate_achieved = 0;
   uint64_t window_ns = 0;
   uint64_t ops = 0;
-  std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
+  std::shared_ptr<SparseHistogram> latency = std::make_shared<SparseHistogram>();
 };
 
 struct CurveReport {

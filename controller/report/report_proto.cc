@@ -34,7 +34,7 @@ static void SetSearch(const SearchReport& search, v1::ReportSearch& out) {
 }
 namespace {
 
-void SetLatency(const LatencyHistogram& h, v1::ReportLatency& out) {
+void SetLatency(const SparseHistogram& h, v1::ReportLatency& out) {
   out.set_mean(h.Mean());
   out.set_p50(h.Quantile(0.50));
   out.set_p90(h.Quantile(0.90));
@@ -46,7 +46,7 @@ void SetLatency(const LatencyHistogram& h, v1::ReportLatency& out) {
 
 // The step's latency distribution at these percentiles, as [percentile, ns] points from the exact
 // merged histogram: enough to draw its percentile curve (report.html), small enough to store.
-void SetLatencyCurve(const LatencyHistogram& h, v1::ReportAggregate& out) {
+void SetLatencyCurve(const SparseHistogram& h, v1::ReportAggregate& out) {
   static constexpr double kPercentiles[] = {50, 75, 90, 95, 99, 99.5, 99.9, 99.99};
   for (double p : kPercentiles) {
     v1::ReportCurvePoint* point = out.add_latency_curve_ns();
@@ -126,7 +126,7 @@ void SetFigures(const StepStats& s, v1::ReportFigures& out) {
   out.set_bytes_per_sec(s.bytes_per_sec());
   SetLatency(*s.latency, *out.mutable_latency_ns());
   if (s.rate_limited) {
-    LatencyHistogram scheduled(*s.read.scheduled);
+    SparseHistogram scheduled(*s.read.scheduled);
     scheduled.Add(*s.write.scheduled);
     SetLatency(scheduled, *out.mutable_latency_from_schedule_ns());
   }

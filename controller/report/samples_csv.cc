@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "controller/live/live_figures.h"
-#include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 #include "controller/report/report_units.h"
 
 namespace iofleet::controller {
@@ -42,7 +42,7 @@ std::string SamplesCsv::RowStart(const SampleStep& step, const std::string& agen
 
 // interval_p50_ns, interval_p99_ns: of the requests completed since the previous sample.
 std::string SamplesCsv::LatencyColumns(const v1::ProgressOp& read, const v1::ProgressOp& write) {
-  auto interval = std::make_unique<LatencyHistogram>();
+  auto interval = std::make_unique<SparseHistogram>();
   AddDelta(read.latency_ns_delta(), *interval);
   AddDelta(write.latency_ns_delta(), *interval);
   if (!interval->count()) return ",,";

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "controller/fleet/fleet.h"
-#include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 #include "iofleet/v1/agent.pb.h"
 
 namespace iofleet::controller {
@@ -35,7 +35,7 @@ struct FleetWindow {
   uint64_t bytes = 0;
   bool paced = false;
   // Every agent's latency added: from each request's schedule when paced, else from its submit.
-  std::shared_ptr<LatencyHistogram> latency = std::make_shared<LatencyHistogram>();
+  std::shared_ptr<SparseHistogram> latency = std::make_shared<SparseHistogram>();
   std::vector<v1::StepResult> agents;  // in the fleet's order
 };
 

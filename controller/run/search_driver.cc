@@ -15,7 +15,7 @@ std::string Unit(bool bandwidth) { return bandwidth ? "bytes_per_sec" : "iops"; 
 }  // namespace
 
 // percentile 100 is the slowest I/O itself, not its bucket's middle.
-uint64_t SearchDriver::Latency(const LatencyHistogram& h) const { return quantile_ >= 1.0 ? h.max() : h.Quantile(quantile_); }
+uint64_t SearchDriver::Latency(const SparseHistogram& h) const { return quantile_ >= 1.0 ? h.max() : h.Quantile(quantile_); }
 
 double SearchQuantile(const v1::TargetLatency& target) {
   const std::string& p = target.has_percentile() ? target.percentile() : "99";

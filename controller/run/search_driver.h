@@ -47,7 +47,7 @@ class SearchDriver final : public CutStep {
   // Cuts to `load` (unless it is the first window), lets it settle, and measures one probe.
   std::optional<FleetWindow> Probe(bool first, uint64_t per_job_rate, uint32_t queue_depth, const std::function<bool()>& give_up);
   void Failed(const std::string& why);
-  uint64_t Latency(const LatencyHistogram& window) const;  // the window's pXX
+  uint64_t Latency(const SparseHistogram& window) const;  // the window's pXX
 
   FleetCuts cuts_;
   const v1::TargetLatency target_;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/base/histogram.h"
+#include "core/base/sparse_histogram.h"
 
 namespace iofleet {
 
@@ -26,5 +27,6 @@ struct FoldedHistogram {
 };
 
 FoldedHistogram Fold(const LatencyHistogram& histogram) noexcept;
+FoldedHistogram Fold(const SparseHistogram& histogram) noexcept;
 
 }  // namespace iofleet

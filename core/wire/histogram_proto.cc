@@ -15,7 +15,21 @@ void ToProto(const LatencyHistogram& histogram, v1::Histogram* out) {
   out->set_max(histogram.max());
 }
 
-void AddFromProto(const v1::Histogram& in, LatencyHistogram& histogram) {
+void ToProto(const SparseHistogram& histogram, v1::Histogram* out) {
+  out->Clear();
+  for (const auto& [b, n] : histogram.buckets()) {
+    out->add_bucket(b);
+    out->add_count(n);
+  }
+  out->set_sum(histogram.sum());
+  out->set_min(histogram.min());
+  out->set_max(histogram.max());
+}
+
+namespace {
+
+template <typename Histogram>
+void AddAll(const v1::Histogram& in, Histogram& histogram) {
   int n = std::min(in.bucket_size(), in.count_size());
   uint64_t total = 0;
   for (int i = 0; i < n; ++i) {
@@ -24,5 +38,10 @@ void AddFromProto(const v1::Histogram& in, LatencyHistogram& histogram) {
   }
   if (total) histogram.AddSummary(in.sum(), in.min(), in.max());
 }
+
+}  // namespace
+
+void AddFromProto(const v1::Histogram& in, LatencyHistogram& histogram) { AddAll(in, histogram); }
+void AddFromProto(const v1::Histogram& in, SparseHistogram& histogram) { AddAll(in, histogram); }
 
 }  // namespace iofleet::wire

@@ -55,7 +55,8 @@ TEST(ClockOf, ASizeBoundStepsEtaIsWhatIsLeftAtTheCurrentRate) {
 }
 
 TEST(AddDelta, MergesDeltasExactlyAndP99ComesFromTheMerge) {
-  LatencyHistogram exact, merged;
+  LatencyHistogram exact;
+  SparseHistogram merged;
   v1::Histogram first, second;
   for (uint64_t v = 1; v <= 990; ++v) exact.Record(1000);
   for (uint64_t v = 1; v <= 10; ++v) exact.Record(1'000'000);
