@@ -227,7 +227,7 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   const Table steps = StepsTable(doc);
   out += "<h2 id=\"steps\">Steps</h2>\n" + HtmlTable(steps.headers, steps.rows, "steps-table", 12) + Notes(steps.notes);
   const Table limits = LimitsTable(doc);
-  if (!limits.rows.empty()) out += "<h2 id=\"limits\">" + HtmlEscape(limits.title) + "</h2>\n" + HtmlTable(limits.headers, limits.rows, "limits-table");
+  if (!limits.rows.empty()) out += "<h2 id=\"limits\">" + HtmlEscape(limits.title) + "</h2>\n" + HtmlTable(limits.headers, limits.rows, "limits-table") + Notes(limits.notes);
   const Table search = SearchTable(doc);
   if (!search.rows.empty()) {
     out += "<h2 id=\"search\">" + HtmlEscape(search.title) + "</h2>\n" + HtmlTable(search.headers, search.rows, "search-table") +
@@ -237,7 +237,7 @@ std::string ReportHtml(const ReportDocument& doc, const HtmlAssets& assets) {
   if (!curve.rows.empty()) out += "<h2 id=\"curve\">" + HtmlEscape(curve.title) + "</h2>\n" + HtmlTable(curve.headers, curve.rows, "curve-table");
   if (!curve.notes.empty()) out += Notes(curve.notes);
   const Table agents = AgentsTable(doc);
-  out += "<h2 id=\"agents\">Agents</h2>\n" + HtmlTable(agents.headers, agents.rows, "agents-table");
+  out += "<h2 id=\"agents\">Agents</h2>\n" + HtmlTable(agents.headers, agents.rows, "agents-table") + Notes(agents.notes);
   if (assets.effective_workload) {
     out += "<h2 id=\"workload\">Effective workload</h2>\n<pre id=\"workload-text\">" + HtmlEscape(*assets.effective_workload) + "</pre>\n";
   }

@@ -68,7 +68,10 @@ std::string ReportMarkdown(const ReportDocument& doc) {
     out += "\n### " + Md(table.title) + "\n\n" + MdTable(headers, rows, 0);
   }
   const Table limits = LimitsTable(doc);
-  if (!limits.rows.empty()) out += "\n## " + Md(limits.title) + "\n\n" + MdTable(limits.headers, limits.rows, 6);
+  if (!limits.rows.empty()) {
+    out += "\n## " + Md(limits.title) + "\n\n" + MdTable(limits.headers, limits.rows, 6);
+    for (const auto& note : limits.notes) out += "- " + Md(note) + "\n";
+  }
   for (const Table& windows : {SearchTable(doc), CurveTable(doc)}) {
     if (!windows.rows.empty()) out += "\n## " + Md(windows.title) + "\n\n" + MdTable(windows.headers, windows.rows, 4);
     for (const auto& note : windows.notes) out += "\n- " + Md(note);
@@ -76,6 +79,7 @@ std::string ReportMarkdown(const ReportDocument& doc) {
   }
   const Table agents = AgentsTable(doc);
   out += "\n## Agents\n\n" + MdTable(agents.headers, agents.rows, agents.headers.size());
+  for (const auto& note : agents.notes) out += "- " + Md(note) + "\n";
   return out;
 }
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
+#include "controller/report/agent_rows.h"
 #include "controller/report/headline_table.h"
 #include "controller/report/limit_verdict.h"
 #include "controller/report/report_writers.h"
@@ -11,7 +14,6 @@
 
 namespace iofleet::controller {
 namespace {
-
 
 std::string Bytes(uint64_t n) {
   if (n >= (1ull << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(n) / (1ull << 30));
@@ -42,6 +44,10 @@ std::string FormatFigure(double value, const std::string& unit) {
 Table AgentsTable(const ReportDocument& doc) {
   Table t{"Agents", {"agent", "address", "version", "host", "kernel", "cpus", "memory", "file system", "device", "scheduler"}, {}, {}};
   for (const v1::ReportAgent& a : doc.agents()) {
+    if (t.rows.size() == kAgentRowsShown) {
+      t.notes.push_back(fmt::format("and {} more agents: every agent is in report.json", doc.agents_size() - static_cast<int>(kAgentRowsShown)));
+      break;
+    }
     const v1::ReportHost& host = a.host();
     std::string fs = host.fs_type();
     if (!host.mount_point().empty()) fs += (fs.empty() ? "" : " on ") + host.mount_point();
@@ -63,7 +69,27 @@ Table LimitsTable(const ReportDocument& doc) {
           {},
           {}};
   for (const v1::ReportStep& step : doc.steps()) {
-    for (const v1::ReportAgentFigures& a : step.agents()) {
+    // Past kAgentRowsShown agents, the agents the step's table shows (its slowest), and how many
+    // agents had each verdict.
+    std::vector<const v1::ReportAgentFigures*> shown;
+    for (const ShownAgentRow& r : AgentRowsShown(step.agents(), RanksByTime(step.kind()))) {
+      if (r.agent) shown.push_back(r.agent);
+    }
+    if (step.agents_size() == 1) shown.push_back(&step.agents(0));
+    if (static_cast<size_t>(step.agents_size()) > kAgentRowsShown) {
+      std::map<std::string, int> verdicts;
+      for (const v1::ReportAgentFigures& a : step.agents()) {
+        if (a.has_limit()) ++verdicts[a.limit().verdict()];
+      }
+      std::string counts;
+      for (const auto& [verdict, n] : verdicts) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", verdict, n);
+      if (!counts.empty()) {
+        t.notes.push_back(fmt::format("{} (point {}, cycle {}): {} agents, by verdict: {}; rows for the {} slowest (every agent's in report.json)",
+                                      step.name(), step.point(), step.cycle(), step.agents_size(), counts, kSlowestShown));
+      }
+    }
+    for (const v1::ReportAgentFigures* shown_agent : shown) {
+      const v1::ReportAgentFigures& a = *shown_agent;
       if (!a.has_limit()) continue;
       const v1::ReportResources& r = a.resources();
       const v1::ReportDevice* busiest = BusiestDevice(r);
@@ -180,6 +206,13 @@ Table StepsTable(const ReportDocument& doc) {
       return RanksByTime(kind) ? fmt::format("{} (slowest, {:.0f}% longer than the median)", n, pct)
                                : fmt::format("{} (slowest, {:.0f}% below the median)", n, pct);
     };
+    const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
+    // A row per agent; past kAgentRowsShown, the columns' distribution and the slowest agents.
+    auto agent_rows = [&](const std::string& prefix, const google::protobuf::RepeatedPtrField<v1::ReportAgentFigures>& rows,
+                          const auto& label) {
+      for (const ShownAgentRow& r : AgentRowsShown(rows, RanksByTime(kind))) figures_row(prefix + (r.agent ? label(*r.agent) : r.label), r.figures);
+      if (static_cast<size_t>(rows.size()) > kAgentRowsShown) t.notes.push_back(where + ": " + prefix + AgentRowsNote(rows.size()));
+    };
     if (const auto& phases = step.phases(); !phases.empty() && !MovesNoData(kind)) {
       for (const v1::ReportPhase& phase : phases) {
         figures_row(phase.op() + " (all)", phase.figures());
@@ -193,9 +226,7 @@ Table StepsTable(const ReportDocument& doc) {
         op_row("read", agg.read());
         op_row("write", agg.write());
       }
-      if (agents.size() > 1) {
-        for (const v1::ReportAgentFigures& a : agents) figures_row(agent_label(a), a.figures());
-      }
+      agent_rows("", agents, agent_label);
       // Each stream over its own window (so the step's IOPS is not the sum of theirs).
       for (const v1::ReportStream& stream : step.streams()) {
         const v1::ReportFigures& figures = stream.aggregate().figures();
@@ -204,12 +235,9 @@ Table StepsTable(const ReportDocument& doc) {
           op_row("stream " + stream.name() + " read", figures.read());
           op_row("stream " + stream.name() + " write", figures.write());
         }
-        if (stream.agents_size() > 1) {
-          for (const v1::ReportAgentFigures& a : stream.agents()) figures_row("stream " + stream.name() + " " + a.agent(), a.figures());
-        }
+        agent_rows("stream " + stream.name() + " ", stream.agents(), [](const v1::ReportAgentFigures& a) { return a.agent(); });
       }
     }
-    const std::string where = fmt::format("{} (point {}, cycle {})", name, step.point(), step.cycle());
     if (uint64_t filled = agg.filled_bytes()) t.notes.push_back(fmt::format("{}: {} MiB written first (untimed) so the step reads no holes", where, filled >> 20));
     if (step.has_limit()) t.notes.push_back(where + ": limit: " + LimitText(step.limit()));
     for (const v1::ReportStream& stream : step.streams()) {

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "controller/report/agent_rows.h"
 #include "controller/report/headline_table.h"
 #include "controller/report/limit_verdict.h"
 #include "controller/report/report_tables.h"
 #include "controller/report/report_writers.h"
 #include "controller/report/report_units.h"
+#include "controller/report/slowest_agent.h"
 
 namespace iofleet::controller {
 
@@ -184,8 +186,8 @@ std::string ConsoleSummary(const ReportDocument& doc) {
     if (MovesNoData(kind)) {
       // Its one figure is its time: no rows of zero bytes.
       out += fmt::format("{:<14} {:<12} took {:.3f} s\n", name, all, agg.seconds());
-      if (agents.size() > 1) {
-        for (const auto& a : agents) out += fmt::format("{:<14} {:<12} took {:.3f} s\n", "", a.agent(), a.figures().seconds());
+      for (const ShownAgentRow& r : AgentRowsShown(agents, RanksByTime(kind))) {
+        out += fmt::format("{:<14} {:<12} took {:.3f} s\n", "", r.label, r.figures.seconds());
       }
     } else if (!step.phases().empty()) {
       // A files step's phases only: its whole would add different operations into one rate.
@@ -204,9 +206,7 @@ std::string ConsoleSummary(const ReportDocument& doc) {
         row("", "  read", agg.read());
         row("", "  write", agg.write());
       }
-      if (agents.size() > 1) {
-        for (const auto& a : agents) row("", a.agent(), a.figures());
-      }
+      for (const ShownAgentRow& r : AgentRowsShown(agents, RanksByTime(kind))) row("", r.label, r.figures);
       // Each stream over its own window, reads and writes apart where it mixes them.
       for (const v1::ReportStream& stream : step.streams()) {
         const v1::ReportFigures& figures = stream.aggregate().figures();
@@ -217,6 +217,7 @@ std::string ConsoleSummary(const ReportDocument& doc) {
         }
       }
     }
+    if (static_cast<size_t>(agents.size()) > kAgentRowsShown) out += fmt::format("{:<14} note: {}\n", "", AgentRowsNote(agents.size()));
     if (step.status() != v1::STEP_STATUS_SUCCEEDED) out += fmt::format("{:<14} status: {}\n", "", StatusText(step.status()));
     if (step.has_limit()) out += fmt::format("{:<14} limit: {}\n", "", LimitText(step.limit()));
     for (const v1::ReportStream& stream : step.streams()) {

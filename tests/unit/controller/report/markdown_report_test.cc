@@ -55,6 +55,29 @@ TEST(ReportMarkdown, ASweepHasItsHeadlineTableAndNoVerdictsWithoutTheKey) {
       << md;
 }
 
+TEST(ReportMarkdown, PastSixteenAgentsAStepShowsTheDistributionAndTheSlowest) {
+  const std::string md = ReportMarkdown(ToDocument(ManyAgentRead(40)));
+  EXPECT_NE(md.find("| agent median | 20.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| node8 | 8.0 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| node9 | 9.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("read (point 0, cycle 0): 40 agents: each column's distribution"), std::string::npos) << md;
+}
+
+TEST(ReportMarkdown, PastSixteenAgentsTheAgentsAndLimitsTablesAreCut) {
+  ReportDocument doc = ToDocument(ManyAgentRead(40));
+  for (int i = 0; i < doc.steps(0).agents_size(); ++i) {  // node1..node10 storage, the rest client_cpu
+    doc.mutable_steps(0)->mutable_agents(i)->mutable_limit()->set_verdict(i < 10 ? "storage" : "client_cpu");
+  }
+  const std::string md = ReportMarkdown(doc);
+  EXPECT_NE(md.find("| node16 | 10.0.0.1:7070 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| node17 | 10.0.0.1:7070 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("and 24 more agents: every agent is in report.json"), std::string::npos) << md;
+  // The limits of the step table's 8 slowest agents only, and the count of each verdict.
+  EXPECT_NE(md.find("| read | 0 | 0 | node8 | storage |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| read | 0 | 0 | node9 | storage |"), std::string::npos) << md;
+  EXPECT_NE(md.find("read (point 0, cycle 0): 40 agents, by verdict: client\\_cpu 30, storage 10; rows for the 8 slowest"), std::string::npos) << md;
+}
+
 TEST(ReportMarkdown, MarkupInTheDocumentIsText) {
   RunReport run = TwoAgentRead();
   run.workload = "a|b <script>";

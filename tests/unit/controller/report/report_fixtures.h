@@ -137,6 +137,24 @@ inline RunReport TwoAgentRead() {
   return report;
 }
 
+// `n` agents "node1".."nodeN" reading for one second, node i at i MiB/s: past the tables' limit
+// of agent rows (controller/report/agent_rows.h) when n > 16.
+inline RunReport ManyAgentRead(int n) {
+  StepReport step = StepRun(0, "read", "io", 0, 0, Stats(0, 0, kSec));
+  step.agents.clear();
+  for (int i = 1; i <= n; ++i) {
+    StepStats s = Stats(static_cast<uint64_t>(i) * 256, static_cast<uint64_t>(i) * kMiB, kSec);
+    s.read = s.write;
+    s.write = OpFigures();
+    step.agents.push_back({"node" + std::to_string(i), s});
+    step.aggregate.Add(s, i == 1);
+  }
+  RunReport report = Report({step});
+  report.agents.clear();
+  for (int i = 1; i <= n; ++i) report.agents.push_back({"node" + std::to_string(i), "10.0.0.1:7070", "0.1.0"});
+  return report;
+}
+
 // The verdicts key as the run history writes it: a regression of bandwidth, and a figure with
 // too little history.
 inline ReportDocument WithVerdicts(ReportDocument doc) {

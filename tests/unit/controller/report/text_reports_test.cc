@@ -2,6 +2,7 @@
 // they hold, the time of steps that move no data, the headline tables after the steps, and
 // summary.csv's gbps, files_per_sec and swept columns. The figures expected are worked out by
 // hand from the round numbers the runs are given (tests/unit/controller/report/report_fixtures.h).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +70,29 @@ TEST(ConsoleSummary, AFilesStepShowsItsPhasesOnly) {
 constexpr const char* kCsvHeader =
     "step_index,step,kind,point,cycle,status,scope,agent,ops,bytes,seconds,iops,bytes_per_sec,mib_per_sec,mb_per_sec,"
     "lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,lat_p9999_ns,lat_max_ns,passes,gbps,files_per_sec,group,group_cycle";
+
+TEST(ConsoleSummary, PastSixteenAgentsTheDistributionAndTheSlowestNotARowEach) {
+  const std::string console = ConsoleSummary(ToDocument(ManyAgentRead(40)));
+  // Nearest rank over 40 agents at 1..40 MiB/s: p10 is the 4th, the median the 20th, p90 the 36th.
+  const std::pair<const char*, double> rows[] = {{"agent min", 1},     {"agent p10", 4},  {"agent max", 40}, {"agent median", 20},
+                                                 {"agent p90", 36},     {"node1", 1},      {"node8", 8}};
+  for (const auto& [label, mib] : rows) {
+    const std::string row = fmt::format("{:<14} {:<12} {:>10.1f}", "", label, mib);  // the console's columns
+    EXPECT_NE(console.find(row), std::string::npos) << row << "\n" << console;
+  }
+  EXPECT_EQ(console.find("node9 "), std::string::npos) << console;   // only the 8 slowest have rows
+  EXPECT_EQ(console.find("node40 "), std::string::npos) << console;
+  EXPECT_NE(console.find("note: 40 agents: each column's distribution over them"), std::string::npos) << console;
+  // At 16 agents, a row each and no note.
+  const std::string sixteen = ConsoleSummary(ToDocument(ManyAgentRead(16)));
+  EXPECT_NE(sixteen.find("node16 "), std::string::npos) << sixteen;
+  EXPECT_EQ(sixteen.find("agent min"), std::string::npos) << sixteen;
+}
+
+TEST(SummaryCsv, EveryAgentHasItsRowHoweverMany) {
+  const std::string csv = SummaryCsv(ToDocument(ManyAgentRead(40)));
+  for (int i = 1; i <= 40; ++i) EXPECT_NE(csv.find(",agent,node" + std::to_string(i) + ","), std::string::npos) << i;
+}
 
 TEST(SummaryCsv, SweptPathsAreColumnsBesideGbps) {
   // 100 MiB/s = 0.838861 Gbps; files_per_sec is empty where ops are I/Os, not files.
