@@ -58,7 +58,7 @@ std::vector<ShownAgentRow> AgentRowsShown(const google::protobuf::RepeatedPtrFie
 
 std::string AgentRowsNote(size_t agents) {
   return fmt::format("{} agents: each column's distribution over them (min to max, columns apart), then the {} slowest; "
-                     "every agent's row is in report.json and report.csv",
+                     "every agent's row is in report.json and summary.csv",
                      agents, kSlowestShown);
 }
 

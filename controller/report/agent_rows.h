@@ -1,6 +1,6 @@
 // Which rows of a step's agents the console, report.md and report.html show. Up to
 // kAgentRowsShown agents, one each; past it (10,000 agents would be 10,000 rows a step) each
-// column's distribution over the agents and the slowest few. report.json and report.csv keep
+// column's distribution over the agents and the slowest few. report.json and summary.csv keep
 // every agent's row.
 #pragma once
 

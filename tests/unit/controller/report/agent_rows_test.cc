@@ -79,7 +79,7 @@ TEST(AgentRowsShown, WithoutBytesAgentsRankByOps) {
 
 TEST(AgentRowsNote, SaysHowManyAndWhereTheRestIs) {
   EXPECT_EQ(AgentRowsNote(10'000), "10000 agents: each column's distribution over them (min to max, columns apart), then the 8 slowest; "
-                                   "every agent's row is in report.json and report.csv");
+                                   "every agent's row is in report.json and summary.csv");
 }
 
 }  // namespace
