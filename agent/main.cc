@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "core/wire/abseil_mutexes.h"
 #include "agent/metrics/agent_collector.h"
 #include "agent/metrics/metrics_server.h"
 #include "agent/host/agent_config.h"
@@ -136,6 +137,7 @@ std::unique_ptr<grpc::Server> StartServer(const std::string& listen, std::shared
 }  // namespace
 
 int main(int argc, char** argv) {
+  iofleet::wire::SkipAbseilDeadlockDetection();
   CLI::App app{"iofleet-agent: runs iofleet workloads on this host, beneath its --root directories"};
   AgentOptions o;
   AddOptions(app, o);

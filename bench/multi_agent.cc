@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/wire/abseil_mutexes.h"
 #include "agent/fs/roots.h"
 #include "agent/run/supervisor.h"
 #include "agent/service/agent_service.h"
 
 int main(int argc, char** argv) {
+  iofleet::wire::SkipAbseilDeadlockDetection();
   CLI::App app{"multi_agent: N iofleet agents in one process, for fan-in benchmarks"};
   int count = 1, base_port = 20000;
   std::string root, prefix = "agent-";

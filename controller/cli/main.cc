@@ -7,6 +7,7 @@
 #include <iostream>
 #include <set>
 
+#include "core/wire/abseil_mutexes.h"
 #include "controller/fleet/agent_list.h"
 #include "controller/cli/history_cli.h"
 #include "core/base/version.h"
@@ -386,6 +387,7 @@ int RunCommand(CommandLine& cl, const std::optional<iofleet::TlsFiles>& tls) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  iofleet::wire::SkipAbseilDeadlockDetection();
   CLI::App app{"iofleet: distributed storage benchmark controller"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("iofleet ") + iofleet::VersionText(), "print the version and git revision");
