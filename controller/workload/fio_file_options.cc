@@ -1,5 +1,6 @@
-// fio options about a job's files that need no field of their own: allow_file_create. Part of
-// the importer (fio_importer.h); the option table is in fio_options.cc.
+// fio options about a job's files that need no field of their own: allow_file_create, and
+// nrfiles=1 with its file_service_type and openfiles. Part of the importer (fio_importer.h); the
+// option table is in fio_options.cc.
 #include "controller/workload/fio_importer.h"
 
 namespace iofleet::controller::fio_detail {
@@ -11,6 +12,10 @@ std::vector<Importer::OptionRow> Importer::FileOptionRows() {
        "`allow_file_create`",
        "accepted, no effect: iofleet lays out each run's files in a new run directory and never opens a device, what "
        "`allow_file_create=0` guards fio against (a warning: fio would need the file to exist)"},
+      {{{"nrfiles", &Importer::FilesPerJob}, {"file_service_type", &Importer::OneFileNoEffect}, {"openfiles", &Importer::OneFileNoEffect}},
+       "`nrfiles=1`, `file_service_type`, `openfiles`",
+       "accepted, no effect: one file per job is fio's default and iofleet's; with one file, which file is next and how "
+       "many are open change nothing. `nrfiles` above 1 is refused"},
   };
 }
 
@@ -24,5 +29,16 @@ void Importer::AllowFileCreate(const Option& o, Level&) {
                    "allow_file_create=0 guards fio against); where fio would use a file that exists, iofleet writes its own");
   }
 }
+
+// fio's nrfiles is how many files a job spreads its size over (1 by default); an iofleet job has
+// one file, so only 1 means the same.
+void Importer::FilesPerJob(const Option& o, Level&) {
+  if (!NeedValue(o)) return;
+  if (o.value != "1") Unsupported(KeyAt(o), "is not supported above 1: several files per job (an iofleet job has one file)");
+}
+
+// Which of a job's files is next (file_service_type) and how many it keeps open (openfiles): with
+// the one file a job has, neither changes anything.
+void Importer::OneFileNoEffect(const Option& o, Level&) { NeedValue(o); }
 
 }  // namespace iofleet::controller::fio_detail

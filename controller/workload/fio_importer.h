@@ -144,6 +144,8 @@ class Importer {
   static std::vector<OptionRow> CoreOptionRows();
   static std::vector<OptionRow> PacingOptionRows();  // fio_pacing_options.cc
   static std::vector<OptionRow> FileOptionRows();    // fio_file_options.cc
+  void FilesPerJob(const Option& o, Level& l);       // nrfiles
+  void OneFileNoEffect(const Option& o, Level& l);   // file_service_type, openfiles
   // Every option's handler, by fio name, from the table.
   static const std::map<std::string, Handler>& Handlers();
   // The table as docs/workloads.md shows it under "Importing fio job files".

@@ -7,9 +7,6 @@ namespace iofleet::controller::fio_detail {
 
 const char* Importer::RefusalReason(const std::string& option) {
   static const std::map<std::string, const char*> kReasons = {
-      {"nrfiles", "several files per job: an iofleet job has one file"},
-      {"file_service_type", "several files per job: an iofleet job has one file"},
-      {"openfiles", "several files per job: an iofleet job has one file"},
       {"zonemode", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
       {"zonesize", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},
       {"zoneskip", "zoned block devices and fio's zones are not supported: iofleet tests files in a file system"},

@@ -27,7 +27,8 @@ uint64_t UnixNs() {
 
 class HostileAgent final : public v1::Agent::Service {
  public:
-  explicit HostileAgent(std::string root) : root_(std::move(root)) {}
+  explicit HostileAgent(std::string root, bool says_ended_others = false)
+      : root_(std::move(root)), says_ended_others_(says_ended_others) {}
 
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
     r->set_version(IOFLEET_VERSION);
@@ -97,6 +98,7 @@ class HostileAgent final : public v1::Agent::Service {
     r->set_bytes(70 * 4096);
     r->set_window_ns(1'000'000'000);
     r->set_started_at_unix_ns(started);
+    if (says_ended_others_) r->set_ended_others(true);
     r->mutable_write()->set_ops(70);
     r->mutable_write()->set_bytes(70 * 4096);
     for (v1::Histogram* h : {r->mutable_latency_ns(), r->mutable_write()->mutable_latency_ns()}) {
@@ -117,16 +119,21 @@ class HostileAgent final : public v1::Agent::Service {
 
  private:
   std::string root_;
+  bool says_ended_others_;  // its result claims a job's end ended the others (job_end)
 };
+
+std::unique_ptr<grpc::Server> Serve(HostileAgent& service, int& port) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  return builder.BuildAndStart();
+}
 
 TEST(HostileProgress, MalformedProgressIsRefusedCountedAndTheRunGoesOn) {
   TempDir tmp;
   HostileAgent service((tmp / "root").string());
   int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  std::unique_ptr<grpc::Server> server = Serve(service, port);
   ASSERT_GT(port, 0);
   WriteText(tmp / "w.yaml", "name: hostile\ndefaults: { engine: \"null\", block_size: 4KiB, file_size: 1MiB }\n"
                             "sample_interval: 100ms\nsteps:\n  - name: write\n    io: { op: write, runtime: 1s }\n");
@@ -155,6 +162,29 @@ TEST(HostileProgress, MalformedProgressIsRefusedCountedAndTheRunGoesOn) {
   nlohmann::json report = ReadReport(tmp / "out");
   EXPECT_EQ(report["status"], "succeeded");
   EXPECT_EQ(report["steps"][0]["aggregate"]["ops"], 70);
+}
+
+// An agent whose result says one of its jobs ended the others (job_end) for a plan that asked
+// no such thing: its figures would be cut short with nothing to say why, so the step fails
+// naming the agent, and the report says failed.
+TEST(HostileProgress, AResultSayingAJobEndedOthersUnaskedFailsTheStep) {
+  TempDir tmp;
+  HostileAgent service((tmp / "root").string(), /*says_ended_others=*/true);
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = Serve(service, port);
+  ASSERT_GT(port, 0);
+  WriteText(tmp / "w.yaml", "name: hostile\ndefaults: { engine: \"null\", block_size: 4KiB, file_size: 1MiB }\n"
+                            "sample_interval: 100ms\nsteps:\n  - name: write\n    io: { op: write, runtime: 1s }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", "127.0.0.1:" + std::to_string(port),
+                                "--out", (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  server->Shutdown();
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  EXPECT_NE(r.err.find("step write: agent hostile says a job's end ended others, which the plan did not ask (job_end)"), std::string::npos)
+      << r.err;
+  nlohmann::json report = ReadReport(tmp / "out");
+  EXPECT_EQ(report["status"], "failed");
+  EXPECT_EQ(report["steps"][0]["status"], "failed");
 }
 
 }  // namespace

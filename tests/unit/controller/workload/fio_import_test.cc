@@ -707,14 +707,20 @@ TEST(FioImport, PacingMinimumRatesLoopsRangesAndWaitFor) {
 
   // Options fio has and iofleet refuses say why, with or without --allow-unsupported.
   FioImport why = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\nopenfiles=2\nzonemode=zbd\nfill_device=1\n", "r.fio", false);
-  EXPECT_TRUE(Has(why.errors, "r.fio:3:1: nrfiles: is not supported: several files per job")) << Lines(why.errors);
-  EXPECT_TRUE(Has(why.errors, "r.fio:4:1: openfiles: is not supported: several files per job")) << Lines(why.errors);
+  EXPECT_TRUE(Has(why.errors, "r.fio:3:1: nrfiles: is not supported above 1: several files per job")) << Lines(why.errors);
+  EXPECT_FALSE(Has(why.errors, "openfiles")) << Lines(why.errors);  // with one file, no effect
   EXPECT_TRUE(Has(why.errors, "r.fio:5:1: zonemode: is not supported: zoned block devices")) << Lines(why.errors);
   EXPECT_TRUE(Has(why.errors, "r.fio:6:1: fill_device: is not supported: writing until the device is full")) << Lines(why.errors);
   FioImport allowed = ImportFioJobText("[a]\nsize=1m\nnrfiles=4\n", "r.fio", true);
   EXPECT_TRUE(allowed.errors.empty()) << Lines(allowed.errors);
-  EXPECT_TRUE(Has(allowed.warnings, "r.fio:3:1: nrfiles: is not supported: several files per job: an iofleet job has one file; left out"))
+  EXPECT_TRUE(Has(allowed.warnings, "r.fio:3:1: nrfiles: is not supported above 1: several files per job (an iofleet job has one file); left out"))
       << Lines(allowed.warnings);
+  // nrfiles=1 is fio's default: the same workload as without it, file_service_type and openfiles too.
+  FioImport one = ImportFioJobText("[a]\nsize=1m\nrw=randread\nnrfiles=1\nfile_service_type=roundrobin\nopenfiles=1\n", "o.fio", false);
+  ASSERT_TRUE(one.errors.empty()) << Lines(one.errors);
+  EXPECT_TRUE(one.warnings.empty()) << Lines(one.warnings);
+  FioImport plain = ImportFioJobText("[a]\nsize=1m\nrw=randread\n", "o.fio", false);
+  EXPECT_EQ(one.workload.SerializeAsString(), plain.workload.SerializeAsString());
 
   FioImport unlink = ImportFioJobText("[a]\nsize=1m\nrw=write\nunlink=1\n", "u.fio", false);
   ASSERT_TRUE(unlink.errors.empty()) << Lines(unlink.errors);
