@@ -33,7 +33,6 @@ class SparseHistogram {
   void Add(const LatencyHistogram& other);
   void AddBucket(uint32_t bucket, uint64_t count);  // a bucket out of range is ignored, as LatencyHistogram does
   void AddSummary(uint64_t sum, uint64_t min, uint64_t max) noexcept;
-  void Clear() noexcept { *this = SparseHistogram(); }
 
   uint64_t count() const noexcept { return count_; }
   uint64_t sum() const noexcept { return sum_; }

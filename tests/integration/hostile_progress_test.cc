@@ -129,18 +129,24 @@ std::unique_ptr<grpc::Server> Serve(HostileAgent& service, int& port) {
   return builder.BuildAndStart();
 }
 
-TEST(HostileProgress, MalformedProgressIsRefusedCountedAndTheRunGoesOn) {
-  TempDir tmp;
-  HostileAgent service((tmp / "root").string());
+// `iofleet run` of a one-second write step against the fake agent `service`, with `progress`.
+CommandResult RunAgainst(HostileAgent& service, const TempDir& tmp, const std::string& progress) {
   int port = 0;
   std::unique_ptr<grpc::Server> server = Serve(service, port);
-  ASSERT_GT(port, 0);
+  EXPECT_GT(port, 0);
   WriteText(tmp / "w.yaml", "name: hostile\ndefaults: { engine: \"null\", block_size: 4KiB, file_size: 1MiB }\n"
                             "sample_interval: 100ms\nsteps:\n  - name: write\n    io: { op: write, runtime: 1s }\n");
   CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", "127.0.0.1:" + std::to_string(port),
-                                "--out", (tmp / "out").string(), "--progress", "json"},
+                                "--out", (tmp / "out").string(), "--progress", progress},
                                tmp / "logs", std::chrono::seconds(60));
   server->Shutdown();
+  return r;
+}
+
+TEST(HostileProgress, MalformedProgressIsRefusedCountedAndTheRunGoesOn) {
+  TempDir tmp;
+  HostileAgent service((tmp / "root").string());
+  CommandResult r = RunAgainst(service, tmp, "json");
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   uint64_t lines = 0, last_rejected = 0;
   std::istringstream err(r.err);
@@ -170,15 +176,7 @@ TEST(HostileProgress, MalformedProgressIsRefusedCountedAndTheRunGoesOn) {
 TEST(HostileProgress, AResultSayingAJobEndedOthersUnaskedFailsTheStep) {
   TempDir tmp;
   HostileAgent service((tmp / "root").string(), /*says_ended_others=*/true);
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = Serve(service, port);
-  ASSERT_GT(port, 0);
-  WriteText(tmp / "w.yaml", "name: hostile\ndefaults: { engine: \"null\", block_size: 4KiB, file_size: 1MiB }\n"
-                            "sample_interval: 100ms\nsteps:\n  - name: write\n    io: { op: write, runtime: 1s }\n");
-  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", "127.0.0.1:" + std::to_string(port),
-                                "--out", (tmp / "out").string(), "--progress", "none"},
-                               tmp / "logs", std::chrono::seconds(60));
-  server->Shutdown();
+  CommandResult r = RunAgainst(service, tmp, "none");
   EXPECT_EQ(r.code, 1) << r.err << r.out;
   EXPECT_NE(r.err.find("step write: agent hostile says a job's end ended others, which the plan did not ask (job_end)"), std::string::npos)
       << r.err;
