@@ -256,7 +256,7 @@ v1::ResourceStats StepRunner::WithLoad(const v1::ResourceStats& host, std::vecto
                                        std::vector<Slot>::const_iterator to) {
   const auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
   v1::ResourceStats stats = host;
-  bool direct = true, all_iops_capped = true, all_bytes_capped = true;
+  bool direct = true, buffered = true, any_load = false, all_iops_capped = true, all_bytes_capped = true;
   uint64_t in_flight = 0, rate_iops = 0, rate_bytes = 0;
   for (auto slot = from; slot != to; ++slot) {
     const auto load = slot->task->Storage();
@@ -267,12 +267,15 @@ v1::ResourceStats StepRunner::WithLoad(const v1::ResourceStats& host, std::vecto
     all_iops_capped = all_iops_capped && load->rate_iops > 0;
     all_bytes_capped = all_bytes_capped && load->rate_bytes_per_sec > 0;
     direct = direct && load->direct;
+    buffered = buffered && load->buffered;
+    any_load = true;
   }
   // A stream without a cap beside one with: the step as a whole has none to be held by.
   if (all_iops_capped) stats.set_rate_iops(rate_iops);
   if (all_bytes_capped) stats.set_rate_bytes_per_sec(rate_bytes);
   stats.set_in_flight(static_cast<uint32_t>(std::min<uint64_t>(in_flight, UINT32_MAX)));
   stats.set_direct(direct);
+  stats.set_buffered(any_load && buffered);
   return stats;
 }
 

@@ -238,6 +238,7 @@ std::optional<StorageLoad> IoTask::Storage() const {
   if (io.rate().has_bytes_per_sec()) load.rate_bytes_per_sec = times_jobs(io.rate().bytes_per_sec());
   // The null engine's requests reach no device: its figures cannot be compared with theirs.
   load.direct = io.direct() && io.engine() != v1::ENGINE_NULL;
+  load.buffered = !io.direct() && io.engine() != v1::ENGINE_NULL;
   return load;
 }
 

@@ -144,6 +144,7 @@ struct StorageLoad {
   uint64_t rate_iops = 0;  // its jobs' rate caps together; 0: none
   uint64_t rate_bytes_per_sec = 0;
   bool direct = false;
+  bool buffered = false;  // reaches the storage through the page cache (not direct, not the null engine)
 };
 
 class StepTask {

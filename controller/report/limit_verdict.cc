@@ -20,6 +20,8 @@ constexpr double kCoreBusyPct = 95.0;
 constexpr double kLaggingWorkerPct = 85.0;
 constexpr double kOthersShare = 1.2;     // direct I/O: a device moving this much more than the jobs
 constexpr uint64_t kOthersSlackBytes = 1 << 20;
+// Buffered reads: under this many bytes read, the device's metadata and readahead outweigh them.
+constexpr uint64_t kPageCacheMinBytes = 1 << 20;
 
 bool SoundName(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
@@ -27,6 +29,8 @@ bool SoundName(const std::string& name) {
 }
 
 std::string Rate(double bytes_per_sec) { return fmt::format("{:.2f}MiB/s", bytes_per_sec / 1048576.0); }
+
+std::string Bytes(uint64_t bytes) { return fmt::format("{:.2f}MiB", static_cast<double>(bytes) / 1048576.0); }
 
 std::string Ms(double ns) { return ns >= 1e6 ? fmt::format("{:.2f} ms", ns / 1e6) : fmt::format("{:.0f} us", ns / 1e3); }
 
@@ -67,6 +71,7 @@ v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats&
   const double seconds = static_cast<double>(r.window_ns()) / 1e9;
   const double window_ms = static_cast<double>(r.window_ns()) / 1e6;
   uint64_t target_bytes = 0;
+  std::optional<uint64_t> target_read_bytes;
   for (const auto& d : r.devices()) {
     v1::ReportDevice& o = *out.add_devices();
     o.set_name(d.name());
@@ -80,7 +85,10 @@ v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats&
     o.set_read_bytes_per_sec(static_cast<double>(d.read_bytes()) / seconds);
     o.set_write_bytes_per_sec(static_cast<double>(d.write_bytes()) / seconds);
     if (d.has_rotational()) o.set_rotational(d.rotational());
-    if (d.role() == "target") target_bytes = std::max(target_bytes, d.read_bytes() + d.write_bytes());
+    if (d.role() == "target") {
+      target_bytes = std::max(target_bytes, d.read_bytes() + d.write_bytes());
+      target_read_bytes = std::max(target_read_bytes.value_or(0), d.read_bytes());
+    }
   }
   for (const auto& n : r.networks()) {
     v1::ReportNetwork& o = *out.add_networks();
@@ -113,6 +121,12 @@ v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats&
     const uint64_t ours = agent.read.bytes + agent.write.bytes;
     out.set_others_used_device(static_cast<double>(target_bytes) > kOthersShare * static_cast<double>(ours) + kOthersSlackBytes);
   }
+  // A read the device did not serve was the page cache's (the kernel counts no hits per file
+  // without tracing): what the jobs read against what their target device read.
+  if (r.buffered() && target_read_bytes && agent.read.bytes >= kPageCacheMinBytes) {
+    const double device_share = static_cast<double>(*target_read_bytes) / static_cast<double>(agent.read.bytes);
+    out.set_page_cache_read_pct(100.0 * std::max(0.0, 1.0 - device_share));
+  }
   return out;
 }
 
@@ -135,9 +149,7 @@ bool JudgeRateCap(const v1::ResourceStats& r, const StepStats& agent, v1::Report
   return false;
 }
 
-}  // namespace
-
-v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
+v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
   v1::ReportLimit out;
   const v1::ReportResources f = ResourceFigures(r, agent);
   if (JudgeRateCap(r, agent, out)) return out;
@@ -251,12 +263,43 @@ v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
   return out;
 }
 
+}  // namespace
+
+v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
+  v1::ReportLimit out = HeldBy(r, agent);
+  // Whatever held it, reads served from memory are not the storage's: the evidence says how many.
+  if (const v1::ReportResources f = ResourceFigures(r, agent); f.has_page_cache_read_pct()) {
+    uint64_t device_read = 0;
+    for (const auto& d : r.devices()) {
+      if (d.role() == "target") device_read = std::max(device_read, d.read_bytes());
+    }
+    out.add_evidence(fmt::format("the page cache served {:.1f}% of its reads (the device read {} of the jobs' {})", f.page_cache_read_pct(),
+                                 Bytes(device_read), Bytes(agent.read.bytes)));
+  }
+  return out;
+}
+
 const v1::ReportDevice* BusiestDevice(const v1::ReportResources& f) {
   const v1::ReportDevice* best = nullptr;
   for (const auto& d : f.devices()) {
     if (!best || d.util_pct() > best->util_pct()) best = &d;
   }
   return best;
+}
+
+std::optional<std::string> PageCacheWarning(const v1::ReportStep& step) {
+  const v1::ReportAgentFigures* most = nullptr;
+  int over = 0;
+  for (const v1::ReportAgentFigures& a : step.agents()) {
+    if (!a.resources().has_page_cache_read_pct() || a.resources().page_cache_read_pct() < kPageCacheWarnPct) continue;
+    ++over;
+    if (!most || a.resources().page_cache_read_pct() > most->resources().page_cache_read_pct()) most = &a;
+  }
+  if (!most) return std::nullopt;
+  std::string out = fmt::format("warning: the page cache served {:.0f}% of agent {}'s reads in the window, not its device: reads likely served from memory, not storage",
+                                most->resources().page_cache_read_pct(), most->agent());
+  if (step.agents_size() > 1) out += fmt::format(" ({} of {} agents over {:.0f}%)", over, step.agents_size(), kPageCacheWarnPct);
+  return out;
 }
 
 std::string LimitText(const v1::ReportLimit& limit) {

@@ -53,6 +53,11 @@ v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent);
 // The device busiest in the window; ties go to the one listed first (nearest the run directory).
 const v1::ReportDevice* BusiestDevice(const v1::ReportResources& f);
 
+// Where the page cache served at least this share of an agent's buffered reads, the console and
+// report.md warn: the agent it served most, and how many it served that much.
+inline constexpr double kPageCacheWarnPct = 20.0;
+std::optional<std::string> PageCacheWarning(const v1::ReportStep& step);
+
 // "verdict (agent A): evidence; evidence" as the console and report.md print it.
 std::string LimitText(const v1::ReportLimit& limit);
 

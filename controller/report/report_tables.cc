@@ -248,6 +248,7 @@ Table StepsTable(const ReportDocument& doc) {
       t.notes.push_back(fmt::format("{}: warning: {:.0f}% of the data was in the page cache when the step started: reads likely served from memory, not storage",
                                     where, agg.cache_resident_pct()));
     }
+    if (const auto warning = PageCacheWarning(step)) t.notes.push_back(where + ": " + *warning);
     for (const v1::ReportCount& error : agg.errors()) {
       t.notes.push_back(fmt::format("{}: errors: {} x {}", where, error.value(), error.key()));
     }

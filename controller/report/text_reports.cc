@@ -247,6 +247,7 @@ std::string ConsoleSummary(const ReportDocument& doc) {
                            a.agent(), a.figures().cache_resident_pct());
       }
     }
+    if (const auto warning = PageCacheWarning(step)) out += fmt::format("{:<14} {}\n", "", *warning);
     for (const v1::ReportCount& error : agg.errors()) out += fmt::format("{:<14} errors: {} x {}\n", "", error.value(), error.key());
     if (kind == "copy") {
       const double bps = agg.bytes_per_sec();

@@ -136,5 +136,45 @@ TEST(LimitVerdict, QueueDepthOneAgainstSixteenOnTheSameDevice) {
       << Verdict(qd16) << ": " << Evidence(qd16);
 }
 
+// Buffered reads on a real device: a file written with O_DIRECT is read from the device (its
+// reads throttled, so that the 2 s read cannot wrap around to cached pages); one written through
+// the page cache is read from memory, and the report and the console say so.
+TEST(LimitVerdict, BufferedReadsSayHowMuchThePageCacheServed) {
+  TempDir tmp;
+  ThrottledDiskAgent disk(tmp.path(), "128M", "cached");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
+  ASSERT_TRUE(disk.Throttle(4ull << 20));
+  WriteText(tmp / "cache.yaml",
+            "name: cache\nsteps:\n"
+            "  - name: cold-write\n"
+            "    io: { op: write, engine: psync, direct: true, block_size: 256KiB, file_size: 16MiB, file_prefix: cold }\n"
+            "  - name: cold\n"
+            "    io: { op: read, engine: psync, direct: false, block_size: 256KiB, file_size: 16MiB, file_prefix: cold, runtime: 2s }\n"
+            "  - name: warm-write\n"
+            "    io: { op: write, engine: psync, direct: false, block_size: 256KiB, file_size: 8MiB, file_prefix: warm }\n"
+            "  - name: warm\n"
+            "    io: { op: read, engine: psync, direct: false, block_size: 256KiB, file_size: 8MiB, file_prefix: warm, runtime: 1s }\n");
+  const fs::path out = tmp / "out-cache";
+  CommandResult run = RunCommand({BinPath("iofleet"), "run", (tmp / "cache.yaml").string(), "--agents", disk.agent().address(),
+                                  "--out", out.string(), "--progress", "none"},
+                                 tmp.path());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const nlohmann::json steps = ReadReport(out)["steps"];
+  ASSERT_EQ(steps.size(), 4u) << steps.dump();
+  const auto resources = [&](int i) { return steps[i]["agents"][0].value("resources", nlohmann::json::object()); };
+  ASSERT_TRUE(resources(1).contains("page_cache_read_pct")) << steps[1].dump();
+  ASSERT_TRUE(resources(3).contains("page_cache_read_pct")) << steps[3].dump();
+  const double cold = resources(1)["page_cache_read_pct"], warm = resources(3)["page_cache_read_pct"];
+  std::printf("page cache served: cold %.1f%%, warm %.1f%%\n", cold, warm);
+  EXPECT_LT(cold, 10.0) << steps[1].dump();
+  EXPECT_GT(warm, 90.0) << steps[3].dump();
+  EXPECT_FALSE(resources(0).contains("page_cache_read_pct")) << "direct writes: " << steps[0].dump();
+  EXPECT_NE(Evidence(steps[3]).find("the page cache served"), std::string::npos) << Evidence(steps[3]);
+  EXPECT_NE(run.out.find("warning: the page cache served"), std::string::npos) << run.out;
+  EXPECT_NE(ReadAll(OnlyRunDir(out) / "report.md").find("warm (point 0, cycle 0): warning: the page cache served"), std::string::npos);
+  // The cold read's line has no such warning: it is the only step the device served.
+  EXPECT_EQ(run.out.find("agent cached's reads"), run.out.rfind("agent cached's reads")) << run.out;
+}
+
 }  // namespace
 }  // namespace iofleet::testing

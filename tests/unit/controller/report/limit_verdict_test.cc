@@ -246,5 +246,42 @@ TEST(LimitVerdict, UntrustedResourcesAreCheckedBeforeUse) {
   EXPECT_FALSE(ResourcesAreSound(core));
 }
 
+// Buffered reads: what the target device did not read of the jobs' bytes came from the page cache.
+TEST(LimitVerdict, BufferedReadsTheDeviceDidNotServeCameFromThePageCache) {
+  v1::ResourceStats r = Window();
+  r.set_direct(false);
+  r.set_buffered(true);
+  Device(r, 100, 100, 512, 100);  // 2 MiB of the jobs' 8 MiB
+  const v1::ReportResources f = ResourceFigures(r, Agent(2048, 20'000));
+  ASSERT_TRUE(f.has_page_cache_read_pct());
+  EXPECT_DOUBLE_EQ(f.page_cache_read_pct(), 75.0);
+  EXPECT_FALSE(f.has_others_used_device());  // buffered: the device's bytes are the cache's to decide
+  const v1::ReportLimit l = JudgeLimit(r, Agent(2048, 20'000));
+  EXPECT_NE(Evidence(l).find("the page cache served 75.0% of its reads (the device read 2.00MiB of the jobs' 8.00MiB)"), std::string::npos)
+      << Evidence(l);
+
+  // Readahead reads ahead of the jobs: more from the device than the jobs read is none from the cache.
+  v1::ResourceStats ahead = r;
+  ahead.mutable_devices(0)->set_read_bytes(9 << 20);
+  EXPECT_DOUBLE_EQ(ResourceFigures(ahead, Agent(2048, 20'000)).page_cache_read_pct(), 0.0);
+}
+
+TEST(LimitVerdict, NoPageCacheFigureWhereItCannotBeMeasured) {
+  v1::ResourceStats r = Window();
+  Device(r, 100, 100, 512, 100);
+  EXPECT_FALSE(ResourceFigures(r, Agent(2048, 20'000)).has_page_cache_read_pct()) << "direct I/O passes no page cache";
+  r.set_direct(false);
+  EXPECT_FALSE(ResourceFigures(r, Agent(2048, 20'000)).has_page_cache_read_pct()) << "not buffered: the null engine";
+  r.set_buffered(true);
+  EXPECT_FALSE(ResourceFigures(r, Agent(100, 20'000)).has_page_cache_read_pct()) << "under 1 MiB read: too little to say";
+  v1::ResourceStats none = Window();
+  none.set_direct(false);
+  none.set_buffered(true);
+  EXPECT_FALSE(ResourceFigures(none, Agent(2048, 20'000)).has_page_cache_read_pct()) << "no block device (tmpfs)";
+  v1::ResourceStats backing_only = none;
+  Device(backing_only, 100, 100, 0, 0).set_role("backing");
+  EXPECT_FALSE(ResourceFigures(backing_only, Agent(2048, 20'000)).has_page_cache_read_pct()) << "no target device";
+}
+
 }  // namespace
 }  // namespace iofleet::controller
