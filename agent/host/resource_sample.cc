@@ -271,7 +271,14 @@ bool IsTarget(const ResourceTargets& t, uint32_t ma, uint32_t mi) {
 ResourceTargets FindResourceTargets(const std::string& dir) {
   ResourceTargets t;
   struct stat st {};
-  if (stat(dir.c_str(), &st) == 0) AddDevice(t, st.st_dev, "target", 0);
+  if (stat(dir.c_str(), &st) == 0) {
+    AddDevice(t, st.st_dev, "target", 0);
+    std::error_code real_ec;
+    const fs::path real = fs::canonical(dir, real_ec);
+    if (major(st.st_dev) == 0 && !real_ec) {  // no block device: perhaps an NFS mount
+      t.nfs_mount = NfsMountPoint(ReadSmallFile("/proc/self/mountinfo"), major(st.st_dev), minor(st.st_dev), real.string());
+    }
+  }
   auto [cgroup, v2] = BlkioCgroupDir(ReadSmallFile("/proc/self/cgroup"));
   std::error_code ec;
   if (cgroup.empty() || !fs::is_directory(cgroup, ec)) return t;
@@ -302,6 +309,7 @@ ResourceReading ReadResources(const ResourceTargets& targets) {
   }
   r.nets = ParseNetDev(ReadSmallFile("/proc/net/dev"));
   r.cores = ParseCoreTicks(ReadSmallFile("/proc/stat"));
+  r.nfs = ReadNfsCounters(targets.nfs_mount);
   if (!targets.cgroup_dir.empty()) {
     std::vector<ThrottleCounters> all;
     const fs::path d(targets.cgroup_dir);
@@ -326,6 +334,45 @@ bool Delta(uint64_t from, uint64_t to, uint64_t& out) {
   if (to < from) return false;
   out = to - from;
   return true;
+}
+
+// The window's NFS figures; none where either reading lacks the mount or a counter went back (a
+// remount).
+void NfsDelta(const NfsCounters& a, const NfsCounters& b, v1::NfsStats& out) {
+  if (!a.has_bytes || !b.has_bytes) return;
+  uint64_t v[6];
+  if (!Delta(a.normal_read_bytes, b.normal_read_bytes, v[0]) || !Delta(a.normal_write_bytes, b.normal_write_bytes, v[1]) ||
+      !Delta(a.direct_read_bytes, b.direct_read_bytes, v[2]) || !Delta(a.direct_write_bytes, b.direct_write_bytes, v[3]) ||
+      !Delta(a.server_read_bytes, b.server_read_bytes, v[4]) || !Delta(a.server_write_bytes, b.server_write_bytes, v[5])) {
+    return;
+  }
+  out.set_server(b.server);
+  out.set_version(b.version);
+  out.set_normal_read_bytes(v[0]);
+  out.set_normal_write_bytes(v[1]);
+  out.set_direct_read_bytes(v[2]);
+  out.set_direct_write_bytes(v[3]);
+  out.set_server_read_bytes(v[4]);
+  out.set_server_write_bytes(v[5]);
+  const auto op = [](bool had, const NfsOpCounters& x, bool has, const NfsOpCounters& y, v1::NfsOpStats* (v1::NfsStats::*field)(),
+                     v1::NfsStats& into) {
+    uint64_t d[6];
+    if (!had || !has || !Delta(x.ops, y.ops, d[0]) || !Delta(x.transmissions, y.transmissions, d[1]) ||
+        !Delta(x.major_timeouts, y.major_timeouts, d[2]) || !Delta(x.queue_ms, y.queue_ms, d[3]) || !Delta(x.rtt_ms, y.rtt_ms, d[4]) ||
+        !Delta(x.execute_ms, y.execute_ms, d[5])) {
+      return;
+    }
+    v1::NfsOpStats& o = *(into.*field)();
+    o.set_ops(d[0]);
+    o.set_transmissions(d[1]);
+    o.set_major_timeouts(d[2]);
+    o.set_queue_ms(d[3]);
+    o.set_rtt_ms(d[4]);
+    o.set_execute_ms(d[5]);
+  };
+  op(a.has_read, a.read, b.has_read, b.read, &v1::NfsStats::mutable_read, out);
+  op(a.has_write, a.write, b.has_write, b.write, &v1::NfsStats::mutable_write, out);
+  op(a.has_commit, a.commit, b.has_commit, b.commit, &v1::NfsStats::mutable_commit, out);
 }
 
 }  // namespace
@@ -396,6 +443,11 @@ void ResourceDelta(const ResourceTargets& targets, const ResourceReading& start,
     any_core = true;
   }
   if (any_core) out.set_max_core_busy_permille(busiest);
+  if (start.nfs && end.nfs && start.nfs->server == end.nfs->server) {
+    v1::NfsStats nfs;
+    NfsDelta(*start.nfs, *end.nfs, nfs);
+    if (!nfs.server().empty()) *out.mutable_nfs() = std::move(nfs);
+  }
   for (const auto& limit : targets.limits) {
     auto find = [&](const ResourceReading& r) -> const ThrottleCounters* {
       for (const auto& t : r.throttles) {

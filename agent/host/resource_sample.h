@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/host/nfs_mountstats.h"
 #include "iofleet/v1/result.pb.h"
 
 namespace iofleet::agent {
@@ -80,11 +81,12 @@ struct ResourceTargets {
   std::string cgroup_dir;  // the blkio cgroup's directory; empty: none readable
   bool cgroup_v2 = false;
   std::vector<ThrottleLimits> limits;  // for the devices above only
+  std::string nfs_mount;  // the NFS mount holding the directory, as mountstats names it; empty: none
 };
 
 // The block devices under `dir` (none for tmpfs and other file systems without one), followed
 // through loop devices to their backing file's device and through device-mapper to the devices
-// under it; and this process's throttle for them.
+// under it; and this process's throttle for them; for an NFS mount, its mountstats entry.
 ResourceTargets FindResourceTargets(const std::string& dir);
 
 struct ResourceReading {
@@ -93,6 +95,7 @@ struct ResourceReading {
   std::vector<NetCounters> nets;
   std::vector<CoreTicks> cores;
   std::vector<ThrottleCounters> throttles;  // the targets' only
+  std::optional<NfsCounters> nfs;
   bool read = false;  // false: never read (the window had no start)
 };
 

@@ -42,6 +42,39 @@ std::string DeviceName(const v1::ResourceStats& r, uint32_t major_no, uint32_t m
   return at;
 }
 
+void NfsFigures(const v1::NfsStats& n, double seconds, v1::ReportNfs& out) {
+  out.set_server(n.server());
+  out.set_version(n.version());
+  out.set_server_read_bytes_per_sec(static_cast<double>(n.server_read_bytes()) / seconds);
+  out.set_server_write_bytes_per_sec(static_cast<double>(n.server_write_bytes()) / seconds);
+  const auto op = [&](const v1::NfsOpStats& o, v1::ReportNfsOp& to) {
+    to.set_ops_per_sec(static_cast<double>(o.ops()) / seconds);
+    to.set_retransmissions(o.transmissions() > o.ops() ? o.transmissions() - o.ops() : 0);
+    to.set_major_timeouts(o.major_timeouts());
+    if (o.ops() == 0) return;
+    const double per = 1e6 / static_cast<double>(o.ops());  // ms in total to ns per request
+    to.set_avg_rtt_ns(static_cast<double>(o.rtt_ms()) * per);
+    to.set_avg_execute_ns(static_cast<double>(o.execute_ms()) * per);
+    to.set_avg_queue_ns(static_cast<double>(o.queue_ms()) * per);
+  };
+  if (n.has_read()) op(n.read(), *out.mutable_read());
+  if (n.has_write()) op(n.write(), *out.mutable_write());
+  if (n.has_commit()) op(n.commit(), *out.mutable_commit());
+}
+
+// "NFS s:/e (v4.2): READ 1.20 ms round trip of 1.30 ms per request, 0.05 ms queued in the client,
+// 0 retransmissions": where a request's time went, on the wire and server or in the client.
+void AddNfsEvidence(const v1::ReportNfs& n, v1::ReportLimit& out) {
+  const auto op = [&](const char* name, const v1::ReportNfsOp& o) {
+    if (!o.has_avg_execute_ns()) return;
+    out.add_evidence(fmt::format("NFS {}{}: {} {} round trip of {} per request, {} queued in the client, {} retransmissions, {} major timeouts",
+                                 n.server(), n.version().empty() ? "" : " (v" + n.version() + ")", name, Ms(o.avg_rtt_ns()),
+                                 Ms(o.avg_execute_ns()), Ms(o.avg_queue_ns()), o.retransmissions(), o.major_timeouts()));
+  };
+  if (n.has_read()) op("READ", n.read());
+  if (n.has_write()) op("WRITE", n.write());
+}
+
 void Judge(v1::ReportLimit& out, const char* verdict, std::vector<std::string> evidence) {
   out.set_verdict(verdict);
   for (auto& e : evidence) out.add_evidence(std::move(e));
@@ -62,6 +95,11 @@ bool ResourcesAreSound(const v1::ResourceStats& r) {
   }
   for (const auto& n : r.networks()) {
     if (!SoundName(n.name())) return false;
+  }
+  if (r.has_nfs()) {
+    const std::string& server = r.nfs().server();
+    const bool printable = std::all_of(server.begin(), server.end(), [](char c) { return std::isprint(static_cast<unsigned char>(c)) && c != ' '; });
+    if (server.empty() || server.size() > 256 || !printable || (!r.nfs().version().empty() && !SoundName(r.nfs().version()))) return false;
   }
   return true;
 }
@@ -115,6 +153,7 @@ v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats&
     o.set_read_iops(static_cast<double>(t.reads()) / seconds);
     o.set_write_iops(static_cast<double>(t.writes()) / seconds);
   }
+  if (r.has_nfs()) NfsFigures(r.nfs(), seconds, *out.mutable_nfs());
   out.set_in_flight(r.in_flight());
   // Buffered I/O reaches the device as the page cache decides: no comparison to make.
   if (r.direct() && r.devices_size() > 0) {
@@ -123,6 +162,7 @@ v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats&
   }
   // A read the device did not serve was the page cache's (the kernel counts no hits per file
   // without tracing): what the jobs read against what their target device read.
+  if (!target_read_bytes && r.has_nfs()) target_read_bytes = r.nfs().server_read_bytes();  // no device: what the server sent
   if (r.buffered() && target_read_bytes && agent.read.bytes >= kPageCacheMinBytes) {
     const double device_share = static_cast<double>(*target_read_bytes) / static_cast<double>(agent.read.bytes);
     out.set_page_cache_read_pct(100.0 * std::max(0.0, 1.0 - device_share));
@@ -255,7 +295,8 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
                                    busiest->name(), busiest->util_pct(), busiest->avg_queue(), in_flight,
                                    r.direct() ? "" : " (buffered, or the null engine: not the jobs' own I/O as it reached the device)"));
   } else {
-    evidence.push_back("no block device under the run directory (tmpfs, a network or FUSE file system)");
+    evidence.push_back(r.has_nfs() ? "no block device under the run directory: an NFS mount"
+                                   : "no block device under the run directory (tmpfs, a network or FUSE file system)");
   }
   if (agent.cpu) evidence.push_back(fmt::format("cpu.busiest_worker_pct {:.1f}", agent.cpu->max_worker_busy_permille / 10.0));
   if (f.has_max_core_busy_pct()) evidence.push_back(fmt::format("{} busy {:.1f}%", f.max_core(), f.max_core_busy_pct()));
@@ -268,13 +309,17 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
 v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
   v1::ReportLimit out = HeldBy(r, agent);
   // Whatever held it, reads served from memory are not the storage's: the evidence says how many.
-  if (const v1::ReportResources f = ResourceFigures(r, agent); f.has_page_cache_read_pct()) {
-    uint64_t device_read = 0;
+  const v1::ReportResources f = ResourceFigures(r, agent);
+  if (f.has_nfs()) AddNfsEvidence(f.nfs(), out);
+  if (f.has_page_cache_read_pct()) {
+    std::optional<uint64_t> device_read;
     for (const auto& d : r.devices()) {
-      if (d.role() == "target") device_read = std::max(device_read, d.read_bytes());
+      if (d.role() == "target") device_read = std::max(device_read.value_or(0), d.read_bytes());
     }
-    out.add_evidence(fmt::format("the page cache served {:.1f}% of its reads (the device read {} of the jobs' {})", f.page_cache_read_pct(),
-                                 Bytes(device_read), Bytes(agent.read.bytes)));
+    const bool nfs = !device_read;
+    out.add_evidence(fmt::format("the page cache served {:.1f}% of its reads (the {} read {} of the jobs' {})", f.page_cache_read_pct(),
+                                 nfs ? "NFS server" : "device", Bytes(nfs ? r.nfs().server_read_bytes() : *device_read),
+                                 Bytes(agent.read.bytes)));
   }
   return out;
 }

@@ -169,6 +169,7 @@ TEST(LimitVerdict, BufferedReadsSayHowMuchThePageCacheServed) {
   EXPECT_LT(cold, 10.0) << steps[1].dump();
   EXPECT_GT(warm, 90.0) << steps[3].dump();
   EXPECT_FALSE(resources(0).contains("page_cache_read_pct")) << "direct writes: " << steps[0].dump();
+  EXPECT_FALSE(resources(1).contains("nfs")) << "ext4 on a loop device is no NFS mount: " << steps[1].dump();
   EXPECT_NE(Evidence(steps[3]).find("the page cache served"), std::string::npos) << Evidence(steps[3]);
   EXPECT_NE(run.out.find("warning: the page cache served"), std::string::npos) << run.out;
   EXPECT_NE(ReadAll(OnlyRunDir(out) / "report.md").find("warm (point 0, cycle 0): warning: the page cache served"), std::string::npos);

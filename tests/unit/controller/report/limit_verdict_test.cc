@@ -283,5 +283,51 @@ TEST(LimitVerdict, NoPageCacheFigureWhereItCannotBeMeasured) {
   EXPECT_FALSE(ResourceFigures(backing_only, Agent(2048, 20'000)).has_page_cache_read_pct()) << "no target device";
 }
 
+// An NFS mount has no block device: its client's counters say where a request's time went, and
+// what the server sent against what the jobs read is the page cache's share.
+TEST(LimitVerdict, AnNfsMountsClientFiguresAndItsPageCache) {
+  v1::ResourceStats r = Window();
+  r.set_direct(false);
+  r.set_buffered(true);
+  v1::NfsStats& n = *r.mutable_nfs();
+  n.set_server("10.0.0.2:/export");
+  n.set_version("4.2");
+  n.set_server_read_bytes(6 << 20);  // of the jobs' 8 MiB
+  n.set_server_write_bytes(2 << 20);
+  n.mutable_read()->set_ops(200);
+  n.mutable_read()->set_transmissions(203);
+  n.mutable_read()->set_rtt_ms(240);
+  n.mutable_read()->set_execute_ms(260);
+  n.mutable_read()->set_queue_ms(10);
+  ASSERT_TRUE(ResourcesAreSound(r));
+  const v1::ReportResources f = ResourceFigures(r, Agent(2048, 1'300'000));
+  ASSERT_TRUE(f.has_nfs());
+  EXPECT_EQ(f.nfs().server(), "10.0.0.2:/export");
+  EXPECT_DOUBLE_EQ(f.nfs().server_read_bytes_per_sec(), 3.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(f.nfs().read().ops_per_sec(), 100.0);
+  EXPECT_EQ(f.nfs().read().retransmissions(), 3u);
+  EXPECT_DOUBLE_EQ(f.nfs().read().avg_rtt_ns(), 1'200'000.0);
+  EXPECT_DOUBLE_EQ(f.nfs().read().avg_execute_ns(), 1'300'000.0);
+  EXPECT_DOUBLE_EQ(f.nfs().read().avg_queue_ns(), 50'000.0);
+  EXPECT_FALSE(f.nfs().has_write()) << "no WRITE line: no figures, not zeros";
+  EXPECT_DOUBLE_EQ(f.page_cache_read_pct(), 25.0);
+  const v1::ReportLimit l = JudgeLimit(r, Agent(2048, 1'300'000));
+  EXPECT_NE(Evidence(l).find("no block device under the run directory: an NFS mount"), std::string::npos) << Evidence(l);
+  EXPECT_NE(Evidence(l).find("NFS 10.0.0.2:/export (v4.2): READ 1.20 ms round trip of 1.30 ms per request, 50 us queued in the client, "
+                             "3 retransmissions, 0 major timeouts"),
+            std::string::npos)
+      << Evidence(l);
+  EXPECT_NE(Evidence(l).find("the page cache served 25.0% of its reads (the NFS server read 6.00MiB of the jobs' 8.00MiB)"), std::string::npos)
+      << Evidence(l);
+
+  v1::ResourceStats hostile = r;
+  hostile.mutable_nfs()->set_server("a b");
+  EXPECT_FALSE(ResourcesAreSound(hostile));
+  hostile.mutable_nfs()->set_server(std::string(300, 'x'));
+  EXPECT_FALSE(ResourcesAreSound(hostile));
+  hostile.mutable_nfs()->set_server("");
+  EXPECT_FALSE(ResourcesAreSound(hostile));
+}
+
 }  // namespace
 }  // namespace iofleet::controller
