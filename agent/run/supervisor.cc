@@ -131,6 +131,7 @@ Result<v1::PrepareResponse> Supervisor::Prepare(const v1::PrepareRequest& reques
     return Unavailable("agent " + name_ + " is busy with another run");
   }
   state_ = AgentState::kPreparing;
+  lease_cv_.notify_all();  // the lease counts from here
   std::string root_name = request.target().root().empty() ? "default" : request.target().root();
   auto fail = [&](Status status) {
     state_ = AgentState::kIdle;
@@ -331,6 +332,7 @@ Status Supervisor::StepEnded(const std::shared_ptr<StepRunner>& runner) {
   if (current_ != runner) return Aborted("agent " + name_ + ": the run ended during the step");
   --streams_;
   changed_.notify_all();
+  lease_cv_.notify_all();  // without a stream, the lease counts again
   finished_cpu_user_ns_ += cpu.user_ns;
   finished_cpu_sys_ns_ += cpu.sys_ns;
   if (run_totals_ && state_ != AgentState::kEnding) {
@@ -437,11 +439,20 @@ MetricsRefs Supervisor::ForMetrics() const {
 void Supervisor::WatchLease() {
   std::unique_lock lock(mu_);
   while (!shutting_down_) {
-    lease_cv_.wait_for(lock, std::chrono::milliseconds(200));
     // A streaming step is the controller's presence; a setup is not: the controller renews
-    // the lease while it waits for one.
-    if (state_ == AgentState::kIdle || state_ == AgentState::kEnding || streams_ > 0) continue;
-    if (std::chrono::steady_clock::now() - last_contact_ < lease_) continue;
+    // the lease while it waits for one. Without a lease to run out, sleep until a run begins or
+    // a stream ends (both notify); with one, until it could have run out (a renewal meanwhile
+    // moves it: the check below sees that and sleeps again).
+    if (state_ == AgentState::kIdle || state_ == AgentState::kEnding || streams_ > 0) {
+      lease_cv_.wait(lock);
+      lease_wakeups_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    if (const auto deadline = last_contact_ + lease_; std::chrono::steady_clock::now() < deadline) {
+      lease_cv_.wait_until(lock, deadline);
+      lease_wakeups_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
     std::cerr << "iofleet-agent: run " << run_id_ << ": no word from the controller for "
               << std::chrono::duration_cast<std::chrono::seconds>(lease_).count()
               << " s: stopping and removing the run's files\n";

@@ -84,6 +84,9 @@ class Supervisor {
   MetricsRefs ForMetrics() const;
   // For tests: holds the supervisor's lock as a long operation would.
   std::unique_lock<std::mutex> LockForTest() const { return std::unique_lock(mu_); }
+  // For tests: how often the lease watcher woke. Idle, it sleeps until a run begins; in a run,
+  // until its lease could run out (a host of thousands of agents must not wake them to poll).
+  uint64_t LeaseWakeupsForTest() const { return lease_wakeups_.load(std::memory_order_relaxed); }
 
  private:
   // Other roots' run directories, made at Prepare like the target's: <root>/iofleet/<run-id>/<agent>/.
@@ -139,7 +142,8 @@ class Supervisor {
   std::chrono::nanoseconds lease_{10'000'000'000};
   std::chrono::steady_clock::time_point last_contact_;
   bool shutting_down_ = false;
-  std::condition_variable lease_cv_;
+  std::condition_variable lease_cv_;  // notified when a run begins, a stream ends, and at shutdown
+  std::atomic<uint64_t> lease_wakeups_{0};
   std::thread lease_thread_;
 };
 
