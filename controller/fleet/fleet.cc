@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <chrono>
 #include <iostream>
 #include <map>
 
@@ -12,7 +13,6 @@ namespace iofleet::controller {
 namespace {
 
 constexpr std::chrono::milliseconds kHelloDeadline{5000};
-constexpr int kClockSamples = 8;
 // A plain connect that tells why Hello failed; short, since Hello already waited its deadline.
 constexpr std::chrono::milliseconds kDiagnoseTimeout{2000};
 
@@ -37,6 +37,10 @@ Status MeasureClock(FleetAgent& agent) {
 }
 
 }  // namespace
+
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 uint64_t UnixNowNs() {
   timespec ts;

@@ -29,7 +29,14 @@ struct FleetAgent {
   std::atomic<bool> lost{false};
   // A step's Start stream is open: it keeps the agent's lease alive by itself.
   std::atomic<bool> streaming{false};
+  // When (steady clock, ns) the agent's lease was last renewed, at the earliest: a Prepare or
+  // Renew when it was sent, a SetupStep (which renews when it ends) a round trip before its
+  // answer. The lease keeper renews only agents a period past it, the stalest first.
+  std::atomic<int64_t> contact_ns{0};
 };
+
+// The steady clock in ns, for FleetAgent::contact_ns.
+int64_t SteadyNowNs();
 
 using Fleet = std::vector<std::unique_ptr<FleetAgent>>;
 
@@ -38,18 +45,27 @@ using Fleet = std::vector<std::unique_ptr<FleetAgent>>;
 // kFanOut - 1 others, so one slow agent does not hold up the rest).
 inline constexpr size_t kFanOut = 64;
 template <typename Fn>
-void ForEachAgent(Fleet& fleet, Fn fn) {
+void ForEachIndex(size_t count, Fn fn) {
   std::atomic<size_t> next{0};
   std::vector<std::thread> threads;
-  const size_t workers = std::min(fleet.size(), kFanOut);
+  const size_t workers = std::min(count, kFanOut);
   threads.reserve(workers);
   for (size_t w = 0; w < workers; ++w) {
     threads.emplace_back([&] {
-      for (size_t i = next++; i < fleet.size(); i = next++) fn(i);
+      for (size_t i = next++; i < count; i = next++) fn(i);
     });
   }
   for (auto& t : threads) t.join();
 }
+template <typename Fn>
+void ForEachAgent(Fleet& fleet, Fn fn) {
+  ForEachIndex(fleet.size(), fn);
+}
+
+// Clock exchanges per agent while connecting (the fastest one's offset is kept); with Hello,
+// the calls connecting makes to each agent.
+inline constexpr int kClockSamples = 8;
+inline constexpr uint64_t kConnectCallsPerAgent = 1 + kClockSamples;
 
 // Says Hello to every address at once (5 s deadline each) and measures clock offsets. Every
 // unreachable agent is printed to stderr; the status names the first.

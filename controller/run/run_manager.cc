@@ -18,6 +18,7 @@
 #include "controller/fleet/fleet.h"
 #include "controller/fleet/local_agent.h"
 #include "controller/run/lease_keeper.h"
+#include "controller/run/lease_length.h"
 #include "controller/run/verdict_lines.h"
 #include "controller/history/history_db.h"
 #include "controller/history/record_run.h"
@@ -111,6 +112,7 @@ class RunManager {
   const RunOptions& options_;
   std::unique_ptr<LocalAgent> local_;
   Fleet fleet_;
+  uint64_t lease_ns_ = 0;  // the agents' lease: options_.lease_ns, or longer for a large fleet (lease_length.h)
   RunPlan plan_;
   RunReport report_;
   std::filesystem::path out_dir_;
@@ -160,9 +162,18 @@ int RunManager::Connect() {
     local_ = std::move(*local);
     addresses.push_back(local_->address());
   }
+  const auto connecting = std::chrono::steady_clock::now();
   auto fleet = ConnectFleet(addresses, options_.tls, log());
   if (!fleet.ok()) return kExitFailed;
   fleet_ = std::move(*fleet);
+  const auto connect_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - connecting).count());
+  lease_ns_ = LeaseForFleet(options_.lease_ns, fleet_.size(), connect_ns);
+  if (lease_ns_ > options_.lease_ns) {
+    log() << fmt::format("iofleet: {} agents took {:.1f} s to connect: their lease is {:.1f} s, not {:.1f} s, so that renewing every "
+                         "one fits a quarter of it\n",
+                         fleet_.size(), static_cast<double>(connect_ns) / 1e9, static_cast<double>(lease_ns_) / 1e9,
+                         static_cast<double>(options_.lease_ns) / 1e9);
+  }
 
   int rejected = 0;
   const uint32_t wanted = options_.workload.agents().count();
@@ -251,29 +262,34 @@ int RunManager::Prepare() {
   std::vector<Status> errors(fleet_.size());
   // An agent still holding a run this controller lost ends that run itself when its lease runs
   // out (then removes its files): waited for that long, and a stop's time more.
-  const auto patience = std::chrono::nanoseconds(options_.lease_ns) + kStopDeadline;
+  const auto patience = std::chrono::nanoseconds(lease_ns_) + kStopDeadline;
   std::vector<std::string> waited_for(fleet_.size());
   std::vector<double> waited_seconds(fleet_.size());
   ForEachAgent(fleet_, [&](size_t i) {
     v1::PrepareRequest request;
     request.set_run_id(report_.run_id);
     request.set_agent_name(fleet_[i]->name);
-    request.set_lease_ns(options_.lease_ns);
+    request.set_lease_ns(lease_ns_);
     request.set_workload_name(plan_.workloads[i].name());
     *request.mutable_target() = plan_.workloads[i].target();
     for (const auto& step : plan_.steps[i]) *request.add_steps() = step;
     for (const auto& id : options_.earlier_run_ids) request.add_earlier_run_ids(id);
     const auto began = std::chrono::steady_clock::now();
+    int64_t sent_ns = SteadyNowNs();
     auto prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
     while (!prepared.ok()) {
       const std::string held = HeldEarlierRun(prepared.status(), options_.earlier_run_ids);
       if (held.empty() || std::chrono::steady_clock::now() - began >= patience || *options_.interrupt) break;
       waited_for[i] = held;
       for (int k = 0; k < 10 && !*options_.interrupt; ++k) std::this_thread::sleep_for(milliseconds(50));
+      sent_ns = SteadyNowNs();
       prepared = fleet_[i]->client->Prepare(request, kPrepareDeadline);
     }
     waited_seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    if (prepared.ok()) fleet_[i]->prepared = true;
+    if (prepared.ok()) {
+      fleet_[i]->contact_ns = sent_ns;  // before prepared: the lease keeper reads them in that order
+      fleet_[i]->prepared = true;
+    }
     else errors[i] = prepared.status();
     // Where it runs, for report.json (agents[i] is fleet_[i]: Connect lists them in order).
     if (prepared.ok() && prepared->has_host()) report_.agents[i].host = prepared->host();
@@ -530,7 +546,7 @@ int RunManager::RunSteps() {
   if (interrupted()) return kExitFailed;
   // Leases run from each agent's Prepare: renewed from then on, whatever phase the controller
   // is in (preparing a thousand agents takes longer than a lease).
-  auto lease = std::make_unique<LeaseKeeper>(fleet_, report_.run_id, options_.lease_ns);
+  auto lease = std::make_unique<LeaseKeeper>(fleet_, report_.run_id, lease_ns_);
   if (int code = Prepare(); code != kExitOk) {
     lease.reset();
     StopAll();

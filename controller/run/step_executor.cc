@@ -174,6 +174,9 @@ StepOutcome StepExecutor::SetUp(int index, uint32_t phase, const StepReport& ste
       request.set_phase(phase);
       request.set_cycle(static_cast<uint32_t>(step.cycle));  // for the agent's iofleet_run_info
       setup[i] = fleet_[i]->client->SetupStep(request, kSetupDeadline);
+      // A setup renews the agent's lease when it ends (a fill may take minutes): at the latest
+      // a round trip before its answer came.
+      if (setup[i].ok()) fleet_[i]->contact_ns = SteadyNowNs() - static_cast<int64_t>(fleet_[i]->rtt_ns);
       std::lock_guard lock(mu);
       if (!setup[i].ok()) setup_failed = true;
       --setting_up;
