@@ -1,5 +1,7 @@
 #include "agent/host/host_stats.h"
 
+#include <charconv>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -38,6 +40,24 @@ uint64_t PhysicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+std::vector<std::string_view> KernelFields(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t at = 0;
+  while (at < line.size()) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    size_t end = at;
+    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
+    if (end > at) words.push_back(line.substr(at, end - at));
+    at = end;
+  }
+  return words;
+}
+
+bool KernelNumber(std::string_view word, uint64_t& out) {
+  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
+  return ec == std::errc() && end == word.data() + word.size();
 }
 
 }  // namespace iofleet::agent

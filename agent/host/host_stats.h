@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace iofleet::agent {
 
@@ -17,5 +19,9 @@ CpuSample SampleCpu();
 // A small kernel file (/proc, /sys) whole, as read at once; "" where it cannot be read.
 std::string ReadKernelText(const std::string& path);
 uint64_t PhysicalMemoryBytes();
+// A kernel text line's fields, split at spaces and tabs.
+std::vector<std::string_view> KernelFields(std::string_view line);
+// A whole field as an unsigned number; false for anything else ("-1", "12x", "").
+bool KernelNumber(std::string_view word, uint64_t& out);
 
 }  // namespace iofleet::agent

@@ -1,6 +1,5 @@
 #include "agent/host/nfs_mountstats.h"
 
-#include <charconv>
 #include <vector>
 
 #include "agent/host/host_stats.h"
@@ -9,23 +8,9 @@ namespace iofleet::agent {
 namespace {
 namespace mountstats {  // unity builds merge anonymous namespaces: these names are this file's
 
-std::vector<std::string_view> Fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t at = 0;
-  while (at < line.size()) {
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
-    size_t end = at;
-    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
-    if (end > at) out.push_back(line.substr(at, end - at));
-    at = end;
-  }
-  return out;
-}
+std::vector<std::string_view> Fields(std::string_view line) { return KernelFields(line); }
 
-bool Count(std::string_view word, uint64_t& out) {
-  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
-  return ec == std::errc() && end == word.data() + word.size();
-}
+bool Count(std::string_view word, uint64_t& out) { return KernelNumber(word, out); }
 
 // Reads fields[from..] into `into` in order; false unless all of them are numbers.
 bool Counts(const std::vector<std::string_view>& fields, size_t from, std::initializer_list<uint64_t*> into) {

@@ -19,18 +19,7 @@ constexpr size_t kMaxDevices = 64;
 
 std::string ReadSmallFile(const fs::path& path) { return ReadKernelText(path.string()); }
 
-std::vector<std::string_view> Words(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t at = 0;
-  while (at < line.size()) {
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
-    size_t end = at;
-    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
-    if (end > at) words.push_back(line.substr(at, end - at));
-    at = end;
-  }
-  return words;
-}
+std::vector<std::string_view> Words(std::string_view line) { return KernelFields(line); }
 
 template <typename Fn>
 void ForEachLine(std::string_view text, Fn fn) {
@@ -43,10 +32,7 @@ void ForEachLine(std::string_view text, Fn fn) {
   }
 }
 
-bool Number(std::string_view word, uint64_t& out) {
-  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
-  return ec == std::errc() && end == word.data() + word.size();
-}
+bool Number(std::string_view word, uint64_t& out) { return KernelNumber(word, out); }
 
 // "7:0" to its numbers.
 bool DeviceNumbers(std::string_view word, uint32_t& major_out, uint32_t& minor_out) {
