@@ -38,6 +38,30 @@ void Family(std::string& out, const char* name, const char* help,
   if (!lines.empty()) out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", name, help, name) + lines;
 }
 
+// report.json's resources at the agent the step's limit names (its slowest, or its one agent).
+std::optional<ResultResources> SlowestAgentResources(const StepReport& step) {
+  const std::optional<v1::ReportLimit> limit = StepLimit(step);
+  if (!limit) return std::nullopt;
+  for (const AgentStep& a : step.agents) {
+    if (a.agent != limit->agent() || !a.stats.resources) continue;
+    const v1::ReportResources f = ResourceFigures(*a.stats.resources, a.stats);
+    ResultResources out;
+    if (f.has_max_core_busy_pct()) out.core_busy_ratio = f.max_core_busy_pct() / 100;
+    if (f.has_page_cache_read_pct()) out.page_cache_read_ratio = f.page_cache_read_pct() / 100;
+    for (const v1::ReportDevice& d : f.devices()) {
+      ResultResources::Device& o = out.devices.emplace_back();
+      o.name = d.name();
+      o.role = d.role();
+      o.busy_ratio = d.util_pct() / 100;
+      o.queue = d.avg_queue();
+      if (d.has_avg_latency_ns()) o.latency_seconds = d.avg_latency_ns() / 1e9;
+    }
+    for (const v1::ReportNetwork& n : f.networks()) out.networks.push_back({n.name(), n.rx_bytes_per_sec(), n.tx_bytes_per_sec()});
+    return out;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string PushBody(const RunReport& report, double run_seconds, double ended_at_unix_s,
@@ -54,6 +78,7 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
     f.bytes_per_sec = s.aggregate.bytes_per_sec();
     f.iops = s.aggregate.iops();
     if (auto limit = StepLimit(s)) f.limit = limit->verdict();
+    f.resources = SlowestAgentResources(s);
     for (const auto& [text, q] : {std::pair<const char*, double>{"0.5", 0.5}, {"0.99", 0.99}, {"0.999", 0.999}}) {
       f.latency_seconds.emplace_back(text, static_cast<double>(s.aggregate.latency->Quantile(q)) / 1e9);
     }
@@ -62,6 +87,7 @@ std::string PushBody(const RunReport& report, double run_seconds, double ended_a
     for (const StreamReport& stream : s.streams) {
       ResultFigures& g = figures.emplace_back(step_figures);
       g.stream = stream.name;
+      g.resources.reset();  // the host's, not the stream's: on the step's series only
       g.limit.clear();  // the stream's own, at the agent the step's names (none where it sent no counters)
       if (auto limit = LimitAt(s, stream.agents)) g.limit = limit->verdict();
       g.bytes_per_sec = stream.aggregate.bytes_per_sec();

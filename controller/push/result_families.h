@@ -16,6 +16,26 @@ namespace iofleet::controller {
 
 using PromLabels = std::vector<std::pair<std::string, std::string>>;
 
+// What the host of a step's slowest agent did over the step's window: report.json's `resources`
+// at the agent its `limit` names. Ratios are 0 to 1; at most 64 devices and interfaces each
+// (kMaxResourceRows), so the labels stay bounded.
+struct ResultResources {
+  std::optional<double> core_busy_ratio;        // the busiest core's
+  std::optional<double> page_cache_read_ratio;  // buffered reads the page cache served
+  struct Device {
+    std::string name, role;  // role: target, backing, under
+    double busy_ratio = 0;   // iostat's %util / 100
+    double queue = 0;        // iostat's aqu-sz
+    std::optional<double> latency_seconds;  // iostat's await
+  };
+  std::vector<Device> devices;
+  struct Network {
+    std::string name;
+    double rx_bytes_per_sec = 0, tx_bytes_per_sec = 0;
+  };
+  std::vector<Network> networks;
+};
+
 // A step's figures at one point and cycle.
 struct ResultFigures {
   PromLabels labels;       // before the step's: serve's suite and workload; none for a push
@@ -28,6 +48,7 @@ struct ResultFigures {
   std::vector<std::pair<std::string, double>> latency_seconds;  // quantile ("0.99") -> seconds
   std::string stream = {};  // a stream of an io step with streams (label `stream`); "": the step's
   std::string limit = {};   // io steps: what held the slowest agent back (label `verdict`); "": not judged
+  std::optional<ResultResources> resources = {};  // io steps whose slowest agent sent its host's counters
 };
 
 // A judged headline figure of a step at one point: 1 a regression, 0 not.
@@ -40,8 +61,9 @@ struct ResultVerdict {
   std::string stream = {};  // a stream's figure (label `stream`); "": the step's
 };
 
-// The families iofleet_result_bytes_per_second, _iops, _latency_seconds{quantile} and _verdict
-// in Prometheus's text format, HELP and TYPE included; a family with no series is left out.
+// The families iofleet_result_bytes_per_second, _iops, _latency_seconds{quantile}, _limit, the
+// resources' (_core_busy_ratio, _page_cache_read_ratio, _device_busy_ratio, _device_queue,
+// _device_latency_seconds, _network_bytes_per_second) and _verdict in Prometheus's text format, HELP and TYPE included; a family with no series is left out.
 std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std::vector<ResultVerdict>& verdicts);
 
 // A label value escaped for the text format: backslash, double quote and newline.

@@ -35,7 +35,9 @@ std::set<std::string> ExportedNames() {
       "iofleet_fleet_agents", "iofleet_step_start_skew_seconds",
       // pushed
       "iofleet_result_bytes_per_second", "iofleet_result_iops", "iofleet_result_latency_seconds",
-      "iofleet_result_status", "iofleet_result_timestamp_seconds", "iofleet_run_duration_seconds"};
+      "iofleet_result_status", "iofleet_result_timestamp_seconds", "iofleet_run_duration_seconds",
+      // pushed: the slowest agent's host (docs/OBSERVABILITY.md, beside iofleet_result_limit)
+      "iofleet_result_core_busy_ratio", "iofleet_result_device_busy_ratio"};
   for (const char* histogram : {"iofleet_io_latency_seconds", "iofleet_files_latency_seconds"}) {
     for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(std::string(histogram) + suffix);
   }

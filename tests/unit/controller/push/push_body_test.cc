@@ -104,6 +104,47 @@ TEST(PushBodyTest, EachStreamPushesItsOwnLimit) {
       << body;
 }
 
+// The resources pushed are those of the agent the step's limit names (its slowest), read as
+// report.json reads them; a stream's series carry none (the host is the step's).
+TEST(PushBodyTest, ResourcesAreTheSlowestAgentsOwn) {
+  RunReport report;
+  report.workload = "two-hosts";
+  report.status = v1::RUN_STATUS_SUCCEEDED;
+  StepReport step = Io("read", 0, 0, v1::STEP_STATUS_SUCCEEDED);
+  auto host = [](uint64_t busy_ms, uint32_t core_permille) {
+    v1::ResourceStats r;
+    r.set_window_ns(2 * kSec);
+    r.set_in_flight(16);
+    r.set_max_core_busy_permille(core_permille);
+    r.set_max_core("cpu1");
+    v1::DeviceStats& d = *r.add_devices();
+    d.set_name("vdb");
+    d.set_role("target");
+    d.set_reads(1000);
+    d.set_read_bytes(1000 * 4096);
+    d.set_read_ms(3000);
+    d.set_busy_ms(busy_ms);
+    d.set_queue_ms(2 * busy_ms);
+    return r;
+  };
+  step.agents.push_back({"fast", step.aggregate});
+  step.agents.back().stats.resources = host(500, 100);
+  step.agents.push_back({"slow", step.aggregate});
+  step.agents.back().stats.resources = host(2000, 400);
+  step.slowest_agent = "slow";
+  step.streams.push_back(StreamReport{"only", step.aggregate, {AgentStep{"slow", step.aggregate}}});
+  report.steps.push_back(step);
+  const std::string body = PushBody(report, 3.0, 0);
+  const std::string at = "step=\"read\",point=\"0\",cycle=\"0\"";
+  EXPECT_NE(body.find("iofleet_result_device_busy_ratio{" + at + ",device=\"vdb\",role=\"target\"} 1\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("iofleet_result_device_queue{" + at + ",device=\"vdb\",role=\"target\"} 2\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("iofleet_result_device_latency_seconds{" + at + ",device=\"vdb\",role=\"target\"} 0.003\n"), std::string::npos) << body;
+  EXPECT_NE(body.find("iofleet_result_core_busy_ratio{" + at + "} 0.4\n"), std::string::npos) << body;
+  EXPECT_EQ(body.find("} 0.25\n"), std::string::npos) << body;  // the fast agent's device: not pushed
+  EXPECT_EQ(body.find("stream=\"only\",device="), std::string::npos) << body;
+  EXPECT_EQ(body.find("iofleet_result_core_busy_ratio{" + at + ",stream="), std::string::npos) << body;
+}
+
 TEST(PushBodyTest, HostStepsPushStatusAndTimeOnly) {
   std::string body = PushBody(Report(), 1, 1'800'000'100.0);
   EXPECT_NE(body.find("iofleet_result_status{step=\"pause\",point=\"0\",cycle=\"0\",status=\"succeeded\"} 1\n"), std::string::npos);

@@ -89,3 +89,35 @@ TEST(ResultFamilies, TheLimitIsASeriesLabelledByItsVerdict) {
 
 }  // namespace
 }  // namespace iofleet::controller
+
+namespace iofleet::controller {
+namespace {
+
+// The host's figures are one family per unit, a device's labelled by its name and role, an
+// interface's by its name and direction; a figure the agent could not read is no series at all.
+TEST(ResultFamilies, ResourcesAreAFamilyPerFigure) {
+  ResultFigures f;
+  f.step = "read";
+  f.cycle = "0";
+  ResultResources r;
+  r.core_busy_ratio = 0.25;
+  r.devices.push_back({"loop3", "target", 0.97, 15.5, 0.002});
+  r.devices.push_back({"vda", "backing", 0.5, 1.25, std::nullopt});
+  r.networks.push_back({"eth0", 1000, 2000});
+  f.resources = r;
+  const std::string text = ResultFamilies({f}, {});
+  const std::string at = "step=\"read\",point=\"0\",cycle=\"0\"";
+  EXPECT_NE(text.find("# TYPE iofleet_result_core_busy_ratio gauge\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("iofleet_result_core_busy_ratio{" + at + "} 0.25\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("iofleet_result_device_busy_ratio{" + at + ",device=\"loop3\",role=\"target\"} 0.97\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("iofleet_result_device_queue{" + at + ",device=\"vda\",role=\"backing\"} 1.25\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("iofleet_result_device_latency_seconds{" + at + ",device=\"loop3\",role=\"target\"} 0.002\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("iofleet_result_device_latency_seconds{" + at + ",device=\"vda\""), std::string::npos) << text;
+  EXPECT_NE(text.find("iofleet_result_network_bytes_per_second{" + at + ",interface=\"eth0\",direction=\"tx\"} 2000\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("iofleet_result_page_cache_read_ratio"), std::string::npos) << text;  // not read: absent, never 0
+  f.resources.reset();
+  EXPECT_EQ(ResultFamilies({f}, {}).find("iofleet_result_core_busy_ratio"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace iofleet::controller
