@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 #include <set>
+#include <vector>
 
 #include "controller/report/headline_table.h"
 #include "controller/report/slowest_agent.h"
@@ -92,15 +93,24 @@ void AgentBars(const ReportDocument& doc, Charts& charts) {
     const std::string slowest = step.agents_size() > 1 && step.slowest_trails_median_pct() > kMarkSlowestAbovePct
                                     ? step.slowest_agent()
                                     : "";
+    // Many agents: slowest first, so the spread and the stragglers read at a glance.
+    std::vector<const v1::ReportAgentFigures*> order;
+    for (const v1::ReportAgentFigures& a : step.agents()) order.push_back(&a);
+    const bool ranked = order.size() > kMaxAgentLines;
+    if (ranked) {
+      std::stable_sort(order.begin(), order.end(), [](const auto* x, const auto* y) { return x->figures().bytes_per_sec() < y->figures().bytes_per_sec(); });
+    }
     J labels = J::array(), mib = J::array(), iops = J::array(), colors = J::array();
-    for (const v1::ReportAgentFigures& a : step.agents()) {
+    for (const v1::ReportAgentFigures* agent : order) {
+      const v1::ReportAgentFigures& a = *agent;
       const bool is_slowest = a.agent() == slowest;
       labels.push_back(a.agent() + (is_slowest ? " (slowest)" : ""));
       mib.push_back(a.figures().bytes_per_sec() / kMiB);
       iops.push_back(a.figures().iops());
       colors.push_back(is_slowest ? kSlowest : Color(0));
     }
-    J options = BaseOptions(Instance(step) + ": bandwidth and IOPS by agent");
+    J options = BaseOptions(Instance(step) + ": bandwidth and IOPS by agent" +
+                            (ranked ? fmt::format(", slowest first ({} agents)", order.size()) : std::string()));
     options["scales"] = {{"y", Axis("MiB/s")}, {"y1", Axis(step.kind() == "copy" ? "files/s" : "IOPS", "right")}};
     options["scales"]["y1"]["grid"] = {{"drawOnChartArea", false}};
     J config = {{"type", "bar"},
@@ -180,6 +190,62 @@ std::map<SampleKey, std::map<std::string, std::vector<IntervalPoint>>> ParseSamp
   return out;
 }
 
+// The value at `share` (0: least, 0.5: median, 1: most) of `values`, between the two nearest
+// where it falls between them. `values` is reordered.
+double Rank(std::vector<double>& values, double share) {
+  std::sort(values.begin(), values.end());
+  const double at = share * static_cast<double>(values.size() - 1);
+  const size_t low = static_cast<size_t>(at);
+  const size_t high = std::min(low + 1, values.size() - 1);
+  return values[low] + (values[high] - values[low]) * (at - static_cast<double>(low));
+}
+
+// Many agents over time: each interval's slowest, median and fastest agent (throughput), and its
+// median and highest p99. An agent's k-th sample of the window is its k-th interval (every agent
+// samples on the step's interval from its own start); x is the median of their instants. The
+// ramp is left out here: its lines are the agents' own, drawn only for a few agents.
+void SpreadTimelines(const v1::ReportStep& step, const std::map<std::string, std::vector<IntervalPoint>>& agents, Charts& charts) {
+  std::vector<std::vector<double>> t, rate, p99;
+  for (const auto& [agent, points] : agents) {
+    size_t k = 0;
+    for (const IntervalPoint& p : points) {
+      if (p.ramp) continue;
+      if (t.size() <= k) t.resize(k + 1), rate.resize(k + 1), p99.resize(k + 1);
+      t[k].push_back(p.t);
+      rate[k].push_back(p.mib_per_sec);
+      if (p.p99_ms) p99[k].push_back(*p.p99_ms);
+      ++k;
+    }
+  }
+  J low = J::array(), median = J::array(), high = J::array(), p99_median = J::array(), p99_high = J::array();
+  for (size_t k = 0; k < t.size(); ++k) {
+    const double x = Rank(t[k], 0.5);
+    low.push_back({{"x", x}, {"y", Rank(rate[k], 0)}});
+    median.push_back({{"x", x}, {"y", Rank(rate[k], 0.5)}});
+    high.push_back({{"x", x}, {"y", Rank(rate[k], 1)}});
+    if (!p99[k].empty()) {
+      p99_median.push_back({{"x", x}, {"y", Rank(p99[k], 0.5)}});
+      p99_high.push_back({{"x", x}, {"y", Rank(p99[k], 1)}});
+    }
+  }
+  auto line = [](const std::string& label, J data, const char* color, bool dashed) {
+    J l = {{"label", label}, {"data", std::move(data)}, {"borderColor", color}, {"backgroundColor", color}, {"pointRadius", 0}, {"borderWidth", 2}};
+    if (dashed) l["borderDash"] = {4, 4};
+    return l;
+  };
+  const std::string of = fmt::format("median of {} agents", agents.size());
+  J throughput = J::array({line("slowest agent of each interval", low, kSlowest, true), line(of, median, Color(0), false),
+                           line("fastest agent of each interval", high, Color(2), true)});
+  J options = BaseOptions(Instance(step) + fmt::format(": throughput over time, the spread of {} agents", agents.size()));
+  options["scales"] = {{"x", Axis("seconds since the step's start")}, {"y", Axis("MiB/s (each agent's interval)")}};
+  charts.Add("timeline", Instance(step), {{"type", "line"}, {"data", {{"datasets", throughput}}}, {"options", options}});
+  if (p99_median.empty()) return;
+  J latency = J::array({line(of, p99_median, Color(0), false), line("highest of each interval", p99_high, kSlowest, true)});
+  J p99_options = BaseOptions(Instance(step) + fmt::format(": p99 latency over time, the spread of {} agents", agents.size()));
+  p99_options["scales"] = {{"x", Axis("seconds since the step's start")}, {"y", Axis("ms (each agent's p99 of the interval)")}};
+  charts.Add("timeline", Instance(step) + " p99", {{"type", "line"}, {"data", {{"datasets", latency}}}, {"options", p99_options}});
+}
+
 // Each io and copy step's throughput and p99 over time, one line per agent, from samples.csv.
 void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts& charts) {
   if (samples_csv.empty()) return;
@@ -196,6 +262,10 @@ void Timelines(const ReportDocument& doc, const std::string& samples_csv, Charts
       charts.Note("timeline", fmt::format("{}: {} progress sample{} per agent in {:.2f} s: too few to draw throughput over time "
                                           "(a shorter sample_interval gives more)",
                                           Instance(step), most, most == 1 ? "" : "s", step.aggregate().figures().seconds()));
+      continue;
+    }
+    if (it->second.size() > kMaxAgentLines) {
+      SpreadTimelines(step, it->second, charts);
       continue;
     }
     J throughput = J::array(), latency = J::array();

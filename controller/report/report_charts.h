@@ -15,6 +15,11 @@ namespace iofleet::controller {
 // a phone); the tables still hold every figure.
 constexpr size_t kMaxChartsPerKind = 24;
 
+// Past this many agents a chart draws the fleet's spread rather than one mark per agent: over
+// time each interval's slowest, median and fastest agent (a line each, not 1,000); by agent the
+// bars stand slowest first. samples.csv and the tables keep every agent's figures.
+constexpr size_t kMaxAgentLines = 16;
+
 // [{ "id": "chart-3", "section": "bandwidth", "title": "...", "config": { Chart.js config } }, ...]
 // `samples_csv`: the run's samples.csv (controller/report/samples_csv.h), for the charts over time;
 // empty: none.

@@ -100,6 +100,22 @@ std::string EveryChartSamples(const ReportDocument& doc) {
     csv += controller::SamplesCsv::Row(step, "node1", now, i ? &before : nullptr);
     before = now;
   }
+  // The next cycle as 20 agents would send it: drawn as the spread of each interval.
+  const controller::SampleStep many{0, doc.steps(1).name(), "io", static_cast<int>(doc.steps(1).point()), static_cast<int>(doc.steps(1).cycle()), -1};
+  for (int agent = 0; agent < 20; ++agent) {
+    v1::Progress last;
+    for (int i = 0; i < 4; ++i) {
+      v1::Progress now;
+      now.set_elapsed_ns(250'000'000ull * (i + 1));
+      now.set_bytes(bytes[i] / 20 * (agent + 1) / 10);
+      now.set_ops(now.bytes() >> 16);
+      auto* delta = now.mutable_read()->mutable_latency_ns_delta();
+      delta->add_bucket(LatencyHistogram::BucketOf(100'000 * (agent + 1)));
+      delta->add_count(10);
+      csv += controller::SamplesCsv::Row(many, "agent" + std::to_string(agent), now, i ? &last : nullptr);
+      last = now;
+    }
+  }
   return csv;
 }
 
@@ -263,9 +279,9 @@ TEST(ReportHtmlInChromium, ChartsDrawWithNoErrorAndNoRequest) {
   ASSERT_TRUE(result) << browser.error();
   ASSERT_TRUE((*result)["result"].contains("value")) << result->dump();
   const json seen = json::parse((*result)["result"]["value"].get<std::string>());
-  // Sweep, 2 x cycles, 6 x bandwidth, a latency search, a load curve and a steady wait, 2
-  // timelines (throughput and p99), 1 latency curve.
-  EXPECT_EQ(seen["canvases"], 15) << seen;
+  // Sweep, 2 x cycles, 6 x bandwidth, a latency search, a load curve and a steady wait, 4
+  // timelines (throughput and p99 of one agent, and of 20 agents' spread), 1 latency curve.
+  EXPECT_EQ(seen["canvases"], 17) << seen;
   EXPECT_EQ(seen["drawn"], seen["canvases"]) << seen;
   EXPECT_EQ(seen["injected"], false);  // the workload's name stayed text
   for (const char* section : {"By swept value", "Cycles", "Bandwidth and IOPS by agent", "Latency search, load curves and steady state", "Throughput over time",

@@ -8,6 +8,8 @@
 
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "controller/report/report_charts.h"
 #include "tests/unit/controller/report/report_fixtures.h"
 
@@ -216,6 +218,70 @@ TEST(ReportCharts, SamplesDrawEachAgentsThroughputAndP99OverTime) {
   ASSERT_EQ(p99.size(), 1u);  // the first interval carried no latency
   EXPECT_NEAR(p99[0]["y"].get<double>(), 2.0, 0.02);
   EXPECT_TRUE(ChartSpecs(doc).dump().find("timeline") == std::string::npos);
+}
+
+// 40 agents: a line per agent was 40 lines no one could tell apart (and 1,000 at 1,000 agents);
+// past kMaxAgentLines the chart draws each interval's slowest, median and fastest agent instead.
+TEST(ReportCharts, ManyAgentsAreDrawnAsTheSpreadOfEachInterval) {
+  ReportDocument doc = ToDocument(TwoAgentRead());
+  SampleStep step{0, doc.steps(0).name(), "io", 0, 0, -1};
+  std::string csv = SamplesCsv::kHeader;
+  for (int a = 0; a < 40; ++a) {
+    v1::Progress before;
+    for (int i = 1; i <= 3; ++i) {
+      v1::Progress p;
+      p.set_elapsed_ns(i * 1'000'000'000ull);
+      p.set_bytes(i * (a + 1) * 10ull * 1048576);  // agent a: (a + 1) x 10 MiB/s
+      p.set_ops(i * 10);
+      csv += SamplesCsv::Row(step, fmt::format("n{:02}", a), p, i > 1 ? &before : nullptr);
+      before = p;
+    }
+  }
+  const nlohmann::ordered_json specs = ChartSpecs(doc, csv);
+  const nlohmann::ordered_json* timeline = nullptr;
+  for (const auto& s : specs) {
+    if (s.value("section", "") == "timeline" && s.contains("config") && s["title"].get<std::string>().find(" p99") == std::string::npos) {
+      timeline = &s;
+    }
+  }
+  ASSERT_NE(timeline, nullptr) << specs.dump(1);
+  const auto& datasets = (*timeline)["config"]["data"]["datasets"];
+  ASSERT_EQ(datasets.size(), 3u) << datasets.dump();
+  EXPECT_EQ(datasets[0]["label"], "slowest agent of each interval");
+  EXPECT_EQ(datasets[1]["label"], "median of 40 agents");
+  EXPECT_EQ(datasets[2]["label"], "fastest agent of each interval");
+  ASSERT_EQ(datasets[1]["data"].size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(datasets[0]["data"][i]["y"].get<double>(), 10.0);
+    EXPECT_DOUBLE_EQ(datasets[1]["data"][i]["y"].get<double>(), 205.0);  // between the 20th and 21st of 10 ... 400
+    EXPECT_DOUBLE_EQ(datasets[2]["data"][i]["y"].get<double>(), 400.0);
+    EXPECT_DOUBLE_EQ(datasets[1]["data"][i]["x"].get<double>(), i + 1.0);
+  }
+}
+
+// 100 agents' bars side by side in their fleet's order hide the spread; past kMaxAgentLines they
+// stand slowest first, every agent still there.
+TEST(ReportCharts, ManyAgentsBarsStandSlowestFirst) {
+  ReportDocument doc = ToDocument(TwoAgentRead());
+  v1::ReportStep& step = *doc.mutable_steps(0);
+  const v1::ReportAgentFigures model = step.agents(0);
+  step.clear_agents();
+  for (int a = 0; a < 100; ++a) {
+    v1::ReportAgentFigures& row = *step.add_agents();
+    row = model;
+    row.set_agent(fmt::format("n{:03}", a));
+    row.mutable_figures()->set_bytes_per_sec(static_cast<double>((a * 37) % 100 + 1) * 1048576);
+  }
+  const nlohmann::ordered_json specs = ChartSpecs(doc);
+  const nlohmann::ordered_json* bars = nullptr;
+  for (const auto& s : specs) {
+    if (s.value("section", "") == "bandwidth" && s.contains("config")) bars = &s;
+  }
+  ASSERT_NE(bars, nullptr) << specs.dump(1);
+  const auto& mib = (*bars)["config"]["data"]["datasets"][0]["data"];
+  ASSERT_EQ(mib.size(), 100u);
+  for (size_t i = 0; i < mib.size(); ++i) EXPECT_DOUBLE_EQ(mib[i].get<double>(), static_cast<double>(i + 1)) << i;
+  EXPECT_NE((*bars)["config"]["options"]["plugins"]["title"]["text"].get<std::string>().find("slowest first"), std::string::npos);
 }
 
 }  // namespace
