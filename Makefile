@@ -27,8 +27,11 @@ demo: configure-demo
 	cmake --build --preset default --target iofleet iofleet-agent
 	$(BIN)/iofleet run workloads/quickstart.yaml
 
+# As many tests at once as there are cores: the suite marks the ones that must run alone
+# (RUN_SERIAL: timing-sensitive fault and bench tests); serially it takes twice as long.
+TEST_JOBS ?= $(shell nproc)
 test: build
-	ctest --preset default
+	ctest --preset default -j$(TEST_JOBS)
 
 # Two Debian packages, iofleet and iofleet-agent, in build/ (CPack; cmake/packaging.cmake).
 package: build

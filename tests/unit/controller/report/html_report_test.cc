@@ -100,6 +100,17 @@ TEST(ReportHtml, AStepWithTooFewSamplesSaysSoInsteadOfEmptyAxes) {
   EXPECT_TRUE(noted) << specs.dump(1);
 }
 
+// The throughput-over-time chart of ChartSpecs' answer (not its p99 twin); null: none.
+const nlohmann::ordered_json* ThroughputTimeline(const nlohmann::ordered_json& specs) {
+  const nlohmann::ordered_json* timeline = nullptr;
+  for (const auto& s : specs) {
+    if (s.value("section", "") == "timeline" && s.contains("config") && s["title"].get<std::string>().find(" p99") == std::string::npos) {
+      timeline = &s;
+    }
+  }
+  return timeline;
+}
+
 // A mixed workload's 5 s ramp was drawn as a flat 0 MiB/s line the charts climbed from.
 TEST(ReportHtml, TheRampIsDrawnApartFromTheWindow) {
   const ReportDocument doc = ToDocument(TwoAgentRead());
@@ -115,12 +126,7 @@ TEST(ReportHtml, TheRampIsDrawnApartFromTheWindow) {
     before = p;
   }
   const nlohmann::ordered_json specs = ChartSpecs(doc, csv);
-  const nlohmann::ordered_json* timeline = nullptr;
-  for (const auto& s : specs) {
-    if (s.value("section", "") == "timeline" && s.contains("config") && s["title"].get<std::string>().find(" p99") == std::string::npos) {
-      timeline = &s;
-    }
-  }
+  const nlohmann::ordered_json* timeline = ThroughputTimeline(specs);
   ASSERT_NE(timeline, nullptr) << specs.dump(1);
   const auto& datasets = (*timeline)["config"]["data"]["datasets"];
   ASSERT_EQ(datasets.size(), 2u) << datasets.dump();
@@ -238,12 +244,7 @@ TEST(ReportCharts, ManyAgentsAreDrawnAsTheSpreadOfEachInterval) {
     }
   }
   const nlohmann::ordered_json specs = ChartSpecs(doc, csv);
-  const nlohmann::ordered_json* timeline = nullptr;
-  for (const auto& s : specs) {
-    if (s.value("section", "") == "timeline" && s.contains("config") && s["title"].get<std::string>().find(" p99") == std::string::npos) {
-      timeline = &s;
-    }
-  }
+  const nlohmann::ordered_json* timeline = ThroughputTimeline(specs);
   ASSERT_NE(timeline, nullptr) << specs.dump(1);
   const auto& datasets = (*timeline)["config"]["data"]["datasets"];
   ASSERT_EQ(datasets.size(), 3u) << datasets.dump();
