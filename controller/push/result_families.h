@@ -63,7 +63,8 @@ struct ResultVerdict {
 
 // The families iofleet_result_bytes_per_second, _iops, _latency_seconds{quantile}, _limit, the
 // resources' (_core_busy_ratio, _page_cache_read_ratio, _device_busy_ratio, _device_queue,
-// _device_latency_seconds, _network_bytes_per_second) and _verdict in Prometheus's text format, HELP and TYPE included; a family with no series is left out.
+// _device_latency_seconds, _network_bytes_per_second) and _verdict in Prometheus's text format,
+// HELP and TYPE included; a family with no series is left out.
 std::string ResultFamilies(const std::vector<ResultFigures>& figures, const std::vector<ResultVerdict>& verdicts);
 
 // A label value escaped for the text format: backslash, double quote and newline.

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "controller/report/agent_rows.h"
 #include "controller/report/report_document.h"
 
 namespace iofleet::controller {
@@ -17,8 +18,9 @@ constexpr size_t kMaxChartsPerKind = 24;
 
 // Past this many agents a chart draws the fleet's spread rather than one mark per agent: over
 // time each interval's slowest, median and fastest agent (a line each, not 1,000); by agent the
-// bars stand slowest first. samples.csv and the tables keep every agent's figures.
-constexpr size_t kMaxAgentLines = 16;
+// bars stand slowest first. The tables switch to the agents' distribution at the same count;
+// samples.csv and report.json keep every agent's figures.
+constexpr size_t kMaxAgentLines = kAgentRowsShown;
 
 // [{ "id": "chart-3", "section": "bandwidth", "title": "...", "config": { Chart.js config } }, ...]
 // `samples_csv`: the run's samples.csv (controller/report/samples_csv.h), for the charts over time;
