@@ -39,7 +39,7 @@ TEST(RegressionVerdict, AThrottledDeviceIsARegressionAndTheRerunIsNot) {
   ASSERT_TRUE(disk.Throttle(kDeviceSpeed));
   WriteText(tmp / "read.yaml",
             "name: throttle-check\n"
-            "defaults: { engine: psync, direct: true, block_size: 1MiB, jobs: 1, file_size: 64MiB }\n"
+            "defaults: { engine: psync, direct: true, block_size: 64KiB, jobs: 1, file_size: 64MiB }\n"
             "steps:\n"
             "  - name: read\n"
             "    io: { op: read, ramp: 1s, runtime: 2s }\n");
