@@ -2,12 +2,12 @@
 
 #include <charconv>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 
 namespace iofleet::agent {
 
@@ -31,9 +31,25 @@ CpuSample SampleCpu() {
   return s;
 }
 
+// read(2), not an ifstream: some kernel files open and then fail their read (a down link's
+// /sys/class/net/X/speed: EINVAL), and libstdc++'s filebuf throws from a failed read.
 std::string ReadKernelText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      text.clear();  // part of a file is not the file
+      break;
+    }
+    if (n == 0) break;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
 }
 
 uint64_t PhysicalMemoryBytes() {

@@ -166,3 +166,21 @@ TEST(ResourceSample, FindsTheDeviceUnderARealDirectory) {
 
 }  // namespace
 }  // namespace iofleet::agent
+
+namespace iofleet::agent {
+namespace {
+
+// /sys/class/net/X/speed of a link that is down opens but its read fails (EINVAL): libstdc++'s
+// filebuf threw from the read ("basic_filebuf::underflow error reading the file"), and the step's
+// Start failed on an agent whose host had such an interface with moving counters (a veth pair of
+// another program). A directory opens and fails its read the same way (EISDIR).
+TEST(ReadKernelText, AFileWhoseReadFailsIsEmptyNotAnException) {
+  std::string text = "unset";
+  EXPECT_NO_THROW(text = ReadKernelText("/proc/self"));
+  EXPECT_EQ(text, "");
+  EXPECT_EQ(ReadKernelText("/proc/self/no-such-file"), "");
+  EXPECT_NE(ReadKernelText("/proc/self/stat").find(") "), std::string::npos);  // a readable one still reads
+}
+
+}  // namespace
+}  // namespace iofleet::agent
