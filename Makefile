@@ -28,7 +28,8 @@ demo: configure-demo
 	$(BIN)/iofleet run workloads/quickstart.yaml
 
 # As many tests at once as there are cores: the suite marks the ones that must run alone
-# (RUN_SERIAL: timing-sensitive fault and bench tests); serially it takes twice as long.
+# (RUN_SERIAL: those whose verdicts read the host: its CPU, the device queue, the page cache);
+# serially the suite takes twice as long.
 TEST_JOBS ?= $(shell nproc)
 test: build
 	ctest --preset default -j$(TEST_JOBS)
