@@ -204,8 +204,12 @@ class NetnsHosts : public ::testing::Test {
       h.ns = "iofleet-t" + tag + "-" + std::to_string(i);
       h.outer = "iof" + tag + "o" + std::to_string(i);
       h.inner = "iof" + tag + "i" + std::to_string(i);
-      h.subnet = "10.213." + std::to_string(getpid() % 200 + i) + ".";
-      h.address = h.subnet + "2";
+      // A /30 of its own per host and process: `ctest -j` runs these tests side by side, and
+      // subnets from pid % 200 + i collided for two processes whose pids differed by one.
+      const int slot = (getpid() % 8000) * 2 + i;
+      const std::string prefix = "10.213." + std::to_string(slot / 64) + ".";
+      h.outer_address = prefix + std::to_string((slot % 64) * 4 + 1);
+      h.address = prefix + std::to_string((slot % 64) * 4 + 2);
       hosts_.push_back(h);
     }
     for (const auto& h : hosts_) {
@@ -213,7 +217,7 @@ class NetnsHosts : public ::testing::Test {
       created_.push_back(h);
       bool ok = Ip({"link", "add", h.outer, "type", "veth", "peer", "name", h.inner}) &&
                 Ip({"link", "set", h.inner, "netns", h.ns}) &&
-                Ip({"addr", "add", h.subnet + "1/30", "dev", h.outer}) && Ip({"link", "set", h.outer, "up"}) &&
+                Ip({"addr", "add", h.outer_address + "/30", "dev", h.outer}) && Ip({"link", "set", h.outer, "up"}) &&
                 Ip({"-n", h.ns, "addr", "add", h.address + "/30", "dev", h.inner}) &&
                 Ip({"-n", h.ns, "link", "set", h.inner, "up"}) && Ip({"-n", h.ns, "link", "set", "lo", "up"});
       if (!ok) GTEST_SKIP() << "veth links cannot be set up here";
@@ -246,7 +250,7 @@ class NetnsHosts : public ::testing::Test {
   std::string Agents() const { return hosts_[0].address + ":7070," + hosts_[1].address + ":7070"; }
 
   struct Host {
-    std::string ns, outer, inner, subnet, address;
+    std::string ns, outer, inner, outer_address, address;
   };
   TempDir tmp_;
   std::vector<Host> hosts_;
