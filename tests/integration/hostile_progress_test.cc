@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "iofleet/v1/agent.grpc.pb.h"
+#include "tests/support/scripted_hello.h"
 #include "tests/support/process.h"
 #include "tests/support/report.h"
 #include "tests/support/temp_dir.h"
@@ -31,12 +32,7 @@ class HostileAgent final : public v1::Agent::Service {
       : root_(std::move(root)), says_ended_others_(says_ended_others) {}
 
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
-    r->set_version(IOFLEET_VERSION);
-    r->set_name("hostile");
-    for (const char* e : {"psync", "libaio", "io_uring", "null"}) r->add_engines(e);
-    auto* root = r->add_roots();
-    root->set_name("default");
-    root->set_path(root_);
+    testing::AnswerHelloAsAnAgent("hostile", root_, r);
     return grpc::Status::OK;
   }
   grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* r) override {

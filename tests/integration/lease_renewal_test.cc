@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "iofleet/v1/agent.grpc.pb.h"
+#include "tests/support/scripted_hello.h"
 #include "tests/support/process.h"
 #include "tests/support/temp_dir.h"
 
@@ -33,12 +34,7 @@ class RenewRecordingAgent final : public v1::Agent::Service {
       : name_(std::move(name)), root_(std::move(root)), setup_(setup) {}
 
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
-    r->set_version(IOFLEET_VERSION);
-    r->set_name(name_);
-    for (const char* e : {"psync", "libaio", "io_uring", "null"}) r->add_engines(e);
-    auto* root = r->add_roots();
-    root->set_name("default");
-    root->set_path(root_);
+    testing::AnswerHelloAsAnAgent(name_, root_, r);
     return grpc::Status::OK;
   }
   grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* r) override {
