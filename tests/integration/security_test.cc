@@ -270,19 +270,24 @@ TEST_F(NetnsHosts, RunAcrossHosts) {
 
 TEST_F(NetnsHosts, SilentLinkCutFailsTheRunAndTheAgentCleansUp) {
   std::ofstream(tmp_ / "w.yaml") << "name: cut\ndefaults: { block_size: 64KiB, file_size: 4MiB, runtime: 60s }\nsteps:\n  - io: { op: write }\n";
+  // JSON progress: the step's line that counts the agent lost is when the controller noticed,
+  // apart from what follows (the lost agent's Stop, given 2 s; the report), which the exit adds.
   Process run({BinPath("iofleet"), "run", (tmp_ / "w.yaml").string(), "--agents", Agents(), "--tls-dir",
-               (tmp_ / "tls/controller").string(), "--out", (tmp_ / "out").string()}, tmp_ / "logs");
+               (tmp_ / "tls/controller").string(), "--out", (tmp_ / "out").string(), "--progress", "json"}, tmp_ / "logs");
   auto deadline = std::chrono::steady_clock::now() + 15s;
   while (!fs::exists(tmp_ / "root1" / "iofleet") && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
   std::this_thread::sleep_for(1s);
   // Down on the controller's side only: no FIN, no RST; packets simply stop.
   ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "down"}));
   auto cut = std::chrono::steady_clock::now();
-  int code = run.Wait(30s);
+  ASSERT_TRUE(run.WaitForStderr("\"agents_lost\":1", 30s)) << run.Stderr();
   double noticed = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  int code = run.Wait(30s);
+  double exited = std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
   EXPECT_EQ(code, 1) << run.Stderr();
+  // Silent for 5 s of the controller's running time, counted from the last progress (due each second).
   EXPECT_LT(noticed, 10.0);
-  std::cerr << "link cut noticed after " << noticed << " s\n";
+  std::cerr << "link cut noticed after " << noticed << " s, the run ended after " << exited << " s\n";
   EXPECT_NE(run.Stderr().find("host1"), std::string::npos) << run.Stderr();
   ASSERT_TRUE(Ip({"link", "set", hosts_[1].outer, "up"}));  // the link comes back: still failed
   EXPECT_EQ(ReadReport(tmp_ / "out")["status"], "failed");

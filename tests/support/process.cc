@@ -86,14 +86,25 @@ int Process::Wait(std::chrono::milliseconds timeout) {
 std::string Process::Stdout() const { return ReadAll(out_); }
 std::string Process::Stderr() const { return ReadAll(err_); }
 
-bool Process::WaitForStdout(const std::string& needle, std::chrono::milliseconds timeout) {
+namespace {
+bool WaitForOutput(Process& p, std::string (Process::*output)() const, const std::string& needle,
+                   std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (Stdout().find(needle) != std::string::npos) return true;
-    if (!Running()) return Stdout().find(needle) != std::string::npos;
+    if ((p.*output)().find(needle) != std::string::npos) return true;
+    if (!p.Running()) return (p.*output)().find(needle) != std::string::npos;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+}  // namespace
+
+bool Process::WaitForStdout(const std::string& needle, std::chrono::milliseconds timeout) {
+  return WaitForOutput(*this, &Process::Stdout, needle, timeout);
+}
+
+bool Process::WaitForStderr(const std::string& needle, std::chrono::milliseconds timeout) {
+  return WaitForOutput(*this, &Process::Stderr, needle, timeout);
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv, const std::filesystem::path& log_dir,

@@ -33,6 +33,8 @@ class Process {
   std::string Stderr() const;
   // Waits until stdout contains `needle`; false on timeout or exit.
   bool WaitForStdout(const std::string& needle, std::chrono::milliseconds timeout);
+  // Likewise for stderr (where iofleet's progress and errors go).
+  bool WaitForStderr(const std::string& needle, std::chrono::milliseconds timeout);
 
  private:
   pid_t pid_ = -1;
