@@ -169,14 +169,44 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
   for (const auto& slot : slots_) slot.task->MergeLatency(read, write);
 }
 
+// Every stream's task is cut at the same instant with the same pace per job; the first refusal
+// is the cut's (the controller then fails the step, so a cut made by some streams only is never
+// measured).
 Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) {
-  if (slots_.size() != 1) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
-  return slots_[0].task->OrderCut(cut, at_ns, load);
+  if (!cut_into_windows()) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
+  for (auto& slot : slots_) IOFLEET_RETURN_IF_ERROR(slot.task->OrderCut(cut, at_ns, load));
+  return Status::Ok();
 }
 
+// Each task's window is held until every task made the cut: the step's window is all of them
+// added, with each stream's own beside it, as a step's result is.
 std::optional<v1::WindowResult> StepRunner::TakeWindow() {
-  if (slots_.size() != 1) return std::nullopt;
-  return slots_[0].task->TakeWindow();
+  if (!cut_into_windows()) return std::nullopt;
+  if (slots_.size() == 1) return slots_[0].task->TakeWindow();
+  pending_windows_.resize(slots_.size());
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    if (!pending_windows_[k]) pending_windows_[k] = slots_[k].task->TakeWindow();
+    if (!pending_windows_[k]) return std::nullopt;
+  }
+  v1::WindowResult merged;
+  merged.set_window(pending_windows_[0]->window());
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    const v1::StepResult& result = pending_windows_[k]->result();
+    if (k == 0) *merged.mutable_result() = result;
+    else AddStepResult(result, *merged.mutable_result());
+  }
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    v1::StreamResult& stream = *merged.mutable_result()->add_streams();
+    stream.set_name(slots_[k].task->stream());
+    stream.set_jobs(slots_[k].task->jobs());
+    *stream.mutable_result() = std::move(*pending_windows_[k]->mutable_result());
+    pending_windows_[k].reset();
+  }
+  return merged;
+}
+
+bool StepRunner::cut_into_windows() const {
+  return !slots_.empty() && std::all_of(slots_.begin(), slots_.end(), [](const Slot& slot) { return slot.task->cut_into_windows(); });
 }
 
 size_t StepRunner::streams() const { return slots_.empty() || slots_[0].task->stream().empty() ? 0 : slots_.size(); }

@@ -1,18 +1,19 @@
-// Runs one step on this agent: its tasks (agent/tasks/step_task.h). Today a step holds one: an
-// io step's IoTask (agent/tasks/io_task.h: its jobs' files, buffers, engines, threads and exact
-// figures), or the task of another kind of step (agent/tasks/task_factory.h). StepRunner only
+// Runs one step on this agent: its tasks (agent/tasks/step_task.h): an io step's IoTask
+// (agent/tasks/io_task.h: its jobs' files, buffers, engines, threads and exact figures), one per
+// stream for a step with streams, or the task of another kind of step (agent/tasks/task_factory.h). StepRunner only
 // prepares them (untimed), has their threads wait on one StartGate (a task's own threads, or one
 // it starts to run the task), releases them all at one instant, samples the process's and the
 // host's CPU at the edges of each task's window, and finishes them into the step's result. Its
-// progress, samples, latency and CPU add up every task's, and so does its result, so that a step
-// could hold several tasks released together.
+// progress, samples, latency and CPU add up every task's, and so do its result and, for a step
+// cut into windows, each window.
 //
-// Thread-safety: Start, WaitFor and Finish from one thread (the Start RPC); RequestStop and
-// Progress from any thread.
+// Thread-safety: Start, WaitFor, TakeWindow and Finish from one thread (the Start RPC);
+// RequestStop, OrderCut and Progress from any thread.
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -60,11 +61,13 @@ class StepRunner {
   // and stream k's latency so far.
   size_t streams() const;
   void MergeStreamLatency(size_t stream, LatencyHistogram& read, LatencyHistogram& write) const;
-  // A step cut into windows (one task: target_latency, curve, steady): orders a cut (StepTask::OrderCut), and the window the last
-  // cut closed once every job made it.
+  // A step cut into windows (target_latency, curve, steady; every stream's task is): orders a
+  // cut of every task (StepTask::OrderCut), and the window the last cut closed once every job
+  // of every task made it, with each stream's window in its result's streams. TakeWindow from
+  // one thread (the step's stream).
   Status OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load);
   std::optional<v1::WindowResult> TakeWindow();
-  bool cut_into_windows() const { return slots_.size() == 1 && slots_[0].task->cut_into_windows(); }
+  bool cut_into_windows() const;
   // Joins the threads; the exact result of every task together, or the first task's error (an
   // io job's names agent, file and offset).
   Result<v1::StepResult> Finish();
@@ -98,6 +101,8 @@ class StepRunner {
   StartGate gate_;
   std::vector<Slot> slots_;
   std::vector<std::thread> threads_;  // one per task the runner runs
+  // A step with streams cut into windows: each task's window of the pending cut, once it made it.
+  std::vector<std::optional<v1::WindowResult>> pending_windows_;
   uint64_t start_ns_ = 0;
   uint64_t go_unix_ns_ = 0;  // the wall clock at Go, to report the first I/O on it
   // io steps: the storage under the tasks' files, read when the first window opens and when

@@ -9,7 +9,7 @@ namespace iofleet::controller {
 
 CurveDriver::CurveDriver(Fleet& fleet, std::string run_id, int step_index, const v1::IoSpec& io, uint64_t start_ns,
                          uint64_t window_open_ns, uint64_t jobs)
-    : cuts_(fleet, std::move(run_id), step_index, !rules::IsRandom(io.op()), start_ns, window_open_ns),
+    : cuts_(fleet, std::move(run_id), step_index, CutInBytes(io), start_ns, window_open_ns, StreamNames(io)),
       levels_(rules::CurveLevels(io.curve())), jobs_(std::max<uint64_t>(jobs, 1)) {
   const v1::LoadCurve& c = io.curve();
   report_.unit = cuts_.bandwidth() ? "bytes_per_sec" : "iops";

@@ -26,7 +26,9 @@ class CurveDriver final : public CutStep {
   std::string error() const override { return cuts_.error(); }
   // The full-speed window's, the curve's maximum; none unless every level was measured (a curve
   // cut short by the step's end is no curve).
-  std::vector<StepStats> Figures() const override { return complete_ ? WindowFigures(full_speed_) : std::vector<StepStats>{}; }
+  std::vector<std::vector<v1::StepResult>> FigureWindows() const override {
+    return complete_ ? std::vector<std::vector<v1::StepResult>>{full_speed_} : std::vector<std::vector<v1::StepResult>>{};
+  }
   void Report(StepReport& step) const override { step.curve = report_; }
 
  private:

@@ -1,8 +1,11 @@
 #include "controller/run/cut_step.h"
 
+#include <algorithm>
+
 #include "controller/run/curve_driver.h"
 #include "controller/run/search_driver.h"
 #include "controller/run/steady_driver.h"
+#include "core/rules/defaults.h"
 
 namespace iofleet::controller {
 
@@ -31,6 +34,34 @@ std::vector<StepStats> SpanFigures(const std::vector<std::vector<v1::StepResult>
     }
   }
   return out;
+}
+
+// Stream by stream, in the order of each agent's first window.
+std::vector<std::vector<StreamFigures>> SpanStreamFigures(const std::vector<std::vector<v1::StepResult>>& windows) {
+  std::vector<std::vector<StreamFigures>> out;
+  for (size_t w = 0; w < windows.size(); ++w) {
+    out.resize(std::max(out.size(), windows[w].size()));
+    for (size_t a = 0; a < windows[w].size(); ++a) {
+      for (const v1::StreamResult& stream : windows[w][a].streams()) {
+        StepStats stats = StepStats::FromProto(stream.result());
+        auto same = std::find_if(out[a].begin(), out[a].end(), [&](const StreamFigures& f) { return f.name == stream.name(); });
+        if (same == out[a].end()) out[a].push_back({stream.name(), std::move(stats)});
+        else same->stats.AddPhase(stats, false);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> StreamNames(const v1::IoSpec& io) {
+  std::vector<std::string> names;
+  for (const v1::IoSpec& stream : io.streams()) names.push_back(stream.name());
+  return names;
+}
+
+bool CutInBytes(const v1::IoSpec& io) {
+  const std::vector<const v1::IoSpec*> streams = rules::StreamsOf(io);
+  return std::none_of(streams.begin(), streams.end(), [](const v1::IoSpec* s) { return rules::IsRandom(s->op()); });
 }
 
 }  // namespace iofleet::controller

@@ -39,13 +39,9 @@ Status CheckOp(const std::string& name, const v1::OpStats& op, bool paced) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Status CheckWindow(const v1::WindowResult& window, uint32_t expected_window, uint64_t expected_ns) {
-  if (window.window() != expected_window) {
-    return Bad("number " + std::to_string(window.window()) + " where " + std::to_string(expected_window) + " was due");
-  }
-  const v1::StepResult& r = window.result();
+// A window's figures (the agent's, or one stream's): counts that are their parts', histograms
+// that hold them, and a length near the span between the cuts.
+Status CheckWindowFigures(const v1::StepResult& r, uint64_t expected_ns) {
   if (r.read().ops() > UINT64_MAX - r.write().ops() || r.ops() != r.read().ops() + r.write().ops()) {
     return Bad("ops " + std::to_string(r.ops()) + " are not its reads' and writes'");
   }
@@ -64,14 +60,48 @@ Status CheckWindow(const v1::WindowResult& window, uint32_t expected_window, uin
   return Status::Ok();
 }
 
-FleetCuts::FleetCuts(Fleet& fleet, std::string run_id, int step_index, bool bandwidth, uint64_t start_ns, uint64_t window_open_ns)
+}  // namespace
+
+Status CheckWindow(const v1::WindowResult& window, uint32_t expected_window, uint64_t expected_ns,
+                   const std::vector<std::string>& streams) {
+  if (window.window() != expected_window) {
+    return Bad("number " + std::to_string(window.window()) + " where " + std::to_string(expected_window) + " was due");
+  }
+  const v1::StepResult& r = window.result();
+  IOFLEET_RETURN_IF_ERROR(CheckWindowFigures(r, expected_ns));
+  // A step with streams: each stream's window once, in the step's order, whose figures add up
+  // to the agent's (which the step's are), so no stream's row can say what the step did not.
+  if (static_cast<size_t>(r.streams_size()) != streams.size()) {
+    return Bad(std::to_string(r.streams_size()) + " streams where the step has " + std::to_string(streams.size()));
+  }
+  uint64_t ops = 0, bytes = 0;
+  for (int k = 0; k < r.streams_size(); ++k) {
+    const v1::StreamResult& stream = r.streams(k);
+    if (stream.name() != streams[static_cast<size_t>(k)]) return Bad("stream " + std::to_string(k) + " is not the step's " + streams[static_cast<size_t>(k)]);
+    if (stream.result().streams_size() > 0) return Bad("stream " + streams[static_cast<size_t>(k)] + " holds streams");
+    if (Status ok = CheckWindowFigures(stream.result(), expected_ns); !ok.ok()) {
+      return Status(ok.code(), "window: stream " + stream.name() + ": " + ok.message().substr(sizeof "window: " - 1));
+    }
+    ops += stream.result().ops();
+    bytes += stream.result().bytes();
+    if (ops < stream.result().ops() || bytes < stream.result().bytes()) return Bad("its streams' ops or bytes overflow");
+  }
+  if (r.streams_size() > 0 && (ops != r.ops() || bytes != r.bytes())) {
+    return Bad("its streams' " + std::to_string(ops) + " ops and " + std::to_string(bytes) + " bytes are not its " + std::to_string(r.ops()) +
+               " and " + std::to_string(r.bytes()));
+  }
+  return Status::Ok();
+}
+
+FleetCuts::FleetCuts(Fleet& fleet, std::string run_id, int step_index, bool bandwidth, uint64_t start_ns, uint64_t window_open_ns,
+                     std::vector<std::string> streams)
     : fleet_(fleet), run_id_(std::move(run_id)), step_index_(step_index), bandwidth_(bandwidth), start_ns_(start_ns),
-      last_cut_ns_(window_open_ns), windows_(fleet.size()) {}
+      streams_(std::move(streams)), last_cut_ns_(window_open_ns), windows_(fleet.size()) {}
 
 void FleetCuts::OnWindow(size_t agent, const v1::WindowResult& window) {
   std::lock_guard lock(mu_);
   if (agent >= windows_.size()) return;
-  if (Status ok = CheckWindow(window, cut_ - 1, expected_ns_); !ok.ok()) {
+  if (Status ok = CheckWindow(window, cut_ - 1, expected_ns_, streams_); !ok.ok()) {
     if (error_.empty()) error_ = "agent " + fleet_[agent]->name + " sent a " + ok.message();
   } else {
     windows_[agent] = window;

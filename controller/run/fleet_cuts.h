@@ -24,8 +24,10 @@
 namespace iofleet::controller {
 
 // A window from the wire, as a cut step uses it: the one expected, with histograms in range
-// whose counts are its ops, and a length near the span between its cuts.
-Status CheckWindow(const v1::WindowResult& window, uint32_t expected_window, uint64_t expected_ns);
+// whose counts are its ops, and a length near the span between its cuts; with `streams` (the
+// step's, in order), each stream's window so checked, adding up to the agent's.
+Status CheckWindow(const v1::WindowResult& window, uint32_t expected_window, uint64_t expected_ns,
+                   const std::vector<std::string>& streams = {});
 
 // One window of every agent, merged.
 struct FleetWindow {
@@ -43,8 +45,10 @@ class FleetCuts {
  public:
   // `bandwidth`: rates are bytes per second (sequential ops), else I/Os per second.
   // `start_ns`, `window_open_ns`: the step's start instant and when its measurement window opens
-  // (after start_delay and ramp), on the controller's wall clock.
-  FleetCuts(Fleet& fleet, std::string run_id, int step_index, bool bandwidth, uint64_t start_ns, uint64_t window_open_ns);
+  // (after start_delay and ramp), on the controller's wall clock. `streams`: the step's, in order
+  // (empty: it has none).
+  FleetCuts(Fleet& fleet, std::string run_id, int step_index, bool bandwidth, uint64_t start_ns, uint64_t window_open_ns,
+            std::vector<std::string> streams = {});
 
   void OnWindow(size_t agent, const v1::WindowResult& window);
   // Waits until every agent's jobs were released (the start instant and a wake-up): false when
@@ -70,6 +74,7 @@ class FleetCuts {
   const int step_index_;
   const bool bandwidth_;
   const uint64_t start_ns_;
+  const std::vector<std::string> streams_;
   uint64_t last_cut_ns_;  // the window's opening, then the last cut's instant
   uint32_t cut_ = 0;
   bool paced_ = false;    // the window running now is paced

@@ -24,7 +24,7 @@ double SearchQuantile(const v1::TargetLatency& target) {
 
 SearchDriver::SearchDriver(Fleet& fleet, std::string run_id, int step_index, const v1::IoSpec& io, uint64_t start_ns,
                            uint64_t window_open_ns, uint64_t jobs)
-    : cuts_(fleet, std::move(run_id), step_index, !rules::IsRandom(io.op()), start_ns, window_open_ns),
+    : cuts_(fleet, std::move(run_id), step_index, CutInBytes(io), start_ns, window_open_ns, StreamNames(io)),
       target_(io.target_latency()), jobs_(std::max<uint64_t>(jobs, 1)), queue_depth_(std::max<uint32_t>(io.queue_depth(), 1)),
       quantile_(SearchQuantile(io.target_latency())) {
   report_.percentile = quantile_ * 100;

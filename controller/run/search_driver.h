@@ -37,7 +37,9 @@ class SearchDriver final : public CutStep {
   // Empty when the search found a rate whose confirming window met the target.
   std::string error() const override { return cuts_.error(); }
   // Each agent's confirming window, when the search met the target.
-  std::vector<StepStats> Figures() const override { return WindowFigures(confirmed_); }
+  std::vector<std::vector<v1::StepResult>> FigureWindows() const override {
+    return confirmed_.empty() ? std::vector<std::vector<v1::StepResult>>{} : std::vector<std::vector<v1::StepResult>>{confirmed_};
+  }
   void Report(StepReport& step) const override { step.search = report_; }
   const SearchReport& report() const { return report_; }
 

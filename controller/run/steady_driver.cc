@@ -10,7 +10,7 @@ namespace iofleet::controller {
 
 SteadyDriver::SteadyDriver(Fleet& fleet, std::string run_id, int step_index, const v1::IoSpec& io, uint64_t start_ns,
                            uint64_t window_open_ns)
-    : cuts_(fleet, std::move(run_id), step_index, io.steady().metric() == v1::STEADY_METRIC_BANDWIDTH, start_ns, window_open_ns),
+    : cuts_(fleet, std::move(run_id), step_index, io.steady().metric() == v1::STEADY_METRIC_BANDWIDTH, start_ns, window_open_ns, StreamNames(io)),
       steady_(io.steady()), window_open_ns_(window_open_ns) {
   const v1::SteadyMetric metric = steady_.metric();
   report_.metric = metric == v1::STEADY_METRIC_BANDWIDTH ? "bandwidth" : metric == v1::STEADY_METRIC_LATENCY ? "latency" : "iops";
@@ -56,9 +56,9 @@ void SteadyDriver::Run(const std::function<bool()>& give_up) {
   }
 }
 
-std::vector<StepStats> SteadyDriver::Figures() const {
+std::vector<std::vector<v1::StepResult>> SteadyDriver::FigureWindows() const {
   if (!usable_) return {};
-  return SpanFigures({last_.begin(), last_.end()});
+  return {last_.begin(), last_.end()};
 }
 
 }  // namespace iofleet::controller

@@ -25,7 +25,7 @@ class SteadyDriver final : public CutStep {
   void Run(const std::function<bool()>& give_up) override;
   std::string error() const override { return cuts_.error(); }
   // The steady window's (or, not required and not reached, the last window's), added up.
-  std::vector<StepStats> Figures() const override;
+  std::vector<std::vector<v1::StepResult>> FigureWindows() const override;
   void Report(StepReport& step) const override { step.steady = report_; }
 
  private:

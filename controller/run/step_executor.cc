@@ -349,16 +349,22 @@ void StepExecutor::StopOthers(Streams& s, size_t except) {
 }
 
 // Each stream's row for this agent, and the stream's aggregate, which adds its agents' rows.
-static void AddStreams(const std::string& agent, int64_t start_offset_ns, const v1::StepResult& result, StepReport& step) {
+// `windows`: a cut step's figures of each stream (its windows'), which replace the results'.
+static void AddStreams(const std::string& agent, int64_t start_offset_ns, const v1::StepResult& result, StepReport& step,
+                       const std::vector<StreamFigures>* windows) {
   for (const v1::StreamResult& from : result.streams()) {
     auto it = std::find_if(step.streams.begin(), step.streams.end(), [&](const StreamReport& r) { return r.name == from.name(); });
     if (it == step.streams.end()) {
       it = step.streams.insert(step.streams.end(), StreamReport{from.name(), StepStats(), {}});
     }
     StepStats stats = StepStats::FromProto(from.result());
+    if (windows) {
+      auto window = std::find_if(windows->begin(), windows->end(), [&](const StreamFigures& f) { return f.name == from.name(); });
+      if (window != windows->end()) stats = window->stats;
+    }
     it->aggregate.Add(stats, it->agents.empty());
     AgentStep& row = it->agents.emplace_back(AgentStep{agent, std::move(stats), start_offset_ns});
-    row.stopped_early = result.stopped_early();
+    row.stopped_early = result.stopped_early() && !windows;  // the stop after its windows ended it, not a share
     row.ended_others = from.result().ended_others();
     row.cut_by_job_end = result.ended_others();  // another stream's job may have ended this one
     row.has_work = from.jobs() > 0;  // a stream whose jobs total_jobs gave to other agents
@@ -391,9 +397,11 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
   // windows' (a search's confirming one, a curve's full-speed one, a steady span), which ran their
   // whole course (the stop after them ended the step, not a share).
   std::vector<StepStats> windows;
+  std::vector<std::vector<StreamFigures>> stream_windows;
   if (s.cut) {
     s.cut->Report(step);
     windows = s.cut->Figures();
+    stream_windows = s.cut->Streams();
   }
   const bool confirmed = !windows.empty() && windows.size() == fleet_.size();
   const bool io_step = step.kind == "io";
@@ -413,7 +421,7 @@ void StepExecutor::Merge(const v1::IoSpec& io, Streams& s, StepReport& step) {
     if (io_step && s.start_at && s.results[i]->started_at_unix_ns()) {
       row.start_lateness_ns = corrected[i] - static_cast<int64_t>(s.start_at) - static_cast<int64_t>(first_delay);
     }
-    AddStreams(row.agent, row.start_offset_ns, *s.results[i], step);
+    AddStreams(row.agent, row.start_offset_ns, *s.results[i], step, confirmed && i < stream_windows.size() ? &stream_windows[i] : nullptr);
     row.stopped_early = s.results[i]->stopped_early() && !confirmed;
     row.has_work = s.Worked(i);
     row.ended_others = row.cut_by_job_end = s.results[i]->ended_others();

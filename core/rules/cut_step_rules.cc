@@ -50,9 +50,26 @@ void CheckSteady(const v1::SteadyState& s, const std::string& at, std::vector<Vi
   }
 }
 
+// One kind of job's fields (the step's, or a stream's): nothing that would hold back the load
+// the windows set, and a depth to search when the search varies it.
+void CheckCutJobs(const v1::IoSpec& job, const std::string& name, bool paces, bool vary_depth, const FieldPlace& place,
+                  std::vector<Violation>& out) {
+  if (vary_depth && job.queue_depth() < 2) {
+    out.push_back({place(v1::IoSpec::kQueueDepthFieldNumber), "is " + std::to_string(std::max<uint32_t>(job.queue_depth(), 1)) +
+                       ": vary: queue_depth searches each job's depth from 1 up to it, so give 2 or more (with libaio or io_uring)"});
+  }
+  const v1::RateSpec& rate = job.rate();
+  if (rate.bytes_per_sec() > 0 || rate.iops() > 0 || rate.min_bytes_per_sec() > 0 || rate.min_iops() > 0) {
+    out.push_back({place(v1::IoSpec::kRateFieldNumber), paces ? "is set by the " + name + " step's windows: leave it out"
+                                                              : "would hold the steady figure at the rate: leave it out of a steady step"});
+  }
+  if (job.flow().has_weight()) out.push_back({place(v1::IoSpec::kFlowFieldNumber), "would hold the " + name + " step's load back: leave flow out"});
+  if (job.think().time() > 0) out.push_back({place(v1::IoSpec::kThinkFieldNumber), "pauses would hold the " + name + " step's load back: leave think out"});
+}
+
 }  // namespace
 
-void CheckCutStep(const v1::IoSpec& io, bool has_streams, const FieldPlace& place, std::vector<Violation>& out) {
+void CheckCutStep(const v1::IoSpec& io, const FieldPlace& place, const StreamPlace& stream_place, std::vector<Violation>& out) {
   const int kinds = io.has_target_latency() + io.has_curve() + io.has_steady();
   const int field = io.has_target_latency() ? v1::IoSpec::kTargetLatencyFieldNumber
                     : io.has_curve()        ? v1::IoSpec::kCurveFieldNumber
@@ -63,28 +80,30 @@ void CheckCutStep(const v1::IoSpec& io, bool has_streams, const FieldPlace& plac
     out.push_back({at, "target_latency, curve and steady exclude each other: a step measures one way"});
     return;
   }
-  if (has_streams) {
-    out.push_back({at, "is not supported with streams yet: give each kind of job a step of its own"});
-    return;
-  }
+  const bool vary_depth = io.target_latency().vary() == v1::SEARCH_VARY_QUEUE_DEPTH;
   if (io.has_target_latency()) CheckTargetLatency(io.target_latency(), at, out);
-  if (io.target_latency().vary() == v1::SEARCH_VARY_QUEUE_DEPTH && io.queue_depth() < 2) {
-    out.push_back({place(v1::IoSpec::kQueueDepthFieldNumber), "is " + std::to_string(std::max<uint32_t>(io.queue_depth(), 1)) +
-                       ": vary: queue_depth searches each job's depth from 1 up to it, so give 2 or more (with libaio or io_uring)"});
+  if (vary_depth && io.streams_size() > 0) {
+    out.push_back({at + ".vary", "queue_depth is not searched over streams (each has its own depth): vary: rate, or a step per stream"});
   }
   if (io.has_curve()) CheckCurve(io.curve(), at, out);
   if (io.has_steady()) CheckSteady(io.steady(), at, out);
-  if (io.jobs() > kMaxSearchJobs) {
-    out.push_back({place(v1::IoSpec::kJobsFieldNumber), std::to_string(io.jobs()) + " jobs in a " + name + " step: at most " +
-                                                            std::to_string(kMaxSearchJobs) + " per agent"});
+  // Every job of every stream is cut at the same instants and, when paced, given the same pace.
+  uint64_t jobs = 0;
+  const std::vector<const v1::IoSpec*> streams = StreamsOf(io);
+  for (size_t k = 0; k < streams.size(); ++k) {
+    const v1::IoSpec& job = *streams[k];
+    const FieldPlace job_place = io.streams_size() > 0 ? FieldPlace([&, k](int f) { return stream_place(static_cast<int>(k), f); }) : place;
+    jobs += std::max<uint32_t>(job.jobs(), 1);
+    CheckCutJobs(job, name, io.has_target_latency() || io.has_curve(), vary_depth, job_place, out);
+    if (io.streams_size() > 0 && job.start_delay() > 0) {
+      out.push_back({job_place(v1::IoSpec::kStartDelayFieldNumber), "delays a stream of a " + name +
+                                                                          " step, whose windows open for every stream at once: leave it out"});
+    }
   }
-  const bool paces = io.has_target_latency() || io.has_curve();
-  if (io.rate().bytes_per_sec() > 0 || io.rate().iops() > 0 || io.rate().min_bytes_per_sec() > 0 || io.rate().min_iops() > 0) {
-    out.push_back({place(v1::IoSpec::kRateFieldNumber), paces ? "is set by the " + name + " step's windows: leave it out"
-                                                              : "would hold the steady figure at the rate: leave it out of a steady step"});
+  if (jobs > kMaxSearchJobs) {
+    out.push_back({io.streams_size() > 0 ? place(v1::IoSpec::kStreamsFieldNumber) : place(v1::IoSpec::kJobsFieldNumber),
+                   std::to_string(jobs) + " jobs in a " + name + " step: at most " + std::to_string(kMaxSearchJobs) + " per agent"});
   }
-  if (io.flow().has_weight()) out.push_back({place(v1::IoSpec::kFlowFieldNumber), "would hold the " + name + " step's load back: leave flow out"});
-  if (io.think().time() > 0) out.push_back({place(v1::IoSpec::kThinkFieldNumber), "pauses would hold the " + name + " step's load back: leave think out"});
   if (io.stonewall() == v1::STONEWALL_FIRST_DONE) {
     out.push_back({place(v1::IoSpec::kStonewallFieldNumber), "does not apply: a " + name + " step ends when its windows do"});
   }

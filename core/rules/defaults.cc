@@ -102,6 +102,11 @@ void KeepStepLevel(v1::IoSpec& io) {
   if (io.has_ramp()) kept.set_ramp(io.ramp());
   if (io.has_deadline()) kept.set_deadline(io.deadline());
   if (io.has_stonewall()) kept.set_stonewall(io.stonewall());
+  // How the controller cuts the step into windows; each stream holds a copy, so that its jobs
+  // are cut too (agent/run/step_runner.h).
+  if (io.has_target_latency()) *kept.mutable_target_latency() = io.target_latency();
+  if (io.has_curve()) *kept.mutable_curve() = io.curve();
+  if (io.has_steady()) *kept.mutable_steady() = io.steady();
   *kept.mutable_streams() = std::move(*io.mutable_streams());
   io = std::move(kept);
 }
@@ -159,10 +164,8 @@ v1::IoSpec ResolveStepIo(const v1::Workload& workload, const v1::Step& step) {
   v1::IoSpec own = step.io();
   own.clear_streams();
   Overlay(io, own);
-  if (step.io().streams_size() == 0) {
-    if (IsCutStep(io) && io.runtime() == 0) io.set_runtime(CutStepRuntimeNs(io));
-    return io;
-  }
+  if (IsCutStep(io) && io.runtime() == 0) io.set_runtime(CutStepRuntimeNs(io));
+  if (step.io().streams_size() == 0) return io;
   const v1::IoSpec step_fields = io;
   for (const v1::IoSpec& written : step.io().streams()) {
     v1::IoSpec& stream = *io.add_streams();

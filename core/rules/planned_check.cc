@@ -85,7 +85,10 @@ void CheckPlannedIo(const v1::PlannedStep& step, const std::string& path, std::v
 void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, std::vector<Violation>& out) {
   const v1::IoSpec& io = step.io();
   const std::string p = path + ".io";
-  if (IsCutStep(io)) out.push_back({p + (io.has_target_latency() ? ".target_latency" : io.has_curve() ? ".curve" : ".steady"), "is not supported with streams"});
+  const bool cut = IsCutStep(io);
+  if (cut && io.target_latency().vary() == v1::SEARCH_VARY_QUEUE_DEPTH) {
+    out.push_back({p + ".target_latency.vary", "queue_depth is not searched over streams"});
+  }
   if (io.streams_size() > kMaxStreams) {
     out.push_back({p + ".streams", std::to_string(io.streams_size()) + " streams: at most " + std::to_string(kMaxStreams)});
     return;
@@ -96,9 +99,10 @@ void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, s
   v1::IoSpec step_level = io;
   KeepStepLevel(step_level);
   if (step_level.SerializeAsString() != io.SerializeAsString()) {
-    out.push_back({p, "a step with streams holds its runtime, ramp, deadline, stonewall and streams only"});
+    out.push_back({p, "a step with streams holds its runtime, ramp, deadline, stonewall, target_latency, curve, steady and streams only"});
   }
   std::vector<std::string> names;
+  uint64_t cut_jobs = 0;  // each keeps a snapshot of its counters per cut
   for (int k = 0; k < io.streams_size(); ++k) {
     const v1::IoSpec& stream = io.streams(k);
     const std::string sp = p + ".streams[" + std::to_string(k) + "]";
@@ -116,6 +120,14 @@ void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, s
         stream.stonewall() != io.stonewall()) {
       out.push_back({sp, "has another runtime, ramp, deadline or stonewall than its step: they are the step's"});
     }
+    // A step cut into windows cuts every stream's jobs at once, from one window's opening.
+    if (stream.target_latency().SerializeAsString() != io.target_latency().SerializeAsString() ||
+        stream.curve().SerializeAsString() != io.curve().SerializeAsString() ||
+        stream.steady().SerializeAsString() != io.steady().SerializeAsString() || IsCutStep(stream) != cut) {
+      out.push_back({sp, "is cut into windows otherwise than its step: target_latency, curve and steady are the step's"});
+    }
+    if (cut && stream.start_delay() > 0) out.push_back({sp + ".start_delay", "delays a stream of a step cut into windows"});
+    cut_jobs += stream.jobs();
     if (stream.file_layout() == v1::FILE_LAYOUT_SHARED_GLOBAL || stream.read_from() == v1::READ_FROM_NEXT_AGENT) {
       out.push_back({sp, "shared_global and read_from: next_agent are not available in a stream"});
     }
@@ -129,6 +141,10 @@ void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, s
       if (v.path.rfind(p, 0) == 0) v.path = sp + v.path.substr(p.size());
       out.push_back(std::move(v));
     }
+  }
+  if (cut && cut_jobs > kMaxSearchJobs) {
+    out.push_back({p + ".streams", std::to_string(cut_jobs) + " jobs in a step cut into windows: at most " + std::to_string(kMaxSearchJobs) +
+                                       " per agent (each keeps a snapshot of its counters per cut)"});
   }
 }
 

@@ -226,7 +226,9 @@ void ValidateIoStep(const v1::Workload& w, const v1::Step& step, const std::stri
   std::string step_path = path + ".io";
   ValidateIoLevel(step.io(), step_path, out);
   if (IsCutStep(io)) {
-    CheckCutStep(io, step.io().streams_size() > 0, [&](int field) { return Origin(w, step, path, field); }, out);
+    CheckCutStep(
+        io, [&](int field) { return Origin(w, step, path, field); },
+        [&](int k, int field) { return StreamOrigin(w, step, path, k, field); }, out);
   }
   if (step.io().has_name() && step.io().streams_size() == 0) {
     out.push_back({step_path + ".name", "names a stream: only a stream in streams has one (the step's name is the step's own)"});

@@ -112,5 +112,67 @@ TEST(SteadyState, NotSteadyByTheTimeoutFailsTheStepUnlessNotRequired) {
   EXPECT_NEAR(lenient.step["aggregate"]["seconds"].get<double>(), 1.0, 0.1) << "its last window's figures";
 }
 
+// A step with streams cut into windows (issue 22), on two real agents: every stream's jobs are cut
+// at the same instants, so each stream's figures are of the very windows the step's are (a curve's
+// full-speed one, a steady span), never the whole step's, and add up to them on every agent.
+TEST(CutStepWithStreams, EveryStreamIsMeasuredOverTheStepsWindows) {
+  TempDir tmp;
+  fs::create_directories(tmp / "a");
+  fs::create_directories(tmp / "b");
+  AgentProcess a(tmp / "a", "a", tmp.path()), b(tmp / "b", "b", tmp.path());
+  const std::string agents = a.address() + "," + b.address();
+  const std::string streams =
+      "      streams:\n"
+      "        - { name: probe, op: randread, block_size: 4KiB }\n"
+      "        - { name: load, op: write, block_size: 64KiB, jobs: 2 }\n";
+  StepRun curve = RunFirstStep(tmp, agents, "curve",
+                               "name: curve\ndefaults: { engine: \"null\", file_size: 16MiB }\nsteps:\n  - name: knee\n    io:\n"
+                               "      curve: { levels_pct: [50, 100], probe: 500ms, settle: 100ms }\n" + streams);
+  StepRun steady = RunFirstStep(tmp, agents, "steady",
+                                "name: steady\ndefaults: { engine: \"null\", file_size: 16MiB }\nsteps:\n  - name: settle\n    io:\n"
+                                "      steady: { metric: iops, window: 1s, interval: 250ms, tolerance_pct: 50, timeout: 10s }\n" + streams);
+  for (const StepRun* run : {&curve, &steady}) {
+    ASSERT_EQ(run->command.code, 0) << run->command.out << run->command.err;
+    const nlohmann::json& step = run->step;
+    ASSERT_EQ(step["streams"].size(), 2u) << step.dump();
+    ASSERT_EQ(step["agents"].size(), 2u);
+    EXPECT_EQ(step["streams"][0]["name"], "probe");
+    uint64_t stream_ops = 0;
+    for (const auto& stream : step["streams"]) {
+      stream_ops += stream["aggregate"]["ops"].get<uint64_t>();
+      EXPECT_GT(stream["aggregate"]["ops"].get<uint64_t>(), 0u) << stream.dump();
+      ASSERT_EQ(stream["agents"].size(), 2u);
+      for (const auto& row : stream["agents"]) EXPECT_FALSE(row.value("stopped_early", false)) << row.dump();
+    }
+    EXPECT_EQ(stream_ops, step["aggregate"]["ops"].get<uint64_t>()) << step.dump();
+    for (size_t i = 0; i < 2; ++i) {
+      const auto& agent = step["agents"][i];
+      uint64_t its = 0;
+      for (const auto& stream : step["streams"]) {
+        for (const auto& row : stream["agents"]) {
+          if (row["agent"] == agent["agent"]) its += row["ops"].get<uint64_t>();
+        }
+      }
+      EXPECT_EQ(its, agent["ops"].get<uint64_t>()) << agent["agent"];
+    }
+    // Each stream's own ops only: the probe reads, the load writes.
+    const auto ops_of = [](const nlohmann::json& stats, const char* op) {
+      return stats.contains(op) ? stats[op].value("ops", uint64_t{0}) : uint64_t{0};
+    };
+    EXPECT_EQ(ops_of(step["streams"][0]["aggregate"], "write"), 0u);
+    EXPECT_EQ(ops_of(step["streams"][1]["aggregate"], "read"), 0u);
+    EXPECT_EQ(ops_of(step["streams"][0]["aggregate"], "read"), ops_of(step["aggregate"], "read"));
+  }
+  // The curve's figures are its full-speed window's (500 ms), not the step's three windows and settles.
+  const double curve_seconds = curve.step["aggregate"]["seconds"].get<double>();
+  EXPECT_NEAR(curve_seconds, 0.5, 0.1) << curve.step["aggregate"].dump();
+  EXPECT_NEAR(curve.step["streams"][1]["aggregate"]["seconds"].get<double>(), 0.5, 0.1);
+  EXPECT_EQ(curve.step["curve"]["points"].size(), 3u) << curve.step["curve"].dump();
+  // The steady figures are the steady window's: 1 s of four 250 ms windows.
+  ASSERT_TRUE(steady.step["steady"].value("reached", false)) << steady.step["steady"].dump();
+  EXPECT_NEAR(steady.step["aggregate"]["seconds"].get<double>(), 1.0, 0.1) << steady.step["aggregate"].dump();
+  EXPECT_NEAR(steady.step["streams"][0]["aggregate"]["seconds"].get<double>(), 1.0, 0.1);
+}
+
 }  // namespace
 }  // namespace iofleet::testing

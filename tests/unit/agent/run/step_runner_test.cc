@@ -12,6 +12,7 @@
 #include "agent/tasks/files_task.h"
 #include "agent/tasks/host_tasks.h"
 #include "agent/tasks/io_task.h"
+#include "core/base/clock.h"
 #include "core/rules/defaults.h"
 #include "core/rules/non_io_steps.h"
 #include "tests/support/temp_dir.h"
@@ -77,6 +78,16 @@ class StepRunnerTest : public ::testing::Test {
     plan.coverage = coverage_;
     plan.io = rules::BuiltinIoDefaults();
     plan.io.set_name(name);
+    return plan;
+  }
+  // A time-based stream of 4 KiB I/O on the null engine: the first reads at random, others write.
+  IoPlan NullStreamPlan(const std::string& name, uint32_t index, uint64_t runtime_ns) {
+    IoPlan plan = StreamPlan(name, index);
+    plan.io.set_op(index == 0 ? v1::OP_RANDREAD : v1::OP_WRITE);
+    plan.io.set_engine(v1::ENGINE_NULL);
+    plan.io.set_block_size(4096);
+    plan.io.set_file_size(1 << 20);
+    plan.io.set_runtime(runtime_ns);
     return plan;
   }
 
@@ -180,12 +191,7 @@ TEST_F(StepRunnerTest, TasksReleasedTogetherAddUp) {
 // stream's own figures beside the step's, and a start_delay shifts its stream's window.
 TEST_F(StepRunnerTest, StreamsKeepTheirOwnFiguresAndADelayShiftsTheirWindow) {
   auto stream = [&](const std::string& name, uint32_t index, uint64_t delay_ns) {
-    IoPlan plan = StreamPlan(name, index);
-    plan.io.set_op(index == 0 ? v1::OP_RANDREAD : v1::OP_WRITE);
-    plan.io.set_engine(v1::ENGINE_NULL);
-    plan.io.set_block_size(4096);
-    plan.io.set_file_size(1 << 20);
-    plan.io.set_runtime(200'000'000);
+    IoPlan plan = NullStreamPlan(name, index, 200'000'000);
     plan.io.set_start_delay(delay_ns);
     return std::make_unique<IoTask>(std::move(plan));
   };
@@ -308,6 +314,75 @@ TEST_F(StepRunnerTest, JobEndStreamLeavesTheOtherStreamsRunning) {
   EXPECT_LE(result->streams(0).result().ops(), 2u * 64u);
   EXPECT_GE(result->streams(0).result().ops(), 64u);  // the first of its jobs did its whole share
   EXPECT_FALSE(result->stopped_early());
+}
+
+// A step with streams cut into windows (issue 22): every stream's task is cut at the one instant
+// with the same pace per job, and the step's window is all of theirs added up with each stream's
+// own beside it; a window waits for every stream's jobs, so no stream's figures are left out.
+TEST_F(StepRunnerTest, AStepWithStreamsIsCutAsOneWithEachStreamsWindowInside) {
+  auto stream = [&](const std::string& name, uint32_t index, uint32_t jobs) {
+    IoPlan plan = NullStreamPlan(name, index, 5'000'000'000);
+    plan.io.set_jobs(jobs);
+    plan.io.mutable_steady();
+    return std::make_unique<IoTask>(std::move(plan));
+  };
+  std::vector<std::unique_ptr<StepTask>> tasks;
+  tasks.push_back(stream("probe", 0, 1));
+  tasks.push_back(stream("load", 1, 2));
+  auto prepared = StepRunner::Prepare(std::move(tasks));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  StepRunner& runner = **prepared;
+  ASSERT_TRUE(runner.cut_into_windows());
+  runner.Launch();
+  runner.Go();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the jobs are released
+  auto take = [&] {
+    std::optional<v1::WindowResult> window;
+    for (int i = 0; i < 300 && !window; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      window = runner.TakeWindow();
+    }
+    return window;
+  };
+  v1::CutWindowRequest flat_out;
+  ASSERT_TRUE(runner.OrderCut(1, MonotonicNs() + 200'000'000, flat_out).ok());
+  std::optional<v1::WindowResult> first = take();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->window(), 0u);
+  v1::CutWindowRequest paced;
+  paced.set_rate_iops(500);  // each job of each stream
+  ASSERT_TRUE(runner.OrderCut(2, MonotonicNs() + 100'000'000, paced).ok());
+  EXPECT_TRUE(take()) << "the window the pacing cut closed";
+  ASSERT_TRUE(runner.OrderCut(3, MonotonicNs() + 400'000'000, paced).ok());
+  std::optional<v1::WindowResult> second = take();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->window(), 2u);
+  for (const v1::WindowResult* w : {&*first, &*second}) {
+    const v1::StepResult& r = w->result();
+    ASSERT_EQ(r.streams_size(), 2);
+    EXPECT_EQ(r.streams(0).name(), "probe");
+    EXPECT_EQ(r.streams(1).name(), "load");
+    EXPECT_EQ(r.streams(1).jobs(), 2u);
+    EXPECT_EQ(r.streams(0).result().ops() + r.streams(1).result().ops(), r.ops());
+    EXPECT_EQ(r.streams(0).result().read().ops(), r.read().ops());
+    EXPECT_EQ(r.streams(1).result().write().ops(), r.write().ops());
+    EXPECT_EQ(r.streams(0).result().write().ops(), 0u);
+    EXPECT_EQ(r.streams(0).result().streams_size(), 0);
+    EXPECT_EQ(r.window_ns(), std::max(r.streams(0).result().window_ns(), r.streams(1).result().window_ns()));
+  }
+  // 400 ms at 500 IOPS a job: about 200 I/Os for the probe's one job, 400 for the load's two.
+  const v1::StepResult& probe = second->result().streams(0).result();
+  const v1::StepResult& load = second->result().streams(1).result();
+  EXPECT_TRUE(second->result().rate_limited());
+  EXPECT_NEAR(static_cast<double>(probe.ops()), 200.0, 30.0);
+  EXPECT_NEAR(static_cast<double>(load.ops()), 400.0, 50.0);
+  EXPECT_GT(probe.read().scheduled_latency_ns().count_size(), 0);
+  // Flat out, the null engine does far more than that.
+  EXPECT_GT(first->result().ops(), 4 * second->result().ops());
+  runner.RequestStop();
+  while (!runner.WaitFor(std::chrono::milliseconds(50))) {
+  }
+  ASSERT_TRUE(runner.Finish().ok());
 }
 
 }  // namespace

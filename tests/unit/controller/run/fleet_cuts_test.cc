@@ -62,5 +62,54 @@ TEST(CheckWindow, RefusesWhatDoesNotAddUp) {
   refused(w, "bytes 4096 are not its reads' and writes'");
 }
 
+// A step with streams: the agent's window holds each stream's, which the report's stream rows
+// are made of; each is checked as a window, and they must add up to the agent's.
+TEST(CheckWindow, AStepWithStreamsHasEachStreamsWindowAddingUpToTheAgents) {
+  auto with_streams = [] {
+    v1::WindowResult w = GoodWindow();
+    v1::WindowResult a = GoodWindow();
+    v1::StreamResult& ra = *w.mutable_result()->add_streams();
+    ra.set_name("probe");
+    *ra.mutable_result() = a.result();
+    v1::StreamResult& rb = *w.mutable_result()->add_streams();
+    rb.set_name("load");
+    *rb.mutable_result() = a.result();
+    // The agent's is both added.
+    v1::StepResult& r = *w.mutable_result();
+    r.set_ops(10);
+    r.mutable_read()->set_ops(10);
+    for (auto* h : {r.mutable_read()->mutable_latency_ns(), r.mutable_read()->mutable_scheduled_latency_ns()}) {
+      h->set_count(0, 4);
+      h->set_count(1, 6);
+    }
+    return w;
+  };
+  const std::vector<std::string> names = {"probe", "load"};
+  EXPECT_TRUE(CheckWindow(with_streams(), 3, 1'000'000'000, names).ok()) << CheckWindow(with_streams(), 3, 1'000'000'000, names).message();
+  const auto refused = [&](const v1::WindowResult& w, const std::string& why) {
+    Status s = CheckWindow(w, 3, 1'000'000'000, names);
+    EXPECT_FALSE(s.ok()) << why;
+    EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+  };
+  refused(GoodWindow(), "0 streams where the step has 2");
+  v1::WindowResult w = with_streams();
+  w.mutable_result()->mutable_streams(1)->set_name("other");
+  refused(w, "stream 1 is not the step's load");
+  w = with_streams();
+  w.mutable_result()->mutable_streams(0)->mutable_result()->set_ops(6);
+  refused(w, "window: stream probe: ops 6 are not its reads' and writes'");
+  w = with_streams();
+  *w.mutable_result()->mutable_streams(0)->mutable_result()->add_streams() = w.result().streams(1);
+  refused(w, "stream probe holds streams");
+  // Each stream consistent, but together more than the agent's.
+  w = with_streams();
+  v1::StepResult& probe = *w.mutable_result()->mutable_streams(0)->mutable_result();
+  probe.set_ops(6);
+  probe.mutable_read()->set_ops(6);
+  probe.mutable_read()->mutable_latency_ns()->set_count(1, 4);
+  probe.mutable_read()->mutable_scheduled_latency_ns()->set_count(1, 4);
+  refused(w, "its streams' 11 ops and 0 bytes are not its 10 and 0");
+}
+
 }  // namespace
 }  // namespace iofleet::controller

@@ -86,11 +86,51 @@ TEST(CutStepRules, EachKindsOwnValuesAreChecked) {
   }
 }
 
-TEST(CutStepRules, AStepWithStreamsIsRefused) {
+// A step with streams is cut as one: every stream's jobs at the same instants (issue 22), so
+// what would hold a stream's load back is refused at that stream, and so is a stream that
+// would open its window late.
+TEST(CutStepRules, AStepWithStreamsIsCutAsOneAndEachStreamIsChecked) {
+  for (int kind = 0; kind < 3; ++kind) {
+    v1::Workload w = Reading();
+    if (kind == 0) Io(w).mutable_target_latency()->set_max_latency(1'000'000);
+    if (kind == 1) Io(w).mutable_curve();
+    if (kind == 2) Io(w).mutable_steady();
+    Io(w).add_streams()->set_name("a");
+    Io(w).add_streams()->set_name("b");
+    EXPECT_TRUE(Validate(w).empty()) << Describe(Validate(w));
+    const v1::IoSpec resolved = ResolveIo(w, 0);
+    EXPECT_GT(resolved.runtime(), 0u) << "a step cut into windows is time-based";
+    for (const v1::IoSpec& stream : resolved.streams()) EXPECT_EQ(stream.runtime(), resolved.runtime());
+  }
   v1::Workload w = Reading();
   Io(w).mutable_steady();
   Io(w).add_streams()->set_name("a");
-  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.steady", "not supported with streams"));
+  v1::IoSpec& b = *Io(w).add_streams();
+  b.set_name("b");
+  b.mutable_rate()->set_iops(100);
+  b.mutable_think()->set_time(1000);
+  b.set_start_delay(1'000'000'000);
+  b.set_jobs(256);
+  auto vs = Validate(w);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].rate", "leave it out of a steady step")) << Describe(vs);
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].think", "leave think out"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams[1].start_delay", "windows open for every stream at once"));
+  EXPECT_TRUE(HasViolation(vs, "steps[0].io.streams", "257 jobs in a steady step: at most 256 per agent")) << Describe(vs);
+  EXPECT_FALSE(HasViolation(vs, "steps[0].io.streams[0]", "")) << Describe(vs);
+  // A step's rate reaches every stream: refused where it is written.
+  w = Reading();
+  Io(w).mutable_curve();
+  Io(w).mutable_rate()->set_iops(100);
+  Io(w).add_streams()->set_name("a");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.rate", "is set by the curve step's windows")) << Describe(Validate(w));
+  // Streams have a depth each: the search over depths is not theirs.
+  w = Reading();
+  Io(w).mutable_target_latency()->set_max_latency(1'000'000);
+  Io(w).mutable_target_latency()->set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
+  Io(w).set_queue_depth(8);
+  Io(w).set_engine(v1::ENGINE_LIBAIO);
+  Io(w).add_streams()->set_name("a");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.vary", "not searched over streams")) << Describe(Validate(w));
 }
 
 // A stream's own search, curve or steady window was once taken and silently not done: the step

@@ -427,5 +427,40 @@ TEST(PlannedCheck, TheAnswerStaysShort) {
   EXPECT_NE(st.message().find("\nagent node1: refused plan: and 980 more"), std::string::npos) << st.message();
 }
 
+// A planned step with streams cut into windows (issue 22) holds the cut at the step and a copy
+// in every stream: a stream cut otherwise, late, or too many jobs to snapshot are refused.
+TEST(PlannedCheck, AStepWithStreamsIsCutAsOne) {
+  v1::PrepareRequest r = Valid();
+  v1::IoSpec step;
+  step.set_runtime(10'000'000'000);
+  step.set_ramp(0);
+  step.mutable_steady()->set_window(3'000'000'000);
+  for (const char* name : {"a", "b"}) {
+    v1::IoSpec stream = IoStep("io", v1::OP_RANDREAD).io();
+    stream.set_name(name);
+    stream.set_runtime(step.runtime());
+    stream.set_ramp(0);
+    *stream.mutable_steady() = step.steady();
+    if (stream.has_deadline()) step.set_deadline(stream.deadline());
+    if (stream.has_stonewall()) step.set_stonewall(stream.stonewall());
+    *step.add_streams() = stream;
+  }
+  Io(r, 1) = step;
+  EXPECT_EQ(All(CheckPrepareRequest(r)), "");
+  v1::PrepareRequest bad = r;
+  Io(bad, 1).mutable_streams(1)->mutable_steady()->set_window(4'000'000'000);
+  EXPECT_TRUE(Has(CheckPrepareRequest(bad), "steps[1].io.streams[1]", "cut into windows otherwise than its step")) << All(CheckPrepareRequest(bad));
+  bad = r;
+  Io(bad, 1).mutable_streams(0)->clear_steady();
+  EXPECT_TRUE(Has(CheckPrepareRequest(bad), "steps[1].io.streams[0]", "cut into windows otherwise than its step"));
+  bad = r;
+  Io(bad, 1).mutable_streams(0)->set_start_delay(1'000'000);
+  EXPECT_TRUE(Has(CheckPrepareRequest(bad), "steps[1].io.streams[0].start_delay", "delays a stream")) << All(CheckPrepareRequest(bad));
+  bad = r;
+  Io(bad, 1).mutable_streams(0)->set_jobs(200);
+  Io(bad, 1).mutable_streams(1)->set_jobs(57);
+  EXPECT_TRUE(Has(CheckPrepareRequest(bad), "steps[1].io.streams", "257 jobs in a step cut into windows")) << All(CheckPrepareRequest(bad));
+}
+
 }  // namespace
 }  // namespace iofleet::rules
