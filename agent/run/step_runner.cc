@@ -169,12 +169,30 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
   for (const auto& slot : slots_) slot.task->MergeLatency(read, write);
 }
 
-// Every stream's task is cut at the same instant with the same pace per job; the first refusal
-// is the cut's (the controller then fails the step, so a cut made by some streams only is never
-// measured).
+// Every stream's task is cut at the same instant, with the step's pace per job or its stream's;
+// the first refusal is the cut's (the controller then fails the step, so a cut made by some
+// streams only is never measured).
 Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) {
   if (!cut_into_windows()) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
-  for (auto& slot : slots_) IOFLEET_RETURN_IF_ERROR(slot.task->OrderCut(cut, at_ns, load));
+  const size_t iops = static_cast<size_t>(load.stream_rate_iops_size()), bytes = static_cast<size_t>(load.stream_rate_bytes_per_sec_size());
+  if (iops == 0 && bytes == 0) {
+    for (auto& slot : slots_) IOFLEET_RETURN_IF_ERROR(slot.task->OrderCut(cut, at_ns, load));
+    return Status::Ok();
+  }
+  const std::string at = "cut " + std::to_string(cut) + ": ";
+  if (iops > 0 && bytes > 0) return InvalidArgument(at + "stream rates in IOPS and in bytes");
+  if (load.rate_iops() > 0 || load.rate_bytes_per_sec() > 0) return InvalidArgument(at + "a rate for every job and one per stream");
+  if (streams() == 0 || std::max(iops, bytes) != slots_.size()) {
+    return InvalidArgument(at + std::to_string(std::max(iops, bytes)) + " stream rates for a step of " + std::to_string(streams()) + " streams");
+  }
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    v1::CutWindowRequest one = load;
+    one.clear_stream_rate_iops();
+    one.clear_stream_rate_bytes_per_sec();
+    if (iops > 0) one.set_rate_iops(load.stream_rate_iops(static_cast<int>(k)));
+    else one.set_rate_bytes_per_sec(load.stream_rate_bytes_per_sec(static_cast<int>(k)));
+    IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, one));
+  }
   return Status::Ok();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "controller/run/cut_step.h"
+#include "controller/run/load_split.h"
 
 namespace iofleet::controller {
 
@@ -33,12 +34,13 @@ class CurveDriver final : public CutStep {
 
  private:
   // The window asked at `per_job` (0: full speed): nullopt when the fleet's cuts failed.
-  std::optional<FleetWindow> Measure(uint64_t per_job, const std::function<bool()>& give_up);
+  std::optional<FleetWindow> Measure(const Pace& pace, const std::function<bool()>& give_up);
 
   FleetCuts cuts_;
   const std::vector<uint32_t> levels_;
   const uint64_t jobs_;
   CurveReport report_;
+  LoadSplit split_;  // how a level's rate is paced over the jobs (each stream's full-speed share)
   std::vector<v1::StepResult> full_speed_;
   bool complete_ = false;  // every level measured
 };

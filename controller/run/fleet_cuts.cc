@@ -149,7 +149,7 @@ FleetWindow FleetCuts::Merge(bool paced) const {
   return m;
 }
 
-std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up, uint32_t queue_depth) {
+std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, const Pace& pace, const std::function<bool()>& give_up, uint32_t queue_depth) {
   at_ns = std::max(at_ns, UnixNowNs() + Lead());  // never an instant the orders could miss
   {
     std::lock_guard lock(mu_);
@@ -165,12 +165,16 @@ std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, uint64_t per_job, cons
     request.set_step_index(static_cast<uint32_t>(step_index_));
     request.set_cut(cut_);
     request.set_at_unix_ns(static_cast<uint64_t>(static_cast<int64_t>(at_ns) + fleet_[i]->clock_offset_ns));
-    if (bandwidth_) request.set_rate_bytes_per_sec(per_job);
-    else request.set_rate_iops(per_job);
+    if (bandwidth_) request.set_rate_bytes_per_sec(pace.per_job);
+    else request.set_rate_iops(pace.per_job);
+    for (uint64_t per_job : pace.per_stream_job) {
+      if (bandwidth_) request.add_stream_rate_bytes_per_sec(per_job);
+      else request.add_stream_rate_iops(per_job);
+    }
     request.set_queue_depth(queue_depth);
     ordered[i] = fleet_[i]->client->CutWindow(request, kCutDeadline);
   });
-  paced_ = per_job > 0;
+  paced_ = pace.paced();
   last_cut_ns_ = at_ns;
   for (size_t i = 0; i < fleet_.size(); ++i) {
     if (ordered[i].ok()) continue;

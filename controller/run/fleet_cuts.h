@@ -29,6 +29,15 @@ namespace iofleet::controller {
 Status CheckWindow(const v1::WindowResult& window, uint32_t expected_window, uint64_t expected_ns,
                    const std::vector<std::string>& streams = {});
 
+// Each job's pace from a cut on (CutWindow's rates, in the step's unit): one for every job, or
+// for a step with streams one per stream (load_split.h); neither: as fast as it can.
+struct Pace {
+  uint64_t per_job = 0;
+  std::vector<uint64_t> per_stream_job;  // in the step's stream order
+  double asked = 0;                      // the fleet's rate these paces add up to
+  bool paced() const { return per_job > 0 || !per_stream_job.empty(); }
+};
+
 // One window of every agent, merged.
 struct FleetWindow {
   double rate = 0;  // achieved: the sum of the agents' ops (or bytes) per second over their windows
@@ -57,7 +66,12 @@ class FleetCuts {
   // Orders the next cut at `at_ns` (or a lead after now, if that is later) with each job's pace
   // from then on (0: as fast as it can) and queue depth (0: the step's), and waits for the window
   // it closes; nullopt (error set) when an agent refused, sent a bad window, or `give_up` said so.
-  std::optional<FleetWindow> Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up, uint32_t queue_depth = 0);
+  std::optional<FleetWindow> Cut(uint64_t at_ns, const Pace& pace, const std::function<bool()>& give_up, uint32_t queue_depth = 0);
+  std::optional<FleetWindow> Cut(uint64_t at_ns, uint64_t per_job, const std::function<bool()>& give_up, uint32_t queue_depth = 0) {
+    Pace pace;
+    pace.per_job = per_job;
+    return Cut(at_ns, pace, give_up, queue_depth);
+  }
   uint64_t last_cut_ns() const { return last_cut_ns_; }
   bool bandwidth() const { return bandwidth_; }
 

@@ -26,7 +26,7 @@ SearchDriver::SearchDriver(Fleet& fleet, std::string run_id, int step_index, con
                            uint64_t window_open_ns, uint64_t jobs)
     : cuts_(fleet, std::move(run_id), step_index, CutInBytes(io), start_ns, window_open_ns, StreamNames(io)),
       target_(io.target_latency()), jobs_(std::max<uint64_t>(jobs, 1)), queue_depth_(std::max<uint32_t>(io.queue_depth(), 1)),
-      quantile_(SearchQuantile(io.target_latency())) {
+      quantile_(SearchQuantile(io.target_latency())), split_(jobs_) {
   report_.percentile = quantile_ * 100;
   report_.max_latency_ns = target_.max_latency();
   report_.unit = Unit(cuts_.bandwidth());
@@ -40,12 +40,11 @@ void SearchDriver::Run(const std::function<bool()>& give_up) {
   else RunRate(give_up);
 }
 
-std::optional<FleetWindow> SearchDriver::Probe(bool first, uint64_t per_job_rate, uint32_t queue_depth,
-                                               const std::function<bool()>& give_up) {
+std::optional<FleetWindow> SearchDriver::Probe(bool first, const Pace& pace, uint32_t queue_depth, const std::function<bool()>& give_up) {
   // The change of load (the first window: the ramp's end), then the settling, then the probe.
-  if (!first && !cuts_.Cut(UnixNowNs(), per_job_rate, give_up, queue_depth)) return std::nullopt;
-  if (report_.settle_ns > 0 && !cuts_.Cut(cuts_.last_cut_ns() + report_.settle_ns, per_job_rate, give_up, queue_depth)) return std::nullopt;
-  return cuts_.Cut(cuts_.last_cut_ns() + report_.probe_ns, per_job_rate, give_up, queue_depth);
+  if (!first && !cuts_.Cut(UnixNowNs(), pace, give_up, queue_depth)) return std::nullopt;
+  if (report_.settle_ns > 0 && !cuts_.Cut(cuts_.last_cut_ns() + report_.settle_ns, pace, give_up, queue_depth)) return std::nullopt;
+  return cuts_.Cut(cuts_.last_cut_ns() + report_.probe_ns, pace, give_up, queue_depth);
 }
 
 void SearchDriver::Failed(const std::string& why) {
@@ -57,11 +56,11 @@ void SearchDriver::RunRate(const std::function<bool()>& give_up) {
   const double least = cuts_.bandwidth() ? 4096 : 1;  // per job: about a block, or an I/O, a second
   LatencySearch search(target_.max_latency(), max_probes, static_cast<double>(jobs_) * least);
   for (LatencySearch::Next next = search.next(); !next.done; next = search.next()) {
-    uint64_t per_job = 0;
-    if (next.rate) per_job = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(*next.rate / static_cast<double>(jobs_))));
-    std::optional<FleetWindow> probe = Probe(!next.rate, per_job, 0, give_up);
+    const Pace pace = next.rate ? split_.For(*next.rate, 1) : Pace{};
+    std::optional<FleetWindow> probe = Probe(!next.rate, pace, 0, give_up);
     if (!probe) break;
-    const std::optional<double> asked = next.rate ? std::optional<double>(static_cast<double>(per_job * jobs_)) : std::nullopt;
+    if (!next.rate) split_.Learn(*probe, cuts_.bandwidth());  // the full-speed window: each stream's share
+    const std::optional<double> asked = next.rate ? std::optional<double>(pace.asked) : std::nullopt;
     search.Record(asked, next.confirm, probe->rate, Latency(*probe->latency), probe->window_ns, probe->ops);
     if (next.confirm && search.met()) confirmed_ = std::move(probe->agents);
   }
@@ -79,7 +78,7 @@ void SearchDriver::RunDepth(const std::function<bool()>& give_up) {
   report_.vary = "queue_depth";
   DepthSearch search(target_.max_latency(), target_.has_max_probes() ? target_.max_probes() : 12, queue_depth_);
   for (DepthSearch::Next next = search.next(); !next.done; next = search.next()) {
-    std::optional<FleetWindow> probe = Probe(search.probes().empty(), 0, next.queue_depth, give_up);
+    std::optional<FleetWindow> probe = Probe(search.probes().empty(), Pace{}, next.queue_depth, give_up);
     if (!probe) break;
     search.Record(next.queue_depth, next.confirm, probe->rate, Latency(*probe->latency), probe->window_ns, probe->ops);
     if (next.confirm && search.met()) confirmed_ = std::move(probe->agents);

@@ -18,6 +18,7 @@
 #include "controller/run/depth_search.h"
 #include "controller/run/fleet_cuts.h"
 #include "controller/run/latency_search.h"
+#include "controller/run/load_split.h"
 #include "iofleet/v1/workload.pb.h"
 
 namespace iofleet::controller {
@@ -47,7 +48,7 @@ class SearchDriver final : public CutStep {
   void RunRate(const std::function<bool()>& give_up);
   void RunDepth(const std::function<bool()>& give_up);
   // Cuts to `load` (unless it is the first window), lets it settle, and measures one probe.
-  std::optional<FleetWindow> Probe(bool first, uint64_t per_job_rate, uint32_t queue_depth, const std::function<bool()>& give_up);
+  std::optional<FleetWindow> Probe(bool first, const Pace& pace, uint32_t queue_depth, const std::function<bool()>& give_up);
   void Failed(const std::string& why);
   uint64_t Latency(const SparseHistogram& window) const;  // the window's pXX
 
@@ -57,6 +58,7 @@ class SearchDriver final : public CutStep {
   const uint32_t queue_depth_;  // each job's, the most a depth search tries
   const double quantile_;
   SearchReport report_;
+  LoadSplit split_;  // how a rate is paced over the jobs (each stream's full-speed share)
   std::vector<v1::StepResult> confirmed_;
 };
 

@@ -167,7 +167,13 @@ TEST(CutStepWithStreams, EveryStreamIsMeasuredOverTheStepsWindows) {
   const double curve_seconds = curve.step["aggregate"]["seconds"].get<double>();
   EXPECT_NEAR(curve_seconds, 0.5, 0.1) << curve.step["aggregate"].dump();
   EXPECT_NEAR(curve.step["streams"][1]["aggregate"]["seconds"].get<double>(), 0.5, 0.1);
-  EXPECT_EQ(curve.step["curve"]["points"].size(), 3u) << curve.step["curve"].dump();
+  const nlohmann::json& points = curve.step["curve"]["points"];
+  ASSERT_EQ(points.size(), 3u) << curve.step["curve"].dump();
+  // Each stream paced at its full-speed share (CutWindow.stream_rate_iops): half the maximum
+  // asked in all, and the null engine keeps up with it.
+  const double max = curve.step["curve"]["max_rate"].get<double>();
+  EXPECT_NEAR(points[1]["rate_asked"].get<double>(), max / 2, max * 0.01 + 4) << points.dump();
+  EXPECT_GE(points[1]["rate_achieved"].get<double>(), 0.9 * points[1]["rate_asked"].get<double>()) << points.dump();
   // The steady figures are the steady window's: 1 s of four 250 ms windows.
   ASSERT_TRUE(steady.step["steady"].value("reached", false)) << steady.step["steady"].dump();
   EXPECT_NEAR(steady.step["aggregate"]["seconds"].get<double>(), 1.0, 0.1) << steady.step["aggregate"].dump();

@@ -379,6 +379,28 @@ TEST_F(StepRunnerTest, AStepWithStreamsIsCutAsOneWithEachStreamsWindowInside) {
   EXPECT_GT(probe.read().scheduled_latency_ns().count_size(), 0);
   // Flat out, the null engine does far more than that.
   EXPECT_GT(first->result().ops(), 4 * second->result().ops());
+  // A pace per stream (each keeping its share of the load): one entry per stream, in one unit,
+  // in place of the every-job rate; anything else is refused before any stream is cut.
+  v1::CutWindowRequest mixed;
+  mixed.add_stream_rate_iops(500);
+  mixed.add_stream_rate_iops(100);
+  v1::CutWindowRequest bad = mixed;
+  bad.add_stream_rate_bytes_per_sec(1 << 20);
+  EXPECT_NE(runner.OrderCut(4, MonotonicNs() + 100'000'000, bad).message().find("in IOPS and in bytes"), std::string::npos);
+  bad = mixed;
+  bad.set_rate_iops(500);
+  EXPECT_NE(runner.OrderCut(4, MonotonicNs() + 100'000'000, bad).message().find("a rate for every job and one per stream"), std::string::npos);
+  bad = mixed;
+  bad.add_stream_rate_iops(7);
+  EXPECT_NE(runner.OrderCut(4, MonotonicNs() + 100'000'000, bad).message().find("3 stream rates for a step of 2 streams"), std::string::npos);
+  ASSERT_TRUE(runner.OrderCut(4, MonotonicNs() + 100'000'000, mixed).ok());
+  EXPECT_TRUE(take());
+  ASSERT_TRUE(runner.OrderCut(5, MonotonicNs() + 400'000'000, mixed).ok());
+  std::optional<v1::WindowResult> third = take();
+  ASSERT_TRUE(third);
+  // 400 ms: the probe's job at 500 IOPS, about 200 I/Os; the load's two at 100, about 80.
+  EXPECT_NEAR(static_cast<double>(third->result().streams(0).result().ops()), 200.0, 30.0);
+  EXPECT_NEAR(static_cast<double>(third->result().streams(1).result().ops()), 80.0, 20.0);
   runner.RequestStop();
   while (!runner.WaitFor(std::chrono::milliseconds(50))) {
   }
