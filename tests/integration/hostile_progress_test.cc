@@ -7,8 +7,10 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -118,7 +120,105 @@ class HostileAgent final : public v1::Agent::Service {
   bool says_ended_others_;  // its result claims a job's end ended the others (job_end)
 };
 
-std::unique_ptr<grpc::Server> Serve(HostileAgent& service, int& port) {
+// An agent of a steady step with two streams whose windows lie: each stream's is well formed,
+// but together they hold more than the agent's own (the report's stream rows are made of them).
+class LyingWindowsAgent final : public v1::Agent::Service {
+ public:
+  explicit LyingWindowsAgent(std::string root) : root_(std::move(root)) {}
+
+  grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
+    testing::AnswerHelloAsAnAgent("liar", root_, r);
+    return grpc::Status::OK;
+  }
+  grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* r) override {
+    r->set_unix_ns(UnixNs());
+    return grpc::Status::OK;
+  }
+  grpc::Status Prepare(grpc::ServerContext*, const v1::PrepareRequest*, v1::PrepareResponse* r) override {
+    r->set_run_dir(root_ + "/run");
+    r->set_session_token("token");
+    return grpc::Status::OK;
+  }
+  grpc::Status SetupStep(grpc::ServerContext*, const v1::SetupStepRequest*, v1::SetupStepResponse*) override { return grpc::Status::OK; }
+  grpc::Status CutWindow(grpc::ServerContext*, const v1::CutWindowRequest* request, v1::CutWindowResponse*) override {
+    std::lock_guard lock(mu_);
+    cut_ = request->cut();
+    cut_at_ = request->at_unix_ns();
+    return grpc::Status::OK;
+  }
+  grpc::Status StopStep(grpc::ServerContext*, const v1::StopStepRequest*, v1::StopStepResponse*) override {
+    stopped_ = true;
+    return grpc::Status::OK;
+  }
+  grpc::Status Start(grpc::ServerContext*, const v1::StartRequest* request, grpc::ServerWriter<v1::StartReply>* writer) override {
+    while (UnixNs() < request->start_at_unix_ns()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const uint64_t started = UnixNs();
+    uint64_t last_cut = started, sent = 0, next_progress = started;
+    while (!stopped_ && UnixNs() < started + 20'000'000'000) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      uint32_t cut = 0;
+      uint64_t at = 0;
+      {
+        std::lock_guard lock(mu_);
+        cut = cut_;
+        at = cut_at_;
+      }
+      if (UnixNs() >= next_progress) {
+        v1::StartReply reply;
+        reply.mutable_progress()->set_elapsed_ns(UnixNs() - started);
+        reply.mutable_progress()->set_started_at_unix_ns(started);
+        writer->Write(reply);
+        next_progress += 100'000'000;
+      }
+      if (cut == 0 || cut <= sent || UnixNs() < at) continue;
+      v1::StartReply reply;
+      v1::WindowResult& w = *reply.mutable_window();
+      w.set_window(cut - 1);
+      *w.mutable_result() = Reads(100, at - last_cut);  // the agent's: 100 reads
+      for (const char* name : {"probe", "load"}) {  // each stream's: 100 reads as well
+        v1::StreamResult& stream = *w.mutable_result()->add_streams();
+        stream.set_name(name);
+        stream.set_jobs(1);
+        *stream.mutable_result() = Reads(100, at - last_cut);
+      }
+      writer->Write(reply);
+      sent = cut;
+      last_cut = at;
+    }
+    v1::StartReply reply;
+    *reply.mutable_result() = Reads(100, 1'000'000'000);
+    reply.mutable_result()->set_started_at_unix_ns(started);
+    writer->Write(reply);
+    return grpc::Status::OK;
+  }
+  grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override { return grpc::Status::OK; }
+  grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override { return grpc::Status::OK; }
+
+ private:
+  // `ops` reads of 4 KiB in `window_ns`, histograms that hold them.
+  static v1::StepResult Reads(uint64_t ops, uint64_t window_ns) {
+    v1::StepResult r;
+    r.set_ops(ops);
+    r.set_bytes(ops * 4096);
+    r.set_window_ns(window_ns);
+    r.mutable_read()->set_ops(ops);
+    r.mutable_read()->set_bytes(ops * 4096);
+    for (v1::Histogram* h : {r.mutable_latency_ns(), r.mutable_read()->mutable_latency_ns()}) {
+      h->add_bucket(100);
+      h->add_count(ops);
+      h->set_sum(ops * 100);
+    }
+    return r;
+  }
+
+  std::string root_;
+  std::mutex mu_;
+  uint32_t cut_ = 0;      // the last cut ordered (under mu_)
+  uint64_t cut_at_ = 0;   // its instant (under mu_)
+  std::atomic<bool> stopped_{false};
+};
+
+std::unique_ptr<grpc::Server> Serve(v1::Agent::Service& service, int& port) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
@@ -178,6 +278,29 @@ TEST(HostileProgress, AResultSayingAJobEndedOthersUnaskedFailsTheStep) {
       << r.err;
   nlohmann::json report = ReadReport(tmp / "out");
   EXPECT_EQ(report["status"], "failed");
+  EXPECT_EQ(report["steps"][0]["status"], "failed");
+}
+
+// Each stream's window well formed, but together more than the agent's: the stream rows would
+// say what the step did not, so the step fails naming the agent, and nothing is reported as
+// measured.
+TEST(HostileProgress, StreamWindowsThatDoNotAddUpFailTheStep) {
+  TempDir tmp;
+  LyingWindowsAgent service((tmp / "root").string());
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = Serve(service, port);
+  ASSERT_GT(port, 0);
+  WriteText(tmp / "w.yaml", "name: liar\ndefaults: { engine: \"null\", block_size: 4KiB, file_size: 1MiB }\nsteps:\n  - name: settle\n"
+                            "    io:\n      steady: { window: 1s, interval: 250ms, timeout: 5s }\n      streams:\n"
+                            "        - { name: probe, op: randread }\n        - { name: load, op: randread }\n");
+  CommandResult r = RunCommand({BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", "127.0.0.1:" + std::to_string(port),
+                                "--out", (tmp / "out").string(), "--progress", "none"},
+                               tmp / "logs", std::chrono::seconds(60));
+  server->Shutdown();
+  EXPECT_EQ(r.code, 1) << r.err << r.out;
+  EXPECT_NE(r.err.find("agent liar sent a window: its streams' 200 ops and 819200 bytes are not its 100 and 409600"), std::string::npos)
+      << r.err;
+  nlohmann::json report = ReadReport(tmp / "out");
   EXPECT_EQ(report["steps"][0]["status"], "failed");
 }
 
