@@ -28,13 +28,14 @@ uint64_t UnixNs() {
                                    std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
-class HostileAgent final : public v1::Agent::Service {
+// What both scripted agents answer as a real agent would: Hello, Clock, Prepare, SetupStep,
+// Renew and Stop; each plays its part in Start (and CutWindow, StopStep).
+class ScriptedAgent : public v1::Agent::Service {
  public:
-  explicit HostileAgent(std::string root, bool says_ended_others = false)
-      : root_(std::move(root)), says_ended_others_(says_ended_others) {}
+  ScriptedAgent(std::string name, std::string root) : name_(std::move(name)), root_(std::move(root)) {}
 
   grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
-    testing::AnswerHelloAsAnAgent("hostile", root_, r);
+    testing::AnswerHelloAsAnAgent(name_, root_, r);
     return grpc::Status::OK;
   }
   grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* r) override {
@@ -46,9 +47,19 @@ class HostileAgent final : public v1::Agent::Service {
     r->set_session_token("token");
     return grpc::Status::OK;
   }
-  grpc::Status SetupStep(grpc::ServerContext*, const v1::SetupStepRequest*, v1::SetupStepResponse*) override {
-    return grpc::Status::OK;
-  }
+  grpc::Status SetupStep(grpc::ServerContext*, const v1::SetupStepRequest*, v1::SetupStepResponse*) override { return grpc::Status::OK; }
+  grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override { return grpc::Status::OK; }
+  grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override { return grpc::Status::OK; }
+
+ private:
+  const std::string name_, root_;
+};
+
+class HostileAgent final : public ScriptedAgent {
+ public:
+  explicit HostileAgent(std::string root, bool says_ended_others = false)
+      : ScriptedAgent("hostile", std::move(root)), says_ended_others_(says_ended_others) {}
+
   grpc::Status Start(grpc::ServerContext*, const v1::StartRequest* request, grpc::ServerWriter<v1::StartReply>* writer) override {
     while (UnixNs() < request->start_at_unix_ns()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     const uint64_t started = UnixNs();
@@ -112,34 +123,17 @@ class HostileAgent final : public v1::Agent::Service {
   grpc::Status StopStep(grpc::ServerContext*, const v1::StopStepRequest*, v1::StopStepResponse*) override {
     return grpc::Status::OK;
   }
-  grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override { return grpc::Status::OK; }
-  grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override { return grpc::Status::OK; }
 
  private:
-  std::string root_;
   bool says_ended_others_;  // its result claims a job's end ended the others (job_end)
 };
 
 // An agent of a steady step with two streams whose windows lie: each stream's is well formed,
 // but together they hold more than the agent's own (the report's stream rows are made of them).
-class LyingWindowsAgent final : public v1::Agent::Service {
+class LyingWindowsAgent final : public ScriptedAgent {
  public:
-  explicit LyingWindowsAgent(std::string root) : root_(std::move(root)) {}
+  explicit LyingWindowsAgent(std::string root) : ScriptedAgent("liar", std::move(root)) {}
 
-  grpc::Status Hello(grpc::ServerContext*, const v1::HelloRequest*, v1::HelloResponse* r) override {
-    testing::AnswerHelloAsAnAgent("liar", root_, r);
-    return grpc::Status::OK;
-  }
-  grpc::Status Clock(grpc::ServerContext*, const v1::ClockRequest*, v1::ClockResponse* r) override {
-    r->set_unix_ns(UnixNs());
-    return grpc::Status::OK;
-  }
-  grpc::Status Prepare(grpc::ServerContext*, const v1::PrepareRequest*, v1::PrepareResponse* r) override {
-    r->set_run_dir(root_ + "/run");
-    r->set_session_token("token");
-    return grpc::Status::OK;
-  }
-  grpc::Status SetupStep(grpc::ServerContext*, const v1::SetupStepRequest*, v1::SetupStepResponse*) override { return grpc::Status::OK; }
   grpc::Status CutWindow(grpc::ServerContext*, const v1::CutWindowRequest* request, v1::CutWindowResponse*) override {
     std::lock_guard lock(mu_);
     cut_ = request->cut();
@@ -191,8 +185,6 @@ class LyingWindowsAgent final : public v1::Agent::Service {
     writer->Write(reply);
     return grpc::Status::OK;
   }
-  grpc::Status Renew(grpc::ServerContext*, const v1::RenewRequest*, v1::RenewResponse*) override { return grpc::Status::OK; }
-  grpc::Status Stop(grpc::ServerContext*, const v1::StopRequest*, v1::StopResponse*) override { return grpc::Status::OK; }
 
  private:
   // `ops` reads of 4 KiB in `window_ns`, histograms that hold them.
@@ -211,7 +203,6 @@ class LyingWindowsAgent final : public v1::Agent::Service {
     return r;
   }
 
-  std::string root_;
   std::mutex mu_;
   uint32_t cut_ = 0;      // the last cut ordered (under mu_)
   uint64_t cut_at_ = 0;   // its instant (under mu_)
