@@ -175,11 +175,35 @@ void StepRunner::MergeLatency(LatencyHistogram& read, LatencyHistogram& write) c
 Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) {
   if (!cut_into_windows()) return FailedPrecondition("the step is not cut into windows (only an io step with target_latency, curve or steady is)");
   const size_t iops = static_cast<size_t>(load.stream_rate_iops_size()), bytes = static_cast<size_t>(load.stream_rate_bytes_per_sec_size());
+  const std::string at = "cut " + std::to_string(cut) + ": ";
+  // A queue depth over streams is for the stream it names (a depth search judges that one).
+  const std::string& depth_stream = load.queue_depth_stream();
+  size_t depth_slot = slots_.size();
+  for (size_t k = 0; k < slots_.size() && streams() > 0; ++k) {
+    if (slots_[k].task->stream() == depth_stream) depth_slot = k;
+  }
+  if (!depth_stream.empty() && (load.queue_depth() == 0 || depth_slot == slots_.size())) {
+    return InvalidArgument(at + "queue_depth_stream is not a stream of the step given a queue depth");
+  }
+  if (depth_stream.empty() && load.queue_depth() > 0 && streams() > 0) {
+    return InvalidArgument(at + "a queue depth for a step with streams names the stream it is for");
+  }
+  auto depth_for = [&](size_t k, v1::CutWindowRequest& one) {
+    one.clear_queue_depth_stream();
+    if (k != depth_slot) one.clear_queue_depth();
+  };
   if (iops == 0 && bytes == 0) {
-    for (auto& slot : slots_) IOFLEET_RETURN_IF_ERROR(slot.task->OrderCut(cut, at_ns, load));
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      if (depth_stream.empty()) {
+        IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, load));
+        continue;
+      }
+      v1::CutWindowRequest one = load;
+      depth_for(k, one);
+      IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, one));
+    }
     return Status::Ok();
   }
-  const std::string at = "cut " + std::to_string(cut) + ": ";
   if (iops > 0 && bytes > 0) return InvalidArgument(at + "stream rates in IOPS and in bytes");
   if (load.rate_iops() > 0 || load.rate_bytes_per_sec() > 0) return InvalidArgument(at + "a rate for every job and one per stream");
   if (streams() == 0 || std::max(iops, bytes) != slots_.size()) {
@@ -191,6 +215,7 @@ Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowReq
     one.clear_stream_rate_bytes_per_sec();
     if (iops > 0) one.set_rate_iops(load.stream_rate_iops(static_cast<int>(k)));
     else one.set_rate_bytes_per_sec(load.stream_rate_bytes_per_sec(static_cast<int>(k)));
+    if (!depth_stream.empty()) depth_for(k, one);
     IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, one));
   }
   return Status::Ok();

@@ -64,7 +64,8 @@ class StepRunner {
   // A step cut into windows (target_latency, curve, steady; every stream's task is): orders a
   // cut of every task (StepTask::OrderCut), and the window the last cut closed once every job
   // of every task made it, with each stream's window in its result's streams. TakeWindow from
-  // one thread (the step's stream).
+  // one thread (the step's stream). A queue depth over streams is for the stream the cut names
+  // (queue_depth_stream); the others keep their own.
   Status OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load);
   std::optional<v1::WindowResult> TakeWindow();
   bool cut_into_windows() const;

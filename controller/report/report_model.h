@@ -169,6 +169,7 @@ struct SearchReport {
   bool met = false;
   std::string vary = "rate";  // or queue_depth
   std::optional<uint32_t> found_queue_depth;  // the confirmed depth, when the search varies it
+  std::string stream;  // varying one stream's depth: its name (the figures above are its own)
 };
 
 // One window of a curve step: the full-speed one (no level), then each level's.

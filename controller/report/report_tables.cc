@@ -125,7 +125,8 @@ Table SearchTable(const ReportDocument& doc) {
                         std::string(p.passed() ? "pass" : "fail") + (p.confirm() ? " (confirms)" : "")});
     }
     const bool depth = s.vary() == "queue_depth";
-    const std::string found = s.has_found_queue_depth() ? "QD " + std::to_string(s.found_queue_depth()) + " per job (" + rate(s.found_rate()) + ")"
+    const std::string of = s.has_stream() ? " of stream " + s.stream() : "";
+    const std::string found = s.has_found_queue_depth() ? "QD " + std::to_string(s.found_queue_depth()) + " per job" + of + " (" + rate(s.found_rate()) + ")"
                               : s.met()                 ? rate(s.found_rate())
                                                         : "";
     t.notes.push_back(step.name() + ": " + (s.met() ? "found " + found + " meeting " + target : std::string("no ") + (depth ? "queue depth" : "rate") + " met " + target));

@@ -30,7 +30,8 @@ static std::string SearchText(const v1::ReportSearch& search) {
                        p.confirm() ? " (confirms)" : "");
   }
   if (search.met() && search.has_found_queue_depth()) {
-    out += fmt::format("{:<14} found: QD {} per job meets {}, achieving {} ({} windows)\n", "", search.found_queue_depth(), target,
+    const std::string of = search.has_stream() ? " of stream " + search.stream() : "";
+    out += fmt::format("{:<14} found: QD {} per job{} meets {}, achieving {} ({} windows)\n", "", search.found_queue_depth(), of, target,
                        rate(search.found_rate()), search.probes_size());
   } else if (search.met()) {
     out += fmt::format("{:<14} found: {} meets {} ({} windows)\n", "", rate(search.found_rate()), target, search.probes_size());

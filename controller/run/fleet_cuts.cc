@@ -145,6 +145,16 @@ FleetWindow FleetCuts::Merge(bool paced) const {
     m.ops += r.ops();
     m.bytes += r.bytes();
     m.agents.push_back(r);
+    // CheckWindow saw every stream's window there, in the step's order.
+    m.streams.resize(streams_.size());
+    for (size_t k = 0; k < streams_.size() && k < static_cast<size_t>(r.streams_size()); ++k) {
+      const v1::StepResult& s = r.streams(static_cast<int>(k)).result();
+      StreamWindow& into = m.streams[k];
+      wire::AddFromProto(paced ? s.read().scheduled_latency_ns() : s.read().latency_ns(), *into.latency);
+      wire::AddFromProto(paced ? s.write().scheduled_latency_ns() : s.write().latency_ns(), *into.latency);
+      if (s.window_ns() > 0) into.rate += static_cast<double>(bandwidth_ ? s.bytes() : s.ops()) / (static_cast<double>(s.window_ns()) / 1e9);
+      into.ops += s.ops();
+    }
   }
   return m;
 }
@@ -172,6 +182,7 @@ std::optional<FleetWindow> FleetCuts::Cut(uint64_t at_ns, const Pace& pace, cons
       else request.add_stream_rate_iops(per_job);
     }
     request.set_queue_depth(queue_depth);
+    if (queue_depth > 0) request.set_queue_depth_stream(queue_depth_stream_);
     ordered[i] = fleet_[i]->client->CutWindow(request, kCutDeadline);
   });
   paced_ = pace.paced();

@@ -38,6 +38,13 @@ struct Pace {
   bool paced() const { return per_job > 0 || !per_stream_job.empty(); }
 };
 
+// One stream's window of every agent, merged (a step with streams).
+struct StreamWindow {
+  double rate = 0;  // as FleetWindow's, of this stream's ops (or bytes)
+  uint64_t ops = 0;
+  std::shared_ptr<SparseHistogram> latency = std::make_shared<SparseHistogram>();
+};
+
 // One window of every agent, merged.
 struct FleetWindow {
   double rate = 0;  // achieved: the sum of the agents' ops (or bytes) per second over their windows
@@ -48,6 +55,7 @@ struct FleetWindow {
   // Every agent's latency added: from each request's schedule when paced, else from its submit.
   std::shared_ptr<SparseHistogram> latency = std::make_shared<SparseHistogram>();
   std::vector<v1::StepResult> agents;  // in the fleet's order
+  std::vector<StreamWindow> streams;   // a step with streams: each one's, in the step's order
 };
 
 class FleetCuts {
@@ -72,6 +80,8 @@ class FleetCuts {
     pace.per_job = per_job;
     return Cut(at_ns, pace, give_up, queue_depth);
   }
+  // A step with streams whose queue depth is searched: the stream every cut's queue_depth is for.
+  void SetQueueDepthStream(std::string stream) { queue_depth_stream_ = std::move(stream); }
   uint64_t last_cut_ns() const { return last_cut_ns_; }
   bool bandwidth() const { return bandwidth_; }
 
@@ -89,6 +99,7 @@ class FleetCuts {
   const bool bandwidth_;
   const uint64_t start_ns_;
   const std::vector<std::string> streams_;
+  std::string queue_depth_stream_;
   uint64_t last_cut_ns_;  // the window's opening, then the last cut's instant
   uint32_t cut_ = 0;
   bool paced_ = false;    // the window running now is paced

@@ -32,6 +32,14 @@ SearchDriver::SearchDriver(Fleet& fleet, std::string run_id, int step_index, con
   report_.unit = Unit(cuts_.bandwidth());
   report_.settle_ns = target_.has_settle() ? target_.settle() : 1'000'000'000;
   report_.probe_ns = target_.has_probe() ? target_.probe() : 10'000'000'000;
+  // A depth search over streams searches and judges the stream it names (the rules checked it).
+  for (int k = 0; k < io.streams_size() && target_.has_stream(); ++k) {
+    if (io.streams(k).name() != target_.stream()) continue;
+    searched_stream_ = static_cast<size_t>(k);
+    queue_depth_ = std::max<uint32_t>(io.streams(k).queue_depth(), 1);
+    report_.stream = target_.stream();
+    cuts_.SetQueueDepthStream(target_.stream());
+  }
 }
 
 void SearchDriver::Run(const std::function<bool()>& give_up) {
@@ -80,7 +88,13 @@ void SearchDriver::RunDepth(const std::function<bool()>& give_up) {
   for (DepthSearch::Next next = search.next(); !next.done; next = search.next()) {
     std::optional<FleetWindow> probe = Probe(search.probes().empty(), Pace{}, next.queue_depth, give_up);
     if (!probe) break;
-    search.Record(next.queue_depth, next.confirm, probe->rate, Latency(*probe->latency), probe->window_ns, probe->ops);
+    if (searched_stream_ && *searched_stream_ >= probe->streams.size()) {
+      Failed("window " + std::to_string(search.probes().size()) + " has no stream " + target_.stream());
+      break;
+    }
+    const StreamWindow judged = searched_stream_ ? probe->streams[*searched_stream_]
+                                                 : StreamWindow{probe->rate, probe->ops, probe->latency};
+    search.Record(next.queue_depth, next.confirm, judged.rate, Latency(*judged.latency), probe->window_ns, judged.ops);
     if (next.confirm && search.met()) confirmed_ = std::move(probe->agents);
   }
   report_.probes = search.probes();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,9 @@ class SearchDriver final : public CutStep {
   FleetCuts cuts_;
   const v1::TargetLatency target_;
   const uint64_t jobs_;
-  const uint32_t queue_depth_;  // each job's, the most a depth search tries
+  uint32_t queue_depth_;  // each job's, the most a depth search tries
+  // A depth search over streams: the stream searched and judged (target_latency.stream).
+  std::optional<size_t> searched_stream_;
   const double quantile_;
   SearchReport report_;
   LoadSplit split_;  // how a rate is paced over the jobs (each stream's full-speed share)

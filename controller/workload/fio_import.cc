@@ -287,6 +287,7 @@ void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs)
       for (const char* field : {".io.runtime", ".io.ramp", ".io.deadline"}) {
         if (rest == field) moved = step_path + rest;
       }
+      if (rest.rfind(".io.target_latency", 0) == 0) moved = step_path + rest;  // the step's search
       origins[moved] = it->second;
       it = origins_.erase(it);
     }
@@ -310,6 +311,9 @@ void Importer::GroupStreams(const Level& defaults, const std::vector<Job>& jobs)
       stream.clear_runtime();
       stream.clear_ramp();
       stream.clear_deadline();
+      // A latency_target job's search (PlaceLatencyTarget named it the stream searched) is the step's.
+      if (stream.has_target_latency()) *io.mutable_target_latency() = std::move(*stream.mutable_target_latency());
+      stream.clear_target_latency();
       stream.set_name(w.steps(group[k]).name());
       *io.add_streams() = std::move(stream);
       move_origins(group[k], step_path + ".io.streams[" + std::to_string(k) + "]", step_path);

@@ -226,6 +226,8 @@ class Importer {
   void LatencyPercentile(const Option& o, Level& l);
   void LatencyRun(const Option& o, Level& l);
   void PlaceLatencyTarget(const Level& defaults, const std::vector<Job>& jobs);
+  // Job k runs as long as job `searched`'s latency search: no runtime, deadline, size or loops.
+  void RunWhileTheSearchDoes(const Level& defaults, const std::vector<Job>& jobs, size_t k, size_t searched);
   static std::vector<OptionRow> ExitOptionRows();  // fio_exit_options.cc
   void NewGroup(const Option& o, Level& l);
   void ExitAll(const Option& o, Level& l);

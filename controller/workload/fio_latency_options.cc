@@ -3,7 +3,8 @@
 // keeps the percentile of its latency (submission to completion, fio's `lat`) at or under the
 // target, then measure that depth once more and report only that window. fio searches each job's
 // depth alone, from its own completions; iofleet one depth for every job of the step on every
-// agent, from their merged latency. Part of the importer (fio_importer.h).
+// agent, from their merged latency; a job beside others is its step's stream searched alone, as
+// fio's is. Part of the importer (fio_importer.h).
 #include <algorithm>
 #include <cstdlib>
 
@@ -20,7 +21,9 @@ std::vector<Importer::OptionRow> Importer::LatencyOptionRows() {
        "the step's `target_latency` with `vary: queue_depth` and that `max_latency`: the deepest queue up to `iodepth` "
        "(2 or more) whose window meets it, one depth for every job of the step on every agent, judged on their merged "
        "latency (fio judges and changes each job's depth alone). The step runs until its search is done (fio's `runtime` "
-       "and `size` no longer end it) and its figures are the confirming window's at the depth found, as fio's are"},
+       "and `size` no longer end it) and its figures are the confirming window's at the depth found, as fio's are. A job "
+       "that runs beside others (no stonewall) is a stream of their step, named in `target_latency.stream`: its depth is "
+       "searched on its own latency while the others run as written for as long as the search; one such job per step"},
       {{{"latency_window", &Importer::LatencyWindow}},
        "`latency_window` (a bare number is microseconds)",
        "`target_latency.probe` (at least 100ms; without it, where fio judges every completion, 10s); each depth is "
@@ -68,17 +71,14 @@ void Importer::LatencyRun(const Option& o, Level&) {
 
 void Importer::PlaceLatencyTarget(const Level& defaults, const std::vector<Job>& jobs) {
   const std::vector<std::vector<int>> groups = JobGroups(defaults, jobs);
-  // The step labels of the jobs that run at the same time as job i, or "".
-  auto BesideOthers = [this](const std::vector<std::vector<int>>& all, size_t i) {
-    std::string others;
-    for (const std::vector<int>& group : all) {
-      if (std::find(group.begin(), group.end(), static_cast<int>(i)) == group.end()) continue;
-      for (int j : group) {
-        if (j != static_cast<int>(i)) others += (others.empty() ? "" : ", ") + step_labels_[static_cast<size_t>(j)];
-      }
+  // The group (jobs that run at once) of job i.
+  auto GroupOf = [&groups](size_t i) -> const std::vector<int>& {
+    for (const std::vector<int>& group : groups) {
+      if (std::find(group.begin(), group.end(), static_cast<int>(i)) != group.end()) return group;
     }
-    return others;
+    return groups.front();
   };
+  std::vector<int> searched_in(groups.size(), -1);  // per group, the job whose depth is searched
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Level& l = jobs[i].level;
     const auto& target = Effective(l.latency_target, defaults.latency_target);
@@ -90,9 +90,12 @@ void Importer::PlaceLatencyTarget(const Level& defaults, const std::vector<Job>&
       if (percentile) Warn(percentile->at, "has no effect without latency_target" + job);
       continue;
     }
-    if (const std::string others = BesideOthers(groups, i); !others.empty()) {
-      Unsupported(target->at, "in a job that runs beside others (" + others + ", no stonewall between them) is not supported yet: "
-                              "iofleet searches a step as a whole; add stonewall to give the search a step of its own");
+    const std::vector<int>& group = GroupOf(i);
+    int& searched = searched_in[static_cast<size_t>(&group - groups.data())];
+    if (searched >= 0) {
+      Unsupported(target->at, "in a second job that runs at once with job " + step_labels_[static_cast<size_t>(searched)] +
+                              ", whose queue depth is searched already: iofleet searches one stream's depth per step (fio "
+                              "each job's alone); add stonewall to give this search a step of its own");
       continue;
     }
     const std::string path = "steps[" + std::to_string(i) + "].io";
@@ -104,10 +107,13 @@ void Importer::PlaceLatencyTarget(const Level& defaults, const std::vector<Job>&
                               "that depth 1 meets the target): give iodepth=2 or more, with libaio or io_uring");
       continue;
     }
+    searched = static_cast<int>(i);
     v1::TargetLatency& t = *io.mutable_target_latency();
     t.set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
     t.set_max_latency(target->value);
     t.set_percentile(percentile ? percentile->value : "100");  // fio's default: every I/O
+    // Beside others, the job is a stream of its group's step (GroupStreams): the one searched.
+    if (group.size() > 1) t.set_stream(out_.workload.steps(static_cast<int>(i)).name());
     origins_[path + ".target_latency"] = target->at;
     if (percentile) origins_[path + ".target_latency.percentile"] = percentile->at;
     if (window && window->value > 0) {
@@ -117,23 +123,33 @@ void Importer::PlaceLatencyTarget(const Level& defaults, const std::vector<Job>&
       Warn(target->at, "fio judges every completion without latency_window; iofleet measures each queue depth over a window: "
                        "target_latency's default probe, 10s" + job);
     }
-    // The search's own bound: neither the job's runtime nor its size ends it.
-    const auto& runtime = Effective(l.runtime, defaults.runtime);
-    if (runtime && runtime->value > 0) {
-      Warn(runtime->at, "fio ends the latency search at " + FormatDuration(runtime->value) + job +
-                            "; iofleet's step runs until its search is done (at most its windows' time)");
-    }
-    io.set_runtime(0);
-    for (int field : {v1::IoSpec::kDeadlineFieldNumber, v1::IoSpec::kIoSizeFieldNumber, v1::IoSpec::kLoopsFieldNumber}) {
-      KeepDefaultOff(static_cast<int>(i), field);
-      v1::IoSpec::GetReflection()->ClearField(&io, IoField(field));
-      origins_.erase(path + "." + IoField(field)->name());
-    }
+    // The search's own bound: neither the job's runtime nor its size ends it, nor those of the
+    // jobs beside it, which run as long as the search does.
+    for (int k : group) RunWhileTheSearchDoes(defaults, jobs, static_cast<size_t>(k), i);
     const uint64_t jobs_per_agent = io.has_jobs() ? io.jobs() : d.has_jobs() ? d.jobs() : 1;
     if (jobs_per_agent > 1) {
       Warn(target->at, "fio searches each of the " + std::to_string(jobs_per_agent) + " jobs' queue depth alone" + job +
                            "; iofleet searches one depth for all of them, judged on their merged latency");
     }
+  }
+}
+
+void Importer::RunWhileTheSearchDoes(const Level& defaults, const std::vector<Job>& jobs, size_t k, size_t searched) {
+  const Level& l = jobs[k].level;
+  const std::string job = " (job " + step_labels_[k] + ")";
+  const auto& runtime = Effective(l.runtime, defaults.runtime);
+  if (runtime && runtime->value > 0) {
+    Warn(runtime->at, (k == searched ? "fio ends the latency search at " : "fio ends this job, beside job " + step_labels_[searched] +
+                                                                              "'s latency search, at ") +
+                          FormatDuration(runtime->value) + job + "; iofleet's step runs until its search is done (at most its windows' time)");
+  }
+  const std::string path = "steps[" + std::to_string(k) + "].io";
+  v1::IoSpec& io = *out_.workload.mutable_steps(static_cast<int>(k))->mutable_io();
+  io.set_runtime(0);
+  for (int field : {v1::IoSpec::kDeadlineFieldNumber, v1::IoSpec::kIoSizeFieldNumber, v1::IoSpec::kLoopsFieldNumber}) {
+    KeepDefaultOff(static_cast<int>(k), field);
+    v1::IoSpec::GetReflection()->ClearField(&io, IoField(field));
+    origins_.erase(path + "." + IoField(field)->name());
   }
 }
 

@@ -67,6 +67,32 @@ void CheckCutJobs(const v1::IoSpec& job, const std::string& name, bool paces, bo
   if (job.think().time() > 0) out.push_back({place(v1::IoSpec::kThinkFieldNumber), "pauses would hold the " + name + " step's load back: leave think out"});
 }
 
+// A depth search over streams searches one of them (target_latency.stream names it): its index,
+// or -1 (none named, or no depth search over streams; what is wrong is in `out`).
+int SearchedStream(const v1::IoSpec& io, const std::string& at, std::vector<Violation>& out) {
+  const v1::TargetLatency& t = io.target_latency();
+  const bool vary_depth = t.vary() == v1::SEARCH_VARY_QUEUE_DEPTH;
+  if (!t.has_stream()) {
+    if (vary_depth && io.streams_size() > 0) {
+      out.push_back({at + ".stream", "is required with vary: queue_depth over streams: the stream whose queue depth is "
+                                     "searched and whose latency is judged (the others run as written)"});
+    }
+    return -1;
+  }
+  if (!vary_depth || io.streams_size() == 0) {
+    out.push_back({at + ".stream", vary_depth ? "names a stream, but the step has no streams: leave it out"
+                                              : "is for vary: queue_depth over streams (a rate is split over every stream): leave it out"});
+    return -1;
+  }
+  for (int k = 0; k < io.streams_size(); ++k) {
+    if (io.streams(k).name() == t.stream()) return k;
+  }
+  std::string names;
+  for (const v1::IoSpec& s : io.streams()) names += (names.empty() ? "" : ", ") + s.name();
+  out.push_back({at + ".stream", "\"" + t.stream() + "\" is not a stream of this step (" + names + ")"});
+  return -1;
+}
+
 }  // namespace
 
 void CheckCutStep(const v1::IoSpec& io, const FieldPlace& place, const StreamPlace& stream_place, std::vector<Violation>& out) {
@@ -82,9 +108,7 @@ void CheckCutStep(const v1::IoSpec& io, const FieldPlace& place, const StreamPla
   }
   const bool vary_depth = io.target_latency().vary() == v1::SEARCH_VARY_QUEUE_DEPTH;
   if (io.has_target_latency()) CheckTargetLatency(io.target_latency(), at, out);
-  if (vary_depth && io.streams_size() > 0) {
-    out.push_back({at + ".vary", "queue_depth is not searched over streams (each has its own depth): vary: rate, or a step per stream"});
-  }
+  const int searched = SearchedStream(io, at, out);
   if (io.has_curve()) CheckCurve(io.curve(), at, out);
   if (io.has_steady()) CheckSteady(io.steady(), at, out);
   // Every job of every stream is cut at the same instants and, when paced, given the same pace.
@@ -94,7 +118,8 @@ void CheckCutStep(const v1::IoSpec& io, const FieldPlace& place, const StreamPla
     const v1::IoSpec& job = *streams[k];
     const FieldPlace job_place = io.streams_size() > 0 ? FieldPlace([&, k](int f) { return stream_place(static_cast<int>(k), f); }) : place;
     jobs += std::max<uint32_t>(job.jobs(), 1);
-    CheckCutJobs(job, name, io.has_target_latency() || io.has_curve(), vary_depth, job_place, out);
+    const bool depth_searched = vary_depth && (io.streams_size() == 0 || searched == static_cast<int>(k));
+    CheckCutJobs(job, name, io.has_target_latency() || io.has_curve(), depth_searched, job_place, out);
     if (io.streams_size() > 0 && job.start_delay() > 0) {
       out.push_back({job_place(v1::IoSpec::kStartDelayFieldNumber), "delays a stream of a " + name +
                                                                           " step, whose windows open for every stream at once: leave it out"});

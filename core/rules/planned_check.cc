@@ -86,9 +86,6 @@ void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, s
   const v1::IoSpec& io = step.io();
   const std::string p = path + ".io";
   const bool cut = IsCutStep(io);
-  if (cut && io.target_latency().vary() == v1::SEARCH_VARY_QUEUE_DEPTH) {
-    out.push_back({p + ".target_latency.vary", "queue_depth is not searched over streams"});
-  }
   if (io.streams_size() > kMaxStreams) {
     out.push_back({p + ".streams", std::to_string(io.streams_size()) + " streams: at most " + std::to_string(kMaxStreams)});
     return;
@@ -142,6 +139,15 @@ void CheckPlannedStreams(const v1::PlannedStep& step, const std::string& path, s
       out.push_back(std::move(v));
     }
   }
+  // A depth search over streams searches the stream it names (a stream's own depth is its own).
+  const v1::TargetLatency& target = io.target_latency();
+  const bool vary_depth = io.has_target_latency() && target.vary() == v1::SEARCH_VARY_QUEUE_DEPTH;
+  if (vary_depth != target.has_stream()) {
+    out.push_back({p + ".target_latency.stream", vary_depth ? "is missing: a queue depth search over streams names its stream"
+                                                            : "is set, but the step does not search a queue depth"});
+  } else if (vary_depth && std::find(names.begin(), names.end(), target.stream()) == names.end()) {
+    out.push_back({p + ".target_latency.stream", "\"" + target.stream().substr(0, 64) + "\" is not one of the step's streams"});
+  }
   if (cut && cut_jobs > kMaxSearchJobs) {
     out.push_back({p + ".streams", std::to_string(cut_jobs) + " jobs in a step cut into windows: at most " + std::to_string(kMaxSearchJobs) +
                                        " per agent (each keeps a snapshot of its counters per cut)"});
@@ -180,6 +186,9 @@ void CheckPlannedStep(const v1::PlannedStep& step, const std::string& path, cons
   }
   if (step.has_io()) {
     CheckPlannedIo(step, path, out);
+    if (step.io().target_latency().has_stream()) {
+      out.push_back({path + ".io.target_latency.stream", "is set, but the step has no streams"});
+    }
     return;
   }
   CheckFieldBounds(step, path, ZeroMeans::kValue, out);

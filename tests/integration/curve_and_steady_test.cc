@@ -163,10 +163,14 @@ TEST(CutStepWithStreams, EveryStreamIsMeasuredOverTheStepsWindows) {
     EXPECT_EQ(ops_of(step["streams"][1]["aggregate"], "read"), 0u);
     EXPECT_EQ(ops_of(step["streams"][0]["aggregate"], "read"), ops_of(step["aggregate"], "read"));
   }
-  // The curve's figures are its full-speed window's (500 ms), not the step's three windows and settles.
+  // The curve's figures are its full-speed window's (500 ms), not the step's three windows and
+  // settles (over 1.7 s). A window is never shorter than asked; it stretches when its cut is
+  // ordered late (a cut is at least a lead after the controller orders it), as under the whole
+  // suite's load, where a steady span of four 250 ms windows measured 1.108 s.
   const double curve_seconds = curve.step["aggregate"]["seconds"].get<double>();
-  EXPECT_NEAR(curve_seconds, 0.5, 0.1) << curve.step["aggregate"].dump();
-  EXPECT_NEAR(curve.step["streams"][1]["aggregate"]["seconds"].get<double>(), 0.5, 0.1);
+  EXPECT_GE(curve_seconds, 0.49) << curve.step["aggregate"].dump();
+  EXPECT_LE(curve_seconds, 0.8) << curve.step["aggregate"].dump();
+  EXPECT_DOUBLE_EQ(curve.step["streams"][1]["aggregate"]["seconds"].get<double>(), curve_seconds) << "the stream's window is the step's";
   const nlohmann::json& points = curve.step["curve"]["points"];
   ASSERT_EQ(points.size(), 3u) << curve.step["curve"].dump();
   // Each stream paced at its full-speed share (CutWindow.stream_rate_iops): half the maximum
@@ -176,8 +180,10 @@ TEST(CutStepWithStreams, EveryStreamIsMeasuredOverTheStepsWindows) {
   EXPECT_GE(points[1]["rate_achieved"].get<double>(), 0.9 * points[1]["rate_asked"].get<double>()) << points.dump();
   // The steady figures are the steady window's: 1 s of four 250 ms windows.
   ASSERT_TRUE(steady.step["steady"].value("reached", false)) << steady.step["steady"].dump();
-  EXPECT_NEAR(steady.step["aggregate"]["seconds"].get<double>(), 1.0, 0.1) << steady.step["aggregate"].dump();
-  EXPECT_NEAR(steady.step["streams"][0]["aggregate"]["seconds"].get<double>(), 1.0, 0.1);
+  const double steady_seconds = steady.step["aggregate"]["seconds"].get<double>();
+  EXPECT_GE(steady_seconds, 0.99) << steady.step["aggregate"].dump();
+  EXPECT_LE(steady_seconds, 1.5) << steady.step["aggregate"].dump();
+  EXPECT_DOUBLE_EQ(steady.step["streams"][0]["aggregate"]["seconds"].get<double>(), steady_seconds) << "the stream's window is the step's";
 }
 
 }  // namespace

@@ -99,6 +99,48 @@ TEST(LatencySearch, FindsTheDeepestQueueThatMeetsTheTargetOnAThrottledLoopDevice
       << run.command.out;
 }
 
+// fio's latency_target job beside background load: the search varies the probe stream's depth and
+// judges its latency alone. On the same throttle (reads only), a stream of 4 KiB writes runs
+// beside it unthrottled, thousands a second at a few ms: judged together, their merged p90 would
+// be the writes' and every depth would pass; judged alone, the probe's reads hold p90 <= 150 ms
+// only up to about 10 in flight, as above.
+TEST(LatencySearch, ADepthSearchOverStreamsJudgesTheStreamItSearches) {
+  TempDir tmp;
+  ThrottledDiskAgent disk(tmp.path(), "128M", "beside");
+  if (!disk.skip().empty()) GTEST_SKIP() << disk.skip();
+  ASSERT_TRUE(disk.Throttle(400ull << 10));
+  StepRun run = RunFirstStep(tmp, disk.agent().address(), "beside",
+                             "name: beside\nsteps:\n  - name: beside\n"
+                             "    io:\n"
+                             "      target_latency: { percentile: 90, max_latency: 150ms, probe: 2s, settle: 500ms, vary: queue_depth, stream: probe }\n"
+                             "      streams:\n"
+                             "        - { name: probe, op: randread, engine: libaio, direct: true, block_size: 4KiB, file_size: 32MiB, queue_depth: 32 }\n"
+                             "        - { name: load, op: write, engine: libaio, direct: true, block_size: 4KiB, file_size: 8MiB, queue_depth: 1 }\n");
+  ASSERT_EQ(run.command.code, 0) << run.command.out << run.command.err;
+  std::printf("%s", run.command.out.c_str());
+  const nlohmann::json& search = run.step["search"];
+  ASSERT_TRUE(search.value("met", false)) << search.dump();
+  EXPECT_EQ(search["stream"], "probe");
+  const uint32_t found = search["found_queue_depth"].get<uint32_t>();
+  EXPECT_GE(found, 4u) << search.dump();
+  EXPECT_LE(found, 12u) << "the probe's own latency, not the writes', was judged: " << search.dump();
+  EXPECT_EQ(search["probes"][0]["queue_depth"], 32);
+  EXPECT_FALSE(search["probes"][0].value("passed", true)) << "32 reads in flight wait 4 slices: " << search.dump();
+  // The confirming window's figures: the search's rate is the probe stream's, beside a load that
+  // did far more.
+  ASSERT_EQ(run.step["streams"].size(), 2u) << run.step.dump();
+  const nlohmann::json& probe = run.step["streams"][0];
+  const nlohmann::json& load = run.step["streams"][1];
+  EXPECT_EQ(probe["name"], "probe");
+  const double probe_iops = probe["aggregate"]["iops"].get<double>();
+  EXPECT_NEAR(search["found_rate"].get<double>(), probe_iops, 0.01 * probe_iops) << search.dump();
+  EXPECT_LE(probe_iops, 105.0) << "the throttle lets about 100 reads a second through";
+  EXPECT_GT(load["aggregate"]["iops"].get<double>(), 5 * probe_iops) << load.dump();
+  EXPECT_LE(probe["aggregate"]["latency_ns"]["p90"].get<uint64_t>(), 150'000'000u) << probe.dump();
+  EXPECT_NE(run.command.out.find("found: QD " + std::to_string(found) + " per job of stream probe meets p90 <= 150.00 ms"), std::string::npos)
+      << run.command.out;
+}
+
 // Bad values are refused with the place, before anything starts.
 TEST(LatencySearch, BadTargetsAreRefusedWithTheirPlace) {
   TempDir tmp;

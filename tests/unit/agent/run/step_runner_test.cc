@@ -407,5 +407,49 @@ TEST_F(StepRunnerTest, AStepWithStreamsIsCutAsOneWithEachStreamsWindowInside) {
   ASSERT_TRUE(runner.Finish().ok());
 }
 
+// A queue depth search over streams (target_latency.stream): each cut's queue depth is for the
+// stream it names; a depth that names none, or a stream the step does not have, is refused
+// before any stream is cut.
+TEST_F(StepRunnerTest, AQueueDepthOverStreamsIsForTheStreamItNames) {
+  auto stream = [&](const std::string& name, uint32_t index) {
+    IoPlan plan = NullStreamPlan(name, index, 5'000'000'000);
+    plan.io.set_queue_depth(8);
+    plan.io.mutable_steady();
+    return std::make_unique<IoTask>(std::move(plan));
+  };
+  std::vector<std::unique_ptr<StepTask>> tasks;
+  tasks.push_back(stream("probe", 0));
+  tasks.push_back(stream("load", 1));
+  auto prepared = StepRunner::Prepare(std::move(tasks));
+  ASSERT_TRUE(prepared.ok()) << prepared.status().message();
+  StepRunner& runner = **prepared;
+  runner.Launch();
+  runner.Go();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  v1::CutWindowRequest depth;
+  depth.set_queue_depth(2);
+  EXPECT_NE(runner.OrderCut(1, MonotonicNs() + 100'000'000, depth).message().find("names the stream it is for"), std::string::npos);
+  depth.set_queue_depth_stream("other");
+  EXPECT_NE(runner.OrderCut(1, MonotonicNs() + 100'000'000, depth).message().find("queue_depth_stream is not a stream of the step"),
+            std::string::npos);
+  v1::CutWindowRequest no_depth;
+  no_depth.set_queue_depth_stream("probe");
+  EXPECT_NE(runner.OrderCut(1, MonotonicNs() + 100'000'000, no_depth).message().find("queue_depth_stream is not a stream of the step given"),
+            std::string::npos);
+  depth.set_queue_depth_stream("probe");
+  ASSERT_TRUE(runner.OrderCut(1, MonotonicNs() + 100'000'000, depth).ok());
+  std::optional<v1::WindowResult> window;
+  for (int i = 0; i < 300 && !window; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    window = runner.TakeWindow();
+  }
+  ASSERT_TRUE(window) << "every stream made the cut";
+  EXPECT_EQ(window->result().streams_size(), 2);
+  runner.RequestStop();
+  while (!runner.WaitFor(std::chrono::milliseconds(50))) {
+  }
+  ASSERT_TRUE(runner.Finish().ok());
+}
+
 }  // namespace
 }  // namespace iofleet::agent

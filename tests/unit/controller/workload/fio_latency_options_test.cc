@@ -87,13 +87,46 @@ TEST(FioLatencyOptions, WhatCannotMeanTheSameIsRefusedAtItsPlace) {
   EXPECT_TRUE(LatencyHas(imp.errors, "f.fio:5:1: latency_target: with iodepth=1 (job [a]) leaves no depth to search")) << LatencyLines(imp.errors);
   imp = ImportFioJobText("[a]\nsize=1m\nlatency_target=2ms\n", "p.fio", false);  // fio's default iodepth, 1
   EXPECT_TRUE(LatencyHas(imp.errors, "p.fio:3:1: latency_target: with iodepth=1 (job [a])")) << LatencyLines(imp.errors);
-  // Jobs side by side (streams) cannot search yet.
-  imp = ImportFioJobText("[a]\nsize=1m\nioengine=libaio\niodepth=8\nlatency_target=2ms\n[b]\nsize=1m\nrw=write\n", "g.fio", false);
-  EXPECT_TRUE(LatencyHas(imp.errors, "g.fio:5:1: latency_target: in a job that runs beside others ([b], no stonewall between them) is not supported yet")) << LatencyLines(imp.errors);
+  // Two searches among jobs that run at once: one stream's depth is searched per step.
+  imp = ImportFioJobText("[a]\nsize=1m\nioengine=libaio\niodepth=8\nlatency_target=2ms\n[b]\nsize=1m\nioengine=libaio\niodepth=4\nlatency_target=3ms\n",
+                         "g.fio", false);
+  EXPECT_TRUE(LatencyHas(imp.errors, "g.fio:10:1: latency_target: in a second job that runs at once with job [a]")) << LatencyLines(imp.errors);
   // With --allow-unsupported what cannot be honoured is left out, with a warning.
   imp = ImportFioJobText("[a]\nsize=1m\nioengine=libaio\niodepth=8\nlatency_target=2ms\nlatency_run=1\n", "h.fio", true);
   EXPECT_TRUE(imp.errors.empty()) << LatencyLines(imp.errors);
   EXPECT_TRUE(imp.workload.steps(0).io().has_target_latency());
+}
+
+// A QD-searching probe beside background load (issue 22): fio searches the probe job's depth on its
+// own latency while the other job runs; the import makes them one step whose search names the
+// probe's stream, and the background runs as long as the search does.
+TEST(FioLatencyOptions, AJobBesideOthersIsTheStreamSearched) {
+  FioImport imp = ImportFioJobText("[global]\nioengine=libaio\ndirect=1\nsize=1m\ntime_based\nruntime=20\n"
+                                   "[probe]\nrw=randread\niodepth=16\nlatency_target=5ms\nlatency_window=2s\n"
+                                   "[load]\nrw=write\nbs=64k\niodepth=1\n",
+                                   "s.fio", false);
+  ASSERT_TRUE(imp.errors.empty()) << LatencyLines(imp.errors);
+  ASSERT_EQ(imp.workload.steps_size(), 1);
+  const v1::IoSpec& written = imp.workload.steps(0).io();
+  ASSERT_EQ(written.streams_size(), 2);
+  EXPECT_FALSE(written.streams(0).has_target_latency()) << "the search is the step's";
+  const v1::TargetLatency& t = written.target_latency();
+  EXPECT_EQ(t.vary(), v1::SEARCH_VARY_QUEUE_DEPTH);
+  EXPECT_EQ(t.stream(), "probe");
+  EXPECT_EQ(t.max_latency(), 5 * kMillisecond);
+  EXPECT_EQ(t.probe(), 2000 * kMillisecond);
+  const v1::IoSpec io = rules::ResolveIo(imp.workload, 0);
+  EXPECT_EQ(io.runtime(), rules::CutStepRuntimeNs(io)) << "neither job's runtime ends the search";
+  EXPECT_EQ(io.streams(0).queue_depth(), 16u);
+  EXPECT_EQ(io.streams(1).queue_depth(), 1u) << "the load's depth is its own";
+  EXPECT_TRUE(LatencyHas(imp.warnings, "s.fio:6:1: runtime: fio ends this job, beside job [probe]'s latency search, at 20s (job [load])"))
+      << LatencyLines(imp.warnings);
+  // What would hold the load back beside a search is refused at its place in the job file.
+  imp = ImportFioJobText("[global]\nioengine=libaio\nsize=1m\n[probe]\nrw=randread\niodepth=16\nlatency_target=5ms\n"
+                         "[load]\nrw=write\nrate_iops=100\n",
+                         "r.fio", false);
+  EXPECT_TRUE(LatencyHas(imp.errors, "r.fio:10:1: ")) << LatencyLines(imp.errors);
+  EXPECT_TRUE(LatencyHas(imp.errors, "is set by the target_latency step's windows")) << LatencyLines(imp.errors);
 }
 
 TEST(FioLatencyOptions, AWindowOrPercentileAloneHasNoEffectAsInFio) {

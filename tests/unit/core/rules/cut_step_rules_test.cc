@@ -123,14 +123,54 @@ TEST(CutStepRules, AStepWithStreamsIsCutAsOneAndEachStreamIsChecked) {
   Io(w).mutable_rate()->set_iops(100);
   Io(w).add_streams()->set_name("a");
   EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.rate", "is set by the curve step's windows")) << Describe(Validate(w));
-  // Streams have a depth each: the search over depths is not theirs.
+}
+
+// fio's latency_target job beside background load: the search varies and judges the stream it
+// names; the others keep their depth (which need not be searchable).
+TEST(CutStepRules, ADepthSearchOverStreamsSearchesTheStreamItNames) {
+  auto searching = [](const char* stream) {
+    v1::Workload w = Reading();
+    v1::TargetLatency& t = *Io(w).mutable_target_latency();
+    t.set_max_latency(1'000'000);
+    t.set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
+    if (stream) t.set_stream(stream);
+    v1::IoSpec& probe = *Io(w).add_streams();
+    probe.set_name("probe");
+    probe.set_engine(v1::ENGINE_LIBAIO);
+    probe.set_queue_depth(8);
+    v1::IoSpec& load = *Io(w).add_streams();
+    load.set_name("load");
+    load.set_op(v1::OP_WRITE);
+    load.set_queue_depth(1);
+    return w;
+  };
+  v1::Workload w = searching("probe");
+  EXPECT_TRUE(Validate(w).empty()) << Describe(Validate(w));
+  w = searching(nullptr);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.stream", "is required with vary: queue_depth over streams"))
+      << Describe(Validate(w));
+  w = searching("other");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.stream", "\"other\" is not a stream of this step (probe, load)"))
+      << Describe(Validate(w));
+  // The stream searched needs a depth to search; the load's depth of 1 is its own.
+  w = searching("load");
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.streams[1].queue_depth", "give 2 or more")) << Describe(Validate(w));
+  EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.streams[0].queue_depth", "")) << Describe(Validate(w));
+  // A rate is split over every stream: it searches no one stream; nor does a step without streams.
+  w = searching("probe");
+  Io(w).mutable_target_latency()->clear_vary();
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.stream", "is for vary: queue_depth over streams")) << Describe(Validate(w));
   w = Reading();
   Io(w).mutable_target_latency()->set_max_latency(1'000'000);
   Io(w).mutable_target_latency()->set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
+  Io(w).mutable_target_latency()->set_stream("a");
   Io(w).set_queue_depth(8);
   Io(w).set_engine(v1::ENGINE_LIBAIO);
-  Io(w).add_streams()->set_name("a");
-  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.vary", "not searched over streams")) << Describe(Validate(w));
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.target_latency.stream", "the step has no streams")) << Describe(Validate(w));
+  // What holds a load back stays refused in every stream.
+  w = searching("probe");
+  Io(w).mutable_streams(1)->mutable_rate()->set_iops(100);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.streams[1].rate", "is set by the target_latency step's windows")) << Describe(Validate(w));
 }
 
 // A stream's own search, curve or steady window was once taken and silently not done: the step

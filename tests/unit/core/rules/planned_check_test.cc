@@ -462,5 +462,50 @@ TEST(PlannedCheck, AStepWithStreamsIsCutAsOne) {
   EXPECT_TRUE(Has(CheckPrepareRequest(bad), "steps[1].io.streams", "257 jobs in a step cut into windows")) << All(CheckPrepareRequest(bad));
 }
 
+// A depth search over streams names the stream it searches; a plan that names none, one the
+// step does not have, or one without streams is refused.
+TEST(PlannedCheck, ADepthSearchOverStreamsNamesTheStreamSearched) {
+  v1::PrepareRequest r = Valid();
+  v1::IoSpec step;
+  step.set_runtime(60'000'000'000);
+  step.set_ramp(0);
+  v1::TargetLatency& t = *step.mutable_target_latency();
+  t.set_max_latency(1'000'000);
+  t.set_vary(v1::SEARCH_VARY_QUEUE_DEPTH);
+  t.set_stream("a");
+  for (const char* name : {"a", "b"}) {
+    v1::IoSpec stream = IoStep("io", v1::OP_RANDREAD).io();
+    stream.set_name(name);
+    stream.set_runtime(step.runtime());
+    stream.set_ramp(0);
+    stream.set_engine(v1::ENGINE_LIBAIO);
+    stream.set_queue_depth(8);
+    *stream.mutable_target_latency() = t;
+    if (stream.has_deadline()) step.set_deadline(stream.deadline());
+    if (stream.has_stonewall()) step.set_stonewall(stream.stonewall());
+    *step.add_streams() = stream;
+  }
+  Io(r, 1) = step;
+  EXPECT_EQ(All(CheckPrepareRequest(r)), "");
+  auto naming = [&](const char* stream) {
+    v1::PrepareRequest bad = r;
+    v1::IoSpec& io = Io(bad, 1);
+    for (v1::TargetLatency* each : {io.mutable_target_latency(), io.mutable_streams(0)->mutable_target_latency(),
+                                    io.mutable_streams(1)->mutable_target_latency()}) {
+      if (stream) each->set_stream(stream);
+      else each->clear_stream();
+    }
+    return CheckPrepareRequest(bad);
+  };
+  EXPECT_TRUE(Has(naming(nullptr), "steps[1].io.target_latency.stream", "is missing")) << All(naming(nullptr));
+  EXPECT_TRUE(Has(naming("c"), "steps[1].io.target_latency.stream", "\"c\" is not one of the step's streams")) << All(naming("c"));
+  v1::PrepareRequest alone = Valid();
+  Io(alone, 1).set_runtime(60'000'000'000);
+  Io(alone, 1).set_engine(v1::ENGINE_LIBAIO);
+  Io(alone, 1).set_queue_depth(8);
+  *Io(alone, 1).mutable_target_latency() = t;
+  EXPECT_TRUE(Has(CheckPrepareRequest(alone), "steps[1].io.target_latency.stream", "the step has no streams")) << All(CheckPrepareRequest(alone));
+}
+
 }  // namespace
 }  // namespace iofleet::rules
