@@ -189,7 +189,7 @@ bool JudgeRateCap(const v1::ResourceStats& r, const StepStats& agent, v1::Report
   return false;
 }
 
-v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
+v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent, std::optional<uint32_t> shared_in_flight) {
   v1::ReportLimit out;
   const v1::ReportResources f = ResourceFigures(r, agent);
   if (JudgeRateCap(r, agent, out)) return out;
@@ -217,7 +217,11 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
 
   const v1::ReportDevice* busiest = BusiestDevice(f);
   const double mean_ns = agent.latency->count() ? agent.latency->Mean() : 0.0;
-  const uint32_t in_flight = r.in_flight();
+  // The device's queue holds every stream's requests: a stream's share of it is judged against
+  // what all of them keep in flight.
+  const uint32_t in_flight = shared_in_flight ? std::max(*shared_in_flight, r.in_flight()) : r.in_flight();
+  const std::string kept = shared_in_flight ? fmt::format("{} every stream's jobs keep in flight ({} this stream's)", in_flight, r.in_flight())
+                                            : fmt::format("{} its jobs keep in flight", in_flight);
   // The time of iofleet's requests is the device's, and its queue is what the jobs give it. A
   // device slower than iofleet's own requests serves someone else's (the null engine's 0 us
   // requests beside a build that kept the disk busy): a request's time in the device is part of
@@ -228,8 +232,8 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
   const double queued_share = busiest && in_flight ? busiest->avg_queue() / static_cast<double>(in_flight) : 0.0;
   const auto device_evidence = [&] {
     return std::vector<std::string>{
-        fmt::format("{}: busy {:.1f}% of the window, {:.1f} requests queued on average of the {} its jobs keep in flight",
-                    busiest->name(), busiest->util_pct(), busiest->avg_queue(), in_flight),
+        fmt::format("{}: busy {:.1f}% of the window, {:.1f} requests queued on average of the {}", busiest->name(), busiest->util_pct(),
+                    busiest->avg_queue(), kept),
         fmt::format("{}: device latency {} of iofleet's {}", busiest->name(), Ms(busiest->avg_latency_ns()), Ms(mean_ns))};
   };
   if (in_device && in_flight <= kSmallInFlight && queued_share >= kSmallQueueShare) {
@@ -255,8 +259,8 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
   if (busiest && r.direct() && in_flight > kSmallInFlight && queued_share < kQueueShare &&
       (worker_pct >= kLaggingWorkerPct || core_pct >= kNearPct)) {
     std::vector<std::string> evidence{fmt::format(
-        "{}: {:.1f} requests queued on average of the {} its jobs keep in flight ({:.0f}%): the rest waited in the client",
-        busiest->name(), busiest->avg_queue(), in_flight, 100 * queued_share)};
+        "{}: {:.1f} requests queued on average of the {} ({:.0f}%): the rest waited in the client", busiest->name(), busiest->avg_queue(),
+        kept, 100 * queued_share)};
     if (agent.cpu) evidence.push_back(fmt::format("cpu.busiest_worker_pct {:.1f}", worker_pct));
     if (f.has_max_core_busy_pct()) evidence.push_back(fmt::format("{} busy {:.1f}%", f.max_core(), core_pct));
     Judge(out, "client_cpu", std::move(evidence));
@@ -291,8 +295,8 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
 
   std::vector<std::string> evidence;
   if (busiest) {
-    evidence.push_back(fmt::format("{}: busy {:.1f}%, {:.1f} requests queued on average of the {} its jobs keep in flight{}",
-                                   busiest->name(), busiest->util_pct(), busiest->avg_queue(), in_flight,
+    evidence.push_back(fmt::format("{}: busy {:.1f}%, {:.1f} requests queued on average of the {}{}", busiest->name(),
+                                   busiest->util_pct(), busiest->avg_queue(), kept,
                                    r.direct() ? "" : " (buffered, or the null engine: not the jobs' own I/O as it reached the device)"));
   } else {
     evidence.push_back(r.has_nfs() ? "no block device under the run directory: an NFS mount"
@@ -306,8 +310,8 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent) {
 
 }  // namespace
 
-v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent) {
-  v1::ReportLimit out = HeldBy(r, agent);
+v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent, std::optional<uint32_t> shared_in_flight) {
+  v1::ReportLimit out = HeldBy(r, agent, shared_in_flight);
   // Whatever held it, reads served from memory are not the storage's: the evidence says how many.
   const v1::ReportResources f = ResourceFigures(r, agent);
   if (f.has_nfs()) AddNfsEvidence(f.nfs(), out);
@@ -354,13 +358,22 @@ std::string LimitText(const v1::ReportLimit& limit) {
   return out;
 }
 
+std::optional<uint32_t> SharedInFlight(const StepReport& step, const std::string& agent) {
+  if (step.streams.size() < 2) return std::nullopt;
+  for (const AgentStep& whole : step.agents) {
+    if (whole.agent == agent && whole.stats.resources) return whole.stats.resources->in_flight();
+  }
+  return std::nullopt;
+}
+
 std::optional<v1::ReportLimit> StepLimit(const StepReport& step) { return LimitAt(step, step.agents); }
 
 std::optional<v1::ReportLimit> LimitAt(const StepReport& step, const std::vector<AgentStep>& agents) {
   for (const AgentStep& a : agents) {
     const bool named = step.slowest_agent.empty() ? agents.size() == 1 : a.agent == step.slowest_agent;
     if (!named || !a.stats.resources) continue;
-    v1::ReportLimit limit = JudgeLimit(*a.stats.resources, a.stats);
+    const std::optional<uint32_t> shared = &agents != &step.agents ? SharedInFlight(step, a.agent) : std::nullopt;
+    v1::ReportLimit limit = JudgeLimit(*a.stats.resources, a.stats, shared);
     limit.set_agent(a.agent);
     return limit;
   }

@@ -48,7 +48,9 @@ bool ResourcesAreSound(const v1::ResourceStats& r);
 // The window's figures: rates, utilisation, average queue and device latency.
 v1::ReportResources ResourceFigures(const v1::ResourceStats& r, const StepStats& agent);
 
-v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent);
+// `shared_in_flight`: a stream's verdict, what every stream of its step keeps in flight on the
+// agent (the device's queue is all of theirs; the stream's own is r.in_flight()).
+v1::ReportLimit JudgeLimit(const v1::ResourceStats& r, const StepStats& agent, std::optional<uint32_t> shared_in_flight = std::nullopt);
 
 // The device busiest in the window; ties go to the one listed first (nearest the run directory).
 const v1::ReportDevice* BusiestDevice(const v1::ReportResources& f);
@@ -61,11 +63,16 @@ std::optional<std::string> PageCacheWarning(const v1::ReportStep& step);
 // "verdict (agent A): evidence; evidence" as the console and report.md print it.
 std::string LimitText(const v1::ReportLimit& limit);
 
+// A stream's row at `agent` shares the device with the step's other streams: what all of them
+// keep in flight there (the step's row), or none for a step of one stream.
+std::optional<uint32_t> SharedInFlight(const StepReport& step, const std::string& agent);
+
 // A step's limit: that of its slowest agent (controller/report/slowest_agent.h), or of its one
 // agent, with `agent` naming it; none where that agent sent no resources.
 std::optional<v1::ReportLimit> StepLimit(const StepReport& step);
 // The same for one of the step's streams: its row at the agent the step's limit names, judged on
-// the host's figures with what the stream's own jobs asked (rate, in flight) and did.
+// the host's figures with what the stream's own jobs asked (rate, in flight) and did, its share
+// of the device's queue against what every stream's jobs kept in flight there.
 std::optional<v1::ReportLimit> LimitAt(const StepReport& step, const std::vector<AgentStep>& agents);
 
 }  // namespace iofleet::controller

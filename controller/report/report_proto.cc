@@ -284,7 +284,7 @@ void SetStep(const StepReport& step, v1::ReportStep& s) {
       SetFigures(a.stats, *row->mutable_figures());
       row->set_start_offset_ns(a.start_offset_ns);
       if (a.ended_others) row->set_ended_others(true);
-      if (a.stats.resources) *row->mutable_limit() = JudgeLimit(*a.stats.resources, a.stats);
+      if (a.stats.resources) *row->mutable_limit() = JudgeLimit(*a.stats.resources, a.stats, SharedInFlight(step, a.agent));
     }
     if (auto limit = LimitAt(step, stream.agents)) *out.mutable_limit() = std::move(*limit);
   }

@@ -136,6 +136,33 @@ TEST(LimitVerdict, QueueDepthOneAgainstSixteenOnTheSameDevice) {
       << Verdict(qd16) << ": " << Evidence(qd16);
 }
 
+// A QD1 stream beside a QD16 stream on the same device: the device's queue holds both streams'
+// requests (about 15 of the 17), so the probe is not held by its own depth of 1, which more
+// would fill, as it read when only its own 1 was weighed against the device's queue.
+TEST(LimitVerdict, AStreamBesideALoadSharesTheDevicesQueue) {
+  TempDir tmp;
+  struct stat st {};
+  ASSERT_EQ(stat(tmp.path().c_str(), &st), 0);
+  if (major(st.st_dev) == 0) GTEST_SKIP() << "the test directory is on no block device (tmpfs)";
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "shared", tmp.path());
+  const nlohmann::json step = RunStep(tmp, agent.address(), "shared",
+                                      "name: shared\nsteps:\n  - name: shared\n"
+                                      "    io: { op: randread, block_size: 4KiB, file_size: 256MiB, direct: true, runtime: 3s, streams: [\n"
+                                      "      { name: probe, engine: psync },\n"
+                                      "      { name: load, engine: libaio, queue_depth: 16 } ] }\n");
+  ASSERT_TRUE(step.contains("streams") && step["streams"].size() == 2) << step.dump();
+  const nlohmann::json& probe = step["streams"][0];
+  const nlohmann::json resources = step["agents"][0].value("resources", nlohmann::json::object());
+  ASSERT_TRUE(resources.contains("devices")) << step.dump();
+  if (resources.value("others_used_device", false)) GTEST_SKIP() << "another process used the device during the step";
+  const nlohmann::json limit = probe.value("limit", nlohmann::json::object());
+  EXPECT_NE(limit.value("verdict", ""), "queue_depth") << limit.dump();
+  EXPECT_NE(limit.dump().find("every stream's jobs keep in flight (1 this stream's)"), std::string::npos) << limit.dump();
+  const nlohmann::json row = probe["agents"][0].value("limit", nlohmann::json::object());
+  EXPECT_NE(row.value("verdict", ""), "queue_depth") << "the agent's row, as the stream's: " << row.dump();
+}
+
 // Buffered reads on a real device: a file written with O_DIRECT is read from the device (its
 // reads throttled, so that the 2 s read cannot wrap around to cached pages); one written through
 // the page cache is read from memory, and the report and the console say so.

@@ -108,6 +108,22 @@ TEST(LimitVerdict, ADeviceFullOfAFewRequestsIsTheQueueDepth) {
   EXPECT_NE(Evidence(l).find("1 in flight is what bounds the device's queue"), std::string::npos) << Evidence(l);
 }
 
+// A stream's verdict is judged on the host's device, whose queue every stream's requests share: a
+// QD1 probe beside a load of 16 finds the device full (15.8 queued of the 17 in flight), not a
+// queue depth that more would fill (it read queue_depth when its own 1 was the measure).
+TEST(LimitVerdict, AStreamBesideOthersSharesTheDevicesQueue) {
+  v1::ResourceStats r = Window();
+  r.set_in_flight(1);  // the probe stream's own
+  Device(r, 1990, 31'600, 16'000, 31'000);
+  const v1::ReportLimit alone = JudgeLimit(r, Agent(500, 2'000'000));
+  EXPECT_EQ(alone.verdict(), "queue_depth") << "as the step's own figures would say: " << Evidence(alone);
+  const v1::ReportLimit shared = JudgeLimit(r, Agent(500, 2'000'000), 17);
+  EXPECT_EQ(shared.verdict(), "device") << Evidence(shared);
+  EXPECT_NE(Evidence(shared).find("15.8 requests queued on average of the 17 every stream's jobs keep in flight (1 this stream's)"),
+            std::string::npos)
+      << Evidence(shared);
+}
+
 TEST(LimitVerdict, ABusyDeviceWhoseTimeIsNotIofleetsIsNotTheLimit) {
   v1::ResourceStats r = Window();
   Device(r, 1990, 31'600, 16'000, 3'000);  // 0.19 ms a request in the device, 2 ms in iofleet
