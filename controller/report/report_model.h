@@ -170,6 +170,8 @@ struct SearchReport {
   std::string vary = "rate";  // or queue_depth
   std::optional<uint32_t> found_queue_depth;  // the confirmed depth, when the search varies it
   std::string stream;  // varying one stream's depth: its name (the figures above are its own)
+  std::optional<double> failed_above;  // once met: the lowest rate (depth) above the found that failed
+  bool converged = false;              // once met: within 2% of failed_above (a depth: exact)
 };
 
 // One window of a curve step: the full-speed one (no level), then each level's.

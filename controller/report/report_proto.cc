@@ -31,6 +31,10 @@ static void SetSearch(const SearchReport& search, v1::ReportSearch& out) {
   if (search.found_rate) out.set_found_rate(*search.found_rate);
   if (search.found_queue_depth) out.set_found_queue_depth(*search.found_queue_depth);
   if (!search.stream.empty()) out.set_stream(search.stream);
+  if (search.met) {
+    if (search.failed_above) out.set_failed_above(*search.failed_above);
+    out.set_converged(search.converged);
+  }
   out.set_met(search.met);
 }
 namespace {

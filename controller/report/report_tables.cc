@@ -130,6 +130,10 @@ Table SearchTable(const ReportDocument& doc) {
                               : s.met()                 ? rate(s.found_rate())
                                                         : "";
     t.notes.push_back(step.name() + ": " + (s.met() ? "found " + found + " meeting " + target : std::string("no ") + (depth ? "queue depth" : "rate") + " met " + target));
+    if (s.met() && s.has_converged() && !s.converged()) {
+      t.notes.push_back(step.name() + ": the windows ran out before the search converged: the limit lies between " + found + " and " +
+                        (depth ? "QD " + std::to_string(static_cast<uint32_t>(s.failed_above())) : rate(s.failed_above())) + ", which failed");
+    }
   }
   return t;
 }

@@ -38,6 +38,13 @@ static std::string SearchText(const v1::ReportSearch& search) {
   } else {
     out += fmt::format("{:<14} found: no {} met {}\n", "", search.vary() == "queue_depth" ? "queue depth" : "rate", target);
   }
+  if (search.met() && search.has_converged() && !search.converged()) {
+    const bool depth = search.vary() == "queue_depth";
+    const std::string above = depth ? fmt::format("QD {:.0f}", search.failed_above()) : rate(search.failed_above());
+    out += fmt::format("{:<14} warning: the windows ran out before the search converged: the limit lies between the found {} and "
+                       "{}, which failed (more max_probes, or a narrower step)\n",
+                       "", depth ? "depth" : "rate", above);
+  }
   return out;
 }
 

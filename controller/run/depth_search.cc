@@ -18,6 +18,19 @@ DepthSearch::Next DepthSearch::next() const {
   return {false, passed_ + (failed_ - passed_) / 2, false};
 }
 
+std::optional<uint32_t> DepthSearch::failed_above() const {
+  std::optional<uint32_t> lowest;
+  for (const SearchProbe& p : probes_) {
+    if (!p.passed && found_ && *p.queue_depth > *found_ && (!lowest || *p.queue_depth < *lowest)) lowest = *p.queue_depth;
+  }
+  return lowest;
+}
+
+bool DepthSearch::converged() const {
+  const std::optional<uint32_t> above = failed_above();
+  return found_ && (!above || *above == *found_ + 1);
+}
+
 uint32_t DepthSearch::HighestPassBelow(uint32_t depth) const {
   uint32_t best = 0;
   for (const SearchProbe& p : probes_) {

@@ -38,6 +38,11 @@ class DepthSearch {
   std::optional<uint32_t> found() const { return found_; }
   // What the confirming window achieved (IOPS, or bytes per second), when met.
   std::optional<double> found_rate() const { return found_rate_; }
+  // Once met: the lowest depth tried above the found one that failed; none when nothing above
+  // it failed (the step's queue_depth met the target).
+  std::optional<uint32_t> failed_above() const;
+  // Met and exact: the depth one above it failed (or none did); false when the windows ran out.
+  bool converged() const;
   // Why the search found nothing (after done without met).
   std::string Failure(const std::string& percentile) const;
 

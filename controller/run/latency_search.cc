@@ -23,6 +23,20 @@ LatencySearch::Next LatencySearch::next() const {
   return {false, rate, false};
 }
 
+std::optional<double> LatencySearch::failed_above() const {
+  std::optional<double> lowest;
+  for (const SearchProbe& p : probes_) {
+    const double rate = p.rate_asked ? *p.rate_asked : p.rate_achieved;
+    if (!p.passed && found_ && rate > *found_ && (!lowest || rate < *lowest)) lowest = rate;
+  }
+  return lowest;
+}
+
+bool LatencySearch::converged() const {
+  const std::optional<double> above = failed_above();
+  return found_ && (!above || *above <= *found_ * (1 + kSearchPrecision));
+}
+
 bool LatencySearch::Passes(std::optional<double> rate, double achieved, uint64_t latency_ns) const {
   if (latency_ns > max_latency_ns_) return false;
   return !rate || achieved >= kAchievedShare * *rate;

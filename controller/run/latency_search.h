@@ -41,6 +41,12 @@ class LatencySearch {
   const std::vector<SearchProbe>& probes() const { return probes_; }
   bool met() const { return found_.has_value(); }
   std::optional<double> found() const { return found_; }
+  // Once met: the lowest rate tried above the found one that failed (the full-speed window's,
+  // what it achieved), the limit lying between the two; none when nothing above it failed.
+  std::optional<double> failed_above() const;
+  // Met, and within kSearchPrecision of the lowest rate that failed above (or none did): false
+  // when the windows ran out first, and the found rate is a rate that meets, not the highest.
+  bool converged() const;
   // Why the search found nothing (after done without met).
   std::string Failure(const std::string& percentile, const std::string& unit) const;
 

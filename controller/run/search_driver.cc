@@ -75,6 +75,8 @@ void SearchDriver::RunRate(const std::function<bool()>& give_up) {
   report_.probes = search.probes();
   report_.found_rate = search.found();
   report_.met = search.met();
+  report_.failed_above = search.failed_above();
+  report_.converged = search.converged();
   if (!search.met() && !give_up()) {
     char p[32];
     std::snprintf(p, sizeof p, "%g", quantile_ * 100);
@@ -101,6 +103,8 @@ void SearchDriver::RunDepth(const std::function<bool()>& give_up) {
   report_.found_rate = search.found_rate();
   report_.found_queue_depth = search.found();
   report_.met = search.met();
+  if (const std::optional<uint32_t> above = search.failed_above()) report_.failed_above = *above;
+  report_.converged = search.converged();
   if (!search.met() && !give_up()) {
     char p[32];
     std::snprintf(p, sizeof p, "%g", quantile_ * 100);

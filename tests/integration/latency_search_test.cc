@@ -34,6 +34,8 @@ TEST(LatencySearch, FindsTheKneeOfAThrottledLoopDeviceAndTwentyPercentMoreFails)
   EXPECT_FALSE(search["probes"][0].contains("rate_asked")) << "the first window at full speed";
   EXPECT_TRUE(search["probes"].back().value("confirm", false));
   EXPECT_LE(found, 1024 * 1.02) << "nothing passes the throttle faster";
+  EXPECT_TRUE(search.value("converged", false)) << search.dump();
+  if (search.contains("failed_above")) EXPECT_LE(search["failed_above"].get<double>(), found * 1.02) << search.dump();
   EXPECT_GE(found, 1024 * 0.3) << search.dump();
   // The step's figures are the confirming window's: its rate and its latency from schedule.
   const nlohmann::json& figures = run.step["aggregate"];
@@ -88,6 +90,8 @@ TEST(LatencySearch, FindsTheDeepestQueueThatMeetsTheTargetOnAThrottledLoopDevice
     if (p["queue_depth"] == found + 1 && !p.value("passed", false)) one_above_failed = true;
   }
   EXPECT_TRUE(one_above_failed) << "the depth above the answer failed in the search: " << search.dump();
+  EXPECT_TRUE(search.value("converged", false)) << search.dump();
+  EXPECT_EQ(search["failed_above"], found + 1) << search.dump();
   const nlohmann::json& confirm = search["probes"].back();
   EXPECT_TRUE(confirm.value("confirm", false));
   EXPECT_EQ(confirm["queue_depth"], found);

@@ -137,5 +137,34 @@ TEST(SummaryCsv, ASweptValueWithACommaIsQuoted) {
   EXPECT_NE(csv.find(",\"[{size: 4KiB, weight: 1}]\"\n"), std::string::npos) << csv;
 }
 
+// A search whose windows ran out before it converged says so beside what it found, on the console
+// and in report.json: the found rate meets the target, but the limit lies between it and the
+// lowest rate that failed above it.
+TEST(ConsoleSummary, ASearchThatDidNotConvergeSaysWhereTheLimitLies) {
+  StepReport step = StepRun(0, "search", "io", 0, 0, Stats(12'500, 12'500 * 4096, kSec));
+  SearchReport search;
+  search.max_latency_ns = 1'000'000;
+  search.unit = "iops";
+  search.probes.push_back({std::nullopt, 100'000, 20'000'000, kSec, 100'000, false, false, std::nullopt});
+  search.probes.push_back({12'500.0, 12'500, 300'000, kSec, 12'500, true, true, std::nullopt});
+  search.found_rate = 12'500;
+  search.met = true;
+  search.failed_above = 25'000;
+  search.converged = false;
+  step.search = search;
+  const ReportDocument doc = ToDocument(Report({step}));
+  const std::string console = ConsoleSummary(doc);
+  EXPECT_NE(console.find("found: 12500 IOPS meets p99 <= 1.00 ms"), std::string::npos) << console;
+  EXPECT_NE(console.find("warning: the windows ran out before the search converged: the limit lies between the found rate and 25000 IOPS"),
+            std::string::npos)
+      << console;
+  const v1::ReportSearch& written = doc.steps(0).search();
+  EXPECT_FALSE(written.converged());
+  EXPECT_DOUBLE_EQ(written.failed_above(), 25'000);
+  search.converged = true;
+  step.search = search;
+  EXPECT_EQ(ConsoleSummary(ToDocument(Report({step}))).find("warning: the windows ran out"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace iofleet::controller

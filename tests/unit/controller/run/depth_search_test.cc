@@ -44,6 +44,8 @@ TEST(DepthSearch, FindsTheHighestDepthThatMeetsTheTargetExactly) {
     EXPECT_EQ(*search.probes().front().queue_depth, 128u) << "the first window at the step's depth";
     EXPECT_TRUE(search.probes().back().confirm);
     EXPECT_TRUE(search.probes().back().passed);
+    EXPECT_TRUE(search.converged());
+    EXPECT_EQ(search.failed_above(), 10 * knee + 1) << "exact: the depth one above failed";
   }
 }
 
@@ -80,6 +82,9 @@ TEST(DepthSearch, TheLastWindowConfirmsTheBestSoFar) {
   ASSERT_TRUE(more.met());
   EXPECT_EQ(*more.found(), 48u);
   EXPECT_EQ(more.probes().size(), 4u);
+  EXPECT_FALSE(more.converged()) << "64 failed, 49..63 untried: 48 meets, but is not the deepest that does";
+  EXPECT_EQ(more.failed_above(), 64u);
+  EXPECT_TRUE(RunSearch({64}, 32).converged()) << "the step's depth met the target";
 }
 
 TEST(DepthSearch, AWindowWithoutCompletionsFails) {

@@ -38,6 +38,9 @@ TEST(LatencySearch, FindsAKneeWithin2PercentInAtMost12WindowsWhereverItSits) {
     EXPECT_TRUE(search.probes().back().confirm);
     EXPECT_TRUE(search.probes().back().passed);
     EXPECT_FALSE(search.probes().front().rate_asked) << "the first window runs at full speed";
+    EXPECT_TRUE(search.converged());
+    ASSERT_TRUE(search.failed_above());
+    EXPECT_GT(*search.failed_above(), device.knee) << "the lowest rate that failed lies above the knee";
   }
 }
 
@@ -47,6 +50,8 @@ TEST(LatencySearch, ADeviceThatMeetsTheTargetAtFullSpeedIsConfirmedThere) {
   ASSERT_TRUE(search.met());
   EXPECT_EQ(search.probes().size(), 2u);
   EXPECT_DOUBLE_EQ(*search.found(), 50'000);
+  EXPECT_FALSE(search.failed_above()) << "nothing above the ceiling was tried";
+  EXPECT_TRUE(search.converged());
 }
 
 TEST(LatencySearch, AProbeThatMissesItsRateFailsEvenUnderTheTarget) {
@@ -89,6 +94,21 @@ TEST(LatencySearch, RunningOutOfWindowsConfirmsTheBestSoFar) {
   ASSERT_TRUE(search.met());
   EXPECT_DOUBLE_EQ(*search.found(), 12'500);
   EXPECT_TRUE(search.probes().back().confirm);
+  // A rate that meets, not the highest within 2%: the report must say so.
+  EXPECT_FALSE(search.converged());
+  EXPECT_DOUBLE_EQ(*search.failed_above(), 25'000);
+}
+
+// With 12 windows a knee under about 8% of the ceiling is not bracketed within 2% (at 0.5%, the
+// last window confirms about 3% under it): the search says it did not converge.
+TEST(LatencySearch, AKneeFarBelowTheCeilingMayNotConvergeAndSaysSo) {
+  const KneeDevice device{500, 100'000};
+  LatencySearch search = RunSearch(device);
+  ASSERT_TRUE(search.met());
+  EXPECT_EQ(search.probes().size(), 12u);
+  ASSERT_TRUE(search.failed_above());
+  EXPECT_EQ(search.converged(), *search.failed_above() <= *search.found() * (1 + kSearchPrecision));
+  EXPECT_FALSE(search.converged()) << *search.found() << " .. " << *search.failed_above();
 }
 
 }  // namespace

@@ -76,6 +76,17 @@ TEST(CutStepRules, EachKindsOwnValuesAreChecked) {
   EXPECT_TRUE(HasViolation(vs, "steps[0].io.queue_depth", "searches each job's depth from 1 up to it, so give 2 or more"));
   Io(w).set_queue_depth(32);
   EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.queue_depth", "")) << "a depth to search below";
+  // 12 windows bisect 1024 depths exactly (the first, 10 halvings, the confirming one); 1025 not.
+  Io(w).set_queue_depth(1024);
+  EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.queue_depth", "")) << Describe(Validate(w));
+  Io(w).set_queue_depth(1025);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.queue_depth", "1025: a search of the depths below it in 12 windows (max_probes) is exact up to 1024"))
+      << Describe(Validate(w));
+  Io(w).mutable_target_latency()->set_max_probes(5);
+  Io(w).set_queue_depth(9);
+  EXPECT_TRUE(HasViolation(Validate(w), "steps[0].io.queue_depth", "exact up to 8")) << Describe(Validate(w));
+  Io(w).set_queue_depth(32);
+  Io(w).mutable_target_latency()->clear_max_probes();
   for (const char* good : {"99", "99.9", "50", "0.1", "99.999", "100", "100.0"}) {
     Io(w).mutable_target_latency()->set_percentile(good);
     EXPECT_FALSE(HasViolation(Validate(w), "steps[0].io.target_latency.percentile", "")) << good;
