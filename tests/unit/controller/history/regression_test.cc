@@ -230,5 +230,39 @@ TEST(HeadlineFigures, ASearchsFoundRateIsAFigure) {
   EXPECT_EQ(BetterOf("bandwidth_at_target"), Better::kHigher);
 }
 
+// A curve step: each level's achieved rate and p99 are figures of their own, the fleet's (the
+// full-speed window has no level and is the step's own figures); lower latency is better.
+TEST(HeadlineFigures, EachCurveLevelIsAFigure) {
+  v1::Report report;
+  ASSERT_TRUE(wire::FromJson(nlohmann::ordered_json::parse(R"({
+    "steps": [
+      {"name": "hockey", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10, "iops": 24000},
+       "curve": {"unit": "iops", "max_rate": 24000, "points": [
+         {"rate_achieved": 24000, "latency_ns": {"p99": 900000}},
+         {"level_pct": 50, "rate_asked": 12000, "rate_achieved": 11990, "latency_ns": {"p99": 250000}},
+         {"level_pct": 100, "rate_asked": 24000, "rate_achieved": 23890, "latency_ns": {"p99": 1200000}}]}},
+      {"name": "seq", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10},
+       "curve": {"unit": "bytes_per_sec", "points": [{"level_pct": 70, "rate_achieved": 7e8, "latency_ns": {"p99": 2000000}}]}}
+    ]})"), report, "report.json").ok());
+  const auto figures = HeadlineFigures(report);
+  auto value = [&](const std::string& step, const std::string& name) -> std::optional<double> {
+    for (const auto& f : figures)
+      if (f.step == step && f.agent.empty() && f.figure == name) return f.value;
+    return std::nullopt;
+  };
+  EXPECT_EQ(value("hockey", "curve_iops:50"), 11990);
+  EXPECT_EQ(value("hockey", "curve_iops:100"), 23890);
+  EXPECT_EQ(value("hockey", "curve_p99_latency:50"), 0.00025);
+  EXPECT_EQ(value("hockey", "curve_p99_latency:100"), 0.0012);
+  EXPECT_FALSE(value("hockey", "curve_iops:0")) << "the full-speed window is no level";
+  EXPECT_EQ(value("seq", "curve_bandwidth:70"), 7e8);
+  EXPECT_FALSE(value("seq", "curve_iops:70"));
+  EXPECT_EQ(UnitOf("curve_iops:50"), "ops_per_sec");
+  EXPECT_EQ(UnitOf("curve_bandwidth:70"), "bytes_per_sec");
+  EXPECT_EQ(UnitOf("curve_p99_latency:50"), "seconds");
+  EXPECT_EQ(BetterOf("curve_iops:50"), Better::kHigher);
+  EXPECT_EQ(BetterOf("curve_p99_latency:50"), Better::kLower);
+}
+
 }  // namespace
 }  // namespace iofleet::controller
