@@ -136,6 +136,28 @@ TEST(LimitVerdict, QueueDepthOneAgainstSixteenOnTheSameDevice) {
       << Verdict(qd16) << ": " << Evidence(qd16);
 }
 
+// The virtio disk (the one under the test's directory) at QD32, the issue's own case: 32 in flight
+// keep the device's queue deep, so the device is the limit, or where the client cannot keep them
+// there (2 cores, a sanitizer build), its CPU; the evidence says which, and it is printed.
+TEST(LimitVerdict, TheDiskAtQueueDepth32IsTheDeviceOrTheClientsCpu) {
+  TempDir tmp;
+  struct stat st {};
+  ASSERT_EQ(stat(tmp.path().c_str(), &st), 0);
+  if (major(st.st_dev) == 0) GTEST_SKIP() << "the test directory is on no block device (tmpfs)";
+  fs::create_directories(tmp / "data");
+  AgentProcess agent(tmp / "data", "qd32", tmp.path());
+  const nlohmann::json step = RunStep(tmp, agent.address(), "qd32",
+                                      "name: qd32\nsteps:\n  - name: qd32\n"
+                                      "    io: { op: randread, engine: libaio, queue_depth: 32, block_size: 4KiB, file_size: 256MiB,\n"
+                                      "          direct: true, runtime: 3s }\n");
+  const nlohmann::json resources = step.contains("agents") ? step["agents"][0].value("resources", nlohmann::json::object())
+                                                           : nlohmann::json::object();
+  ASSERT_TRUE(resources.contains("devices")) << step.dump();
+  if (resources.value("others_used_device", false)) GTEST_SKIP() << "another process used the device during the step";
+  std::printf("QD32 on this disk: %s: %s\n", Verdict(step).c_str(), Evidence(step).c_str());
+  EXPECT_TRUE(Verdict(step) == "device" || Verdict(step) == "client_cpu") << Verdict(step) << ": " << Evidence(step);
+}
+
 // A QD1 stream beside a QD16 stream on the same device: the device's queue holds both streams'
 // requests (about 15 of the 17), so the probe is not held by its own depth of 1, which more
 // would fill, as it read when only its own 1 was weighed against the device's queue.
