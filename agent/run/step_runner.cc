@@ -196,11 +196,13 @@ Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowReq
     for (size_t k = 0; k < slots_.size(); ++k) {
       if (depth_stream.empty()) {
         IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, load));
+        RecordLoad(cut, k, load);
         continue;
       }
       v1::CutWindowRequest one = load;
       depth_for(k, one);
       IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, one));
+      RecordLoad(cut, k, one);
     }
     return Status::Ok();
   }
@@ -217,6 +219,7 @@ Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowReq
     else one.set_rate_bytes_per_sec(load.stream_rate_bytes_per_sec(static_cast<int>(k)));
     if (!depth_stream.empty()) depth_for(k, one);
     IOFLEET_RETURN_IF_ERROR(slots_[k].task->OrderCut(cut, at_ns, one));
+    RecordLoad(cut, k, one);
   }
   return Status::Ok();
 }
@@ -225,7 +228,11 @@ Status StepRunner::OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowReq
 // added, with each stream's own beside it, as a step's result is.
 std::optional<v1::WindowResult> StepRunner::TakeWindow() {
   if (!cut_into_windows()) return std::nullopt;
-  if (slots_.size() == 1) return slots_[0].task->TakeWindow();
+  if (slots_.size() == 1) {
+    std::optional<v1::WindowResult> window = slots_[0].task->TakeWindow();
+    if (window) AddWindowResources(*window);
+    return window;
+  }
   pending_windows_.resize(slots_.size());
   for (size_t k = 0; k < slots_.size(); ++k) {
     if (!pending_windows_[k]) pending_windows_[k] = slots_[k].task->TakeWindow();
@@ -245,7 +252,44 @@ std::optional<v1::WindowResult> StepRunner::TakeWindow() {
     *stream.mutable_result() = std::move(*pending_windows_[k]->mutable_result());
     pending_windows_[k].reset();
   }
+  AddWindowResources(merged);
   return merged;
+}
+
+void StepRunner::RecordLoad(uint32_t cut, size_t slot, const v1::CutWindowRequest& load) {
+  std::lock_guard lock(loads_mu_);
+  std::vector<v1::CutWindowRequest>& loads = cut_loads_[cut];
+  loads.resize(slots_.size());
+  loads[slot] = load;
+}
+
+// Read when the window is taken, a few ms after its cut (every job made it): the counters' own
+// instants give the reading its window, off the hot path. A window whose opening was not read
+// has none (absent, never 0).
+void StepRunner::AddWindowResources(v1::WindowResult& window) {
+  std::vector<v1::CutWindowRequest> loads(slots_.size());  // window 0: the plan's
+  {
+    std::lock_guard lock(loads_mu_);
+    const auto it = cut_loads_.find(window.window());
+    if (window.window() > 0 && it != cut_loads_.end()) loads = it->second;
+    cut_loads_.erase(cut_loads_.begin(), cut_loads_.upper_bound(window.window()));
+  }
+  loads.resize(slots_.size());
+  if (targets_) {
+    const ResourceReading now = ReadResources(*targets_);
+    const ResourceReading& from = window_edge_.read ? window_edge_ : resources_at_start_;
+    v1::ResourceStats host;
+    if (from.read) ResourceDelta(*targets_, from, now, host);
+    if (host.window_ns() > 0) {
+      v1::StepResult& r = *window.mutable_result();
+      *r.mutable_resources() = WithLoad(host, slots_.begin(), slots_.end(), loads.data());
+      for (int k = 0; k < r.streams_size() && static_cast<size_t>(k) < slots_.size(); ++k) {
+        const auto slot = slots_.begin() + k;
+        *r.mutable_streams(k)->mutable_result()->mutable_resources() = WithLoad(host, slot, slot + 1, &loads[static_cast<size_t>(k)]);
+      }
+    }
+    window_edge_ = now;
+  }
 }
 
 bool StepRunner::cut_into_windows() const {
@@ -326,13 +370,13 @@ void StepRunner::AddResources(v1::StepResult& step) const {
 }
 
 v1::ResourceStats StepRunner::WithLoad(const v1::ResourceStats& host, std::vector<Slot>::const_iterator from,
-                                       std::vector<Slot>::const_iterator to) {
+                                       std::vector<Slot>::const_iterator to, const v1::CutWindowRequest* loads) {
   const auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
   v1::ResourceStats stats = host;
   bool direct = true, buffered = true, any_load = false, all_iops_capped = true, all_bytes_capped = true;
   uint64_t in_flight = 0, rate_iops = 0, rate_bytes = 0;
   for (auto slot = from; slot != to; ++slot) {
-    const auto load = slot->task->Storage();
+    const auto load = loads ? slot->task->StorageUnder(loads[slot - from]) : slot->task->Storage();
     if (!load) continue;
     in_flight += load->in_flight;
     rate_iops = add(rate_iops, load->rate_iops);

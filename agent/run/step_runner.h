@@ -12,7 +12,9 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -94,8 +96,13 @@ class StepRunner {
   void ReadResourceEdges();
   void AddResources(v1::StepResult& step) const;
   // `host` with what the tasks of [from, to) asked of the storage together.
+  // `loads` (parallel to [from, to)): each task's load under the cut its window runs under.
   static v1::ResourceStats WithLoad(const v1::ResourceStats& host, std::vector<Slot>::const_iterator from,
-                                    std::vector<Slot>::const_iterator to);
+                                    std::vector<Slot>::const_iterator to, const v1::CutWindowRequest* loads = nullptr);
+  // A window just taken: the host's counters since the last window's edge, with what each task
+  // asked under its cut, as the window's resources (and each stream's).
+  void AddWindowResources(v1::WindowResult& window);
+  void RecordLoad(uint32_t cut, size_t slot, const v1::CutWindowRequest& load);
   uint64_t NextEdge() const;
 
   // Declared first: destroyed last, after the tasks whose threads wait on it.
@@ -111,6 +118,12 @@ class StepRunner {
   std::optional<ResourceTargets> targets_;
   ResourceReading resources_at_start_;
   ResourceReading resources_at_end_;
+  // A step cut into windows: the counters where the window running now opened, and each cut's
+  // order per task (window w runs under cut w's; window 0 under the plan), kept until its window
+  // is taken. OrderCut writes it from the CutWindow call while the stream's thread takes windows.
+  ResourceReading window_edge_;
+  std::mutex loads_mu_;
+  std::map<uint32_t, std::vector<v1::CutWindowRequest>> cut_loads_;
 };
 
 // Adds `from`, a task's progress, into `into`: counters add, per-op counters where `from` has

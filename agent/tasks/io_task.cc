@@ -226,16 +226,19 @@ void IoTask::PlanJob(const v1::IoSpec& io, bool writes, bool null_engine, Job& j
   }
 }
 
-std::optional<StorageLoad> IoTask::Storage() const {
+// A cut's pace replaces the plan's rate (a cut step has none) and its depth bounds the plan's.
+std::optional<StorageLoad> IoTask::StorageUnder(const v1::CutWindowRequest& cut) const {
   if (!plan_.workspace) return std::nullopt;
   const v1::IoSpec& io = plan_.io;
   StorageLoad load;
   load.dir = plan_.workspace->run_dir();
-  const uint64_t depth = io.engine() == v1::ENGINE_PSYNC ? 1 : std::max<uint32_t>(io.queue_depth(), 1);
+  uint64_t depth = io.engine() == v1::ENGINE_PSYNC ? 1 : std::max<uint32_t>(io.queue_depth(), 1);
+  if (cut.queue_depth() > 0) depth = std::min<uint64_t>(depth, cut.queue_depth());
   load.in_flight = static_cast<uint32_t>(std::min<uint64_t>(depth * io.jobs(), UINT32_MAX));
   const auto times_jobs = [&](uint64_t per_job) { return per_job > UINT64_MAX / std::max<uint32_t>(io.jobs(), 1) ? UINT64_MAX : per_job * io.jobs(); };
-  if (io.rate().has_iops()) load.rate_iops = times_jobs(io.rate().iops());
-  if (io.rate().has_bytes_per_sec()) load.rate_bytes_per_sec = times_jobs(io.rate().bytes_per_sec());
+  const bool paced = cut.rate_iops() > 0 || cut.rate_bytes_per_sec() > 0;
+  load.rate_iops = times_jobs(paced ? cut.rate_iops() : io.rate().iops());
+  load.rate_bytes_per_sec = times_jobs(paced ? cut.rate_bytes_per_sec() : io.rate().bytes_per_sec());
   // The null engine's requests reach no device: its figures cannot be compared with theirs.
   load.direct = io.direct() && io.engine() != v1::ENGINE_NULL;
   load.buffered = !io.direct() && io.engine() != v1::ENGINE_NULL;

@@ -74,7 +74,8 @@ class IoTask final : public StepTask {
   TaskWindow Window() const override { return {plan_.io.start_delay() + plan_.io.ramp(), plan_.io.runtime()}; }
   const std::string& stream() const override { return plan_.stream; }
   uint32_t jobs() const override { return plan_.io.jobs(); }
-  std::optional<StorageLoad> Storage() const override;
+  std::optional<StorageLoad> Storage() const override { return StorageUnder(v1::CutWindowRequest()); }
+  std::optional<StorageLoad> StorageUnder(const v1::CutWindowRequest& cut) const override;
   Status OrderCut(uint32_t cut, uint64_t at_ns, const v1::CutWindowRequest& load) override;
   std::optional<v1::WindowResult> TakeWindow() override;
   bool cut_into_windows() const override { return cutter_ != nullptr; }

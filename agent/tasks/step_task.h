@@ -171,6 +171,12 @@ class StepTask {
   virtual uint32_t jobs() const { return 0; }
   // io tasks: the storage it works on and what it asks of it; none by default.
   virtual std::optional<StorageLoad> Storage() const { return std::nullopt; }
+  // The same while a window runs under `cut`'s order (its pace and queue depth per job, or the
+  // plan's where it sets none): what a window's limit is judged with.
+  virtual std::optional<StorageLoad> StorageUnder(const v1::CutWindowRequest& cut) const {
+    (void)cut;
+    return Storage();
+  }
   // A step cut into windows (an io step with target_latency, curve or steady:
   // agent/tasks/window_cutter.h):
   // orders cut `cut` at `at_ns` (monotonic) with the pace and queue depth per job that `load`

@@ -23,7 +23,9 @@ std::vector<StepStats> WindowFigures(const std::vector<v1::StepResult>& agents) 
   return out;
 }
 
-// Consecutive windows of one agent: counts and histograms add, and so do their lengths.
+// Consecutive windows of one agent: counts and histograms add, and so do their lengths. Each
+// window's host counters (resources) are its own: a span of several has none (the busiest
+// core's share of each does not add up to the span's), never the first window's alone.
 std::vector<StepStats> SpanFigures(const std::vector<std::vector<v1::StepResult>>& windows) {
   std::vector<StepStats> out;
   for (size_t w = 0; w < windows.size(); ++w) {
@@ -31,6 +33,7 @@ std::vector<StepStats> SpanFigures(const std::vector<std::vector<v1::StepResult>
       StepStats stats = StepStats::FromProto(windows[w][a]);
       if (w == 0) out.push_back(std::move(stats));
       else out[a].AddPhase(stats, false);
+      if (w > 0) out[a].resources.reset();
     }
   }
   return out;
@@ -45,8 +48,12 @@ std::vector<std::vector<StreamFigures>> SpanStreamFigures(const std::vector<std:
       for (const v1::StreamResult& stream : windows[w][a].streams()) {
         StepStats stats = StepStats::FromProto(stream.result());
         auto same = std::find_if(out[a].begin(), out[a].end(), [&](const StreamFigures& f) { return f.name == stream.name(); });
-        if (same == out[a].end()) out[a].push_back({stream.name(), std::move(stats)});
-        else same->stats.AddPhase(stats, false);
+        if (same == out[a].end()) {
+          out[a].push_back({stream.name(), std::move(stats)});
+        } else {
+          same->stats.AddPhase(stats, false);
+          same->stats.resources.reset();
+        }
       }
     }
   }

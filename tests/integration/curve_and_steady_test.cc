@@ -40,8 +40,16 @@ TEST(LoadCurve, EveryLevelIsMeasuredAtItsShareOfTheMaximum) {
     EXPECT_GT(p["latency_ns"]["p99"].get<uint64_t>(), 0u);
     EXPECT_GT(p["window_ns"].get<uint64_t>(), 900'000'000u);
   }
-  // The step's figures are the full-speed window's.
+  // The step's figures are the full-speed window's, and so are its host counters and what held it
+  // (QD4 on this disk: the device's queue, or the client's CPU; the step's resources were once
+  // absent from every cut step, and its limit with them).
   EXPECT_NEAR(run.step["aggregate"]["iops"].get<double>(), max, max * 0.02);
+  const nlohmann::json resources = run.step["agents"][0].value("resources", nlohmann::json::object());
+  ASSERT_TRUE(resources.contains("devices")) << run.step.dump();
+  EXPECT_EQ(resources.value("in_flight", 0), 4) << resources.dump();
+  ASSERT_TRUE(run.step.contains("limit")) << run.step.dump();
+  EXPECT_NE(run.step["limit"].value("verdict", ""), "rate_cap") << "the full-speed window has no pace: " << run.step["limit"].dump();
+  std::printf("curve's full-speed window: limit %s\n", run.step["limit"].dump().c_str());
   EXPECT_NE(run.command.out.find("curve  25%"), std::string::npos) << run.command.out;
   EXPECT_NE(ReadAll(run.run_dir / "report.md").find("## Load curve"), std::string::npos);
   EXPECT_NE(ReadAll(run.run_dir / "report.html").find("id=\"curve-table\""), std::string::npos);

@@ -35,6 +35,8 @@ TEST(LatencySearch, FindsTheKneeOfAThrottledLoopDeviceAndTwentyPercentMoreFails)
   EXPECT_TRUE(search["probes"].back().value("confirm", false));
   EXPECT_LE(found, 1024 * 1.02) << "nothing passes the throttle faster";
   EXPECT_TRUE(search.value("converged", false)) << search.dump();
+  // The confirming window ran at the search's pace: that is what held it, and the limit says so.
+  EXPECT_EQ(run.step.value("limit", nlohmann::json::object()).value("verdict", ""), "rate_cap") << run.step.dump();
   if (search.contains("failed_above")) EXPECT_LE(search["failed_above"].get<double>(), found * 1.02) << search.dump();
   EXPECT_GE(found, 1024 * 0.3) << search.dump();
   // The step's figures are the confirming window's: its rate and its latency from schedule.
@@ -92,6 +94,12 @@ TEST(LatencySearch, FindsTheDeepestQueueThatMeetsTheTargetOnAThrottledLoopDevice
   EXPECT_TRUE(one_above_failed) << "the depth above the answer failed in the search: " << search.dump();
   EXPECT_TRUE(search.value("converged", false)) << search.dump();
   EXPECT_EQ(search["failed_above"], found + 1) << search.dump();
+  // What held the confirming window: the throttle, read over that window at the depth found.
+  const nlohmann::json resources = run.step["agents"][0].value("resources", nlohmann::json::object());
+  EXPECT_EQ(resources.value("in_flight", 0u), found) << resources.dump();
+  ASSERT_TRUE(run.step.contains("limit")) << run.step.dump();
+  EXPECT_EQ(run.step["limit"].value("verdict", ""), "device") << run.step["limit"].dump();
+  EXPECT_NE(run.step["limit"].dump().find("blkio throttle of its cgroup"), std::string::npos) << run.step["limit"].dump();
   const nlohmann::json& confirm = search["probes"].back();
   EXPECT_TRUE(confirm.value("confirm", false));
   EXPECT_EQ(confirm["queue_depth"], found);

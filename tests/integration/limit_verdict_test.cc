@@ -148,7 +148,7 @@ TEST(LimitVerdict, TheDiskAtQueueDepth32IsTheDeviceOrTheClientsCpu) {
   AgentProcess agent(tmp / "data", "qd32", tmp.path());
   const nlohmann::json step = RunStep(tmp, agent.address(), "qd32",
                                       "name: qd32\nsteps:\n  - name: qd32\n"
-                                      "    io: { op: randread, engine: libaio, queue_depth: 32, block_size: 4KiB, file_size: 256MiB,\n"
+                                      "    io: { op: randread, engine: libaio, queue_depth: 32, block_size: 4KiB, file_size: 64MiB,\n"
                                       "          direct: true, runtime: 3s }\n");
   const nlohmann::json resources = step.contains("agents") ? step["agents"][0].value("resources", nlohmann::json::object())
                                                            : nlohmann::json::object();
@@ -170,7 +170,7 @@ TEST(LimitVerdict, AStreamBesideALoadSharesTheDevicesQueue) {
   AgentProcess agent(tmp / "data", "shared", tmp.path());
   const nlohmann::json step = RunStep(tmp, agent.address(), "shared",
                                       "name: shared\nsteps:\n  - name: shared\n"
-                                      "    io: { op: randread, block_size: 4KiB, file_size: 256MiB, direct: true, runtime: 3s, streams: [\n"
+                                      "    io: { op: randread, block_size: 4KiB, file_size: 64MiB, direct: true, runtime: 3s, streams: [\n"
                                       "      { name: probe, engine: psync },\n"
                                       "      { name: load, engine: libaio, queue_depth: 16 } ] }\n");
   ASSERT_TRUE(step.contains("streams") && step["streams"].size() == 2) << step.dump();

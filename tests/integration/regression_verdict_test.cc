@@ -106,7 +106,9 @@ TEST(RegressionVerdict, AChangedWorkloadIsNotComparableUnlessForced) {
             "name: changed-check\n"
             "defaults: { engine: psync, block_size: 4KiB, file_size: 4MiB }\n"
             "steps:\n"
-            "  - io: { op: read, runtime: 300ms }\n");
+            // 1 s, not 300 ms: beside the whole suite a busy disk once held all 4 reads of
+            // QD4 past a 300 ms window, and a step that moved nothing rightly failed.
+            "  - io: { op: read, runtime: 1s }\n");
   auto run = [&](std::vector<std::string> extra) {
     std::vector<std::string> argv = {BinPath("iofleet"), "run", (tmp / "w.yaml").string(), "--agents", agent.address(),
                                      "--out", (tmp / "results").string(), "--progress", "none"};

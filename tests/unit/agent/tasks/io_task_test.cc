@@ -374,5 +374,29 @@ TEST_F(IoTaskTest, AReadStepWithItsOwnFilePrefixReadsItsOwnFiles) {
   EXPECT_FALSE(fs::exists(fs::path(ws_->run_dir()) / "read-0.dat"));
 }
 
+// What a window of a step cut into windows asked of the storage: the cut's pace replaces the
+// plan's rate and its queue depth bounds the plan's (a window's limit is judged with it).
+TEST_F(IoTaskTest, ACutsOrderIsTheLoadItsWindowAsked) {
+  IoPlan plan = Io(0, v1::OP_RANDREAD, true);
+  plan.io.set_engine(v1::ENGINE_LIBAIO);
+  plan.io.set_queue_depth(16);
+  plan.io.set_jobs(2);
+  IoTask task(std::move(plan));
+  const std::optional<StorageLoad> planned = task.Storage();
+  ASSERT_TRUE(planned);
+  EXPECT_EQ(planned->in_flight, 32u);
+  EXPECT_EQ(planned->rate_iops, 0u);
+  v1::CutWindowRequest cut;
+  cut.set_queue_depth(5);
+  cut.set_rate_iops(300);
+  const std::optional<StorageLoad> under = task.StorageUnder(cut);
+  ASSERT_TRUE(under);
+  EXPECT_EQ(under->in_flight, 10u) << "5 a job";
+  EXPECT_EQ(under->rate_iops, 600u) << "300 a job";
+  cut.set_queue_depth(64);  // above the plan's: the plan's bounds it, as the jobs do
+  EXPECT_EQ(task.StorageUnder(cut)->in_flight, 32u);
+  EXPECT_EQ(task.StorageUnder(v1::CutWindowRequest())->in_flight, 32u) << "no order: the plan's";
+}
+
 }  // namespace
 }  // namespace iofleet::agent

@@ -206,6 +206,16 @@ TEST(HeadlineFigures, ReadsEachKindsFiguresFromTheReport) {
   EXPECT_EQ(BetterOf("files_per_sec:create"), Better::kHigher);
 }
 
+// A report's fleet-wide figure (no agent) of a step, by name; none where there is none.
+struct FleetFigure {
+  std::vector<StoredFigure> figures;
+  std::optional<double> operator()(const std::string& step, const std::string& name) const {
+    for (const auto& f : figures)
+      if (f.step == step && f.agent.empty() && f.figure == name) return f.value;
+    return std::nullopt;
+  }
+};
+
 // A target_latency step's found rate is a figure of its own, the fleet's; one that found none has none.
 TEST(HeadlineFigures, ASearchsFoundRateIsAFigure) {
   v1::Report report;
@@ -217,12 +227,7 @@ TEST(HeadlineFigures, ASearchsFoundRateIsAFigure) {
        "search": {"unit": "bytes_per_sec", "found_rate": 4e6, "met": true}},
       {"name": "none", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10}, "search": {"unit": "iops", "met": false}}
     ]})"), report, "report.json").ok());
-  const auto figures = HeadlineFigures(report);
-  auto value = [&](const std::string& step, const std::string& name) -> std::optional<double> {
-    for (const auto& f : figures)
-      if (f.step == step && f.agent.empty() && f.figure == name) return f.value;
-    return std::nullopt;
-  };
+  const FleetFigure value{HeadlineFigures(report)};
   EXPECT_EQ(value("knee", "iops_at_target"), 1013);
   EXPECT_EQ(value("seq", "bandwidth_at_target"), 4e6);
   EXPECT_FALSE(value("none", "iops_at_target"));
@@ -244,12 +249,7 @@ TEST(HeadlineFigures, EachCurveLevelIsAFigure) {
       {"name": "seq", "kind": "io", "status": "succeeded", "aggregate": {"ops": 10},
        "curve": {"unit": "bytes_per_sec", "points": [{"level_pct": 70, "rate_achieved": 7e8, "latency_ns": {"p99": 2000000}}]}}
     ]})"), report, "report.json").ok());
-  const auto figures = HeadlineFigures(report);
-  auto value = [&](const std::string& step, const std::string& name) -> std::optional<double> {
-    for (const auto& f : figures)
-      if (f.step == step && f.agent.empty() && f.figure == name) return f.value;
-    return std::nullopt;
-  };
+  const FleetFigure value{HeadlineFigures(report)};
   EXPECT_EQ(value("hockey", "curve_iops:50"), 11990);
   EXPECT_EQ(value("hockey", "curve_iops:100"), 23890);
   EXPECT_EQ(value("hockey", "curve_p99_latency:50"), 0.00025);
