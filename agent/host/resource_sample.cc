@@ -254,6 +254,25 @@ bool IsTarget(const ResourceTargets& t, uint32_t ma, uint32_t mi) {
 
 }  // namespace
 
+// The limits of the targets' throttle in force now (v1 blkio.throttle.*_device or v2 io.max).
+static std::vector<ThrottleLimits> ReadThrottleLimits(const ResourceTargets& t) {
+  std::vector<ThrottleLimits> limits, out;
+  if (t.cgroup_dir.empty()) return out;
+  const fs::path d(t.cgroup_dir);
+  if (t.cgroup_v2) {
+    limits = ParseIoMaxV2(ReadSmallFile(d / "io.max"));
+  } else {
+    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.read_bps_device"), &ThrottleLimits::read_bps, limits);
+    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.write_bps_device"), &ThrottleLimits::write_bps, limits);
+    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.read_iops_device"), &ThrottleLimits::read_iops, limits);
+    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.write_iops_device"), &ThrottleLimits::write_iops, limits);
+  }
+  for (const auto& l : limits) {
+    if (IsTarget(t, l.major, l.minor)) out.push_back(l);
+  }
+  return out;
+}
+
 ResourceTargets FindResourceTargets(const std::string& dir) {
   ResourceTargets t;
   struct stat st {};
@@ -270,19 +289,7 @@ ResourceTargets FindResourceTargets(const std::string& dir) {
   if (cgroup.empty() || !fs::is_directory(cgroup, ec)) return t;
   t.cgroup_dir = cgroup;
   t.cgroup_v2 = v2;
-  std::vector<ThrottleLimits> limits;
-  if (v2) {
-    limits = ParseIoMaxV2(ReadSmallFile(fs::path(cgroup) / "io.max"));
-  } else {
-    const fs::path d(cgroup);
-    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.read_bps_device"), &ThrottleLimits::read_bps, limits);
-    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.write_bps_device"), &ThrottleLimits::write_bps, limits);
-    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.read_iops_device"), &ThrottleLimits::read_iops, limits);
-    ParseThrottleLimitV1(ReadSmallFile(d / "blkio.throttle.write_iops_device"), &ThrottleLimits::write_iops, limits);
-  }
-  for (const auto& l : limits) {
-    if (IsTarget(t, l.major, l.minor)) t.limits.push_back(l);
-  }
+  t.limits = ReadThrottleLimits(t);
   return t;
 }
 
@@ -308,6 +315,7 @@ ResourceReading ReadResources(const ResourceTargets& targets) {
     for (auto& t : all) {
       if (IsTarget(targets, t.major, t.minor)) r.throttles.push_back(t);
     }
+    r.limits = ReadThrottleLimits(targets);
   }
   return r;
 }
@@ -434,7 +442,13 @@ void ResourceDelta(const ResourceTargets& targets, const ResourceReading& start,
     NfsDelta(*start.nfs, *end.nfs, nfs);
     if (!nfs.server().empty()) *out.mutable_nfs() = std::move(nfs);
   }
-  for (const auto& limit : targets.limits) {
+  const auto same = [](const ThrottleLimits& x, const ThrottleLimits& y) {
+    return x.major == y.major && x.minor == y.minor && x.read_bps == y.read_bps && x.write_bps == y.write_bps &&
+           x.read_iops == y.read_iops && x.write_iops == y.write_iops;
+  };
+  for (const auto& limit : end.limits) {
+    // A limit set, changed or lifted within the window did not hold it: no figure of it.
+    if (std::none_of(start.limits.begin(), start.limits.end(), [&](const ThrottleLimits& l) { return same(l, limit); })) continue;
     auto find = [&](const ResourceReading& r) -> const ThrottleCounters* {
       for (const auto& t : r.throttles) {
         if (t.major == limit.major && t.minor == limit.minor) return &t;

@@ -80,7 +80,7 @@ struct ResourceTargets {
   std::vector<Device> devices;
   std::string cgroup_dir;  // the blkio cgroup's directory; empty: none readable
   bool cgroup_v2 = false;
-  std::vector<ThrottleLimits> limits;  // for the devices above only
+  std::vector<ThrottleLimits> limits;  // for the devices above only, at setup
   std::string nfs_mount;  // the NFS mount holding the directory, as mountstats names it; empty: none
 };
 
@@ -95,6 +95,9 @@ struct ResourceReading {
   std::vector<NetCounters> nets;
   std::vector<CoreTicks> cores;
   std::vector<ThrottleCounters> throttles;  // the targets' only
+  // The throttle's limits in force at the reading, the targets' only (one may be set, changed
+  // or lifted while the step runs: a window's limit is one that held at both its readings).
+  std::vector<ThrottleLimits> limits;
   std::optional<NfsCounters> nfs;
   bool read = false;  // false: never read (the window had no start)
 };

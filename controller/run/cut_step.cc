@@ -4,6 +4,7 @@
 
 #include "controller/run/curve_driver.h"
 #include "controller/run/search_driver.h"
+#include "controller/run/span_resources.h"
 #include "controller/run/steady_driver.h"
 #include "core/rules/defaults.h"
 
@@ -23,17 +24,25 @@ std::vector<StepStats> WindowFigures(const std::vector<v1::StepResult>& agents) 
   return out;
 }
 
-// Consecutive windows of one agent: counts and histograms add, and so do their lengths. Each
-// window's host counters (resources) are its own: a span of several has none (the busiest
-// core's share of each does not add up to the span's), never the first window's alone.
+namespace {
+
+// The next window's figures added to a span's, host counters too (span_resources.h); where those
+// do not add up exactly the span has none, never its first window's alone.
+void AddWindow(const StepStats& next, StepStats& span) {
+  span.AddPhase(next, false);
+  if (!span.resources || !next.resources || !AddSpanResources(*next.resources, *span.resources)) span.resources.reset();
+}
+
+}  // namespace
+
+// Consecutive windows of one agent: counts and histograms add, and so do their lengths.
 std::vector<StepStats> SpanFigures(const std::vector<std::vector<v1::StepResult>>& windows) {
   std::vector<StepStats> out;
   for (size_t w = 0; w < windows.size(); ++w) {
     for (size_t a = 0; a < windows[w].size(); ++a) {
       StepStats stats = StepStats::FromProto(windows[w][a]);
       if (w == 0) out.push_back(std::move(stats));
-      else out[a].AddPhase(stats, false);
-      if (w > 0) out[a].resources.reset();
+      else AddWindow(stats, out[a]);
     }
   }
   return out;
@@ -48,12 +57,8 @@ std::vector<std::vector<StreamFigures>> SpanStreamFigures(const std::vector<std:
       for (const v1::StreamResult& stream : windows[w][a].streams()) {
         StepStats stats = StepStats::FromProto(stream.result());
         auto same = std::find_if(out[a].begin(), out[a].end(), [&](const StreamFigures& f) { return f.name == stream.name(); });
-        if (same == out[a].end()) {
-          out[a].push_back({stream.name(), std::move(stats)});
-        } else {
-          same->stats.AddPhase(stats, false);
-          same->stats.resources.reset();
-        }
+        if (same == out[a].end()) out[a].push_back({stream.name(), std::move(stats)});
+        else AddWindow(stats, same->stats);
       }
     }
   }

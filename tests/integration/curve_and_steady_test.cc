@@ -99,6 +99,15 @@ TEST(SteadyState, WaitsForAThrottleToPassAndReportsOnlyTheSteadyWindow) {
   EXPECT_GT(bw, 12.0 * (1 << 20)) << run.step["aggregate"].dump();
   EXPECT_NEAR(run.step["aggregate"]["seconds"].get<double>(), 3.0, 0.1);
   EXPECT_NE(run.command.out.find("steady: bandwidth over the 3 s"), std::string::npos) << run.command.out;
+  // The host counters are the steady span's too, its six windows' added (span_resources.h): the
+  // loop device read at least what the job read in those 3 s, the throttle no longer holding it.
+  const nlohmann::json resources = run.step["agents"][0].value("resources", nlohmann::json::object());
+  ASSERT_TRUE(resources.contains("devices")) << run.step.dump();
+  std::printf("steady span: limit %s\n", run.step.value("limit", nlohmann::json::object()).dump().c_str());
+  double device_read = 0;
+  for (const auto& d : resources["devices"]) device_read = std::max(device_read, d.value("read_bytes_per_sec", 0.0));
+  EXPECT_GE(device_read, 0.9 * bw) << resources.dump();
+  EXPECT_EQ(run.step["limit"]["evidence"].dump().find("blkio throttle"), std::string::npos) << run.step["limit"].dump();
 }
 
 TEST(SteadyState, NotSteadyByTheTimeoutFailsTheStepUnlessNotRequired) {

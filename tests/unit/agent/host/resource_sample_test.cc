@@ -102,8 +102,8 @@ TEST(ResourceSample, TheWindowsDeltasLeaveOutWhatEitherReadingLacks) {
   ResourceTargets targets;
   targets.devices.push_back({253, 0, "vda", "target", false});
   targets.devices.push_back({7, 0, "loop0", "target", std::nullopt});
-  targets.limits.push_back({253, 0, 4194304, std::nullopt, std::nullopt, std::nullopt});
   ResourceReading a, b;
+  a.limits = b.limits = {ThrottleLimits{253, 0, 4194304, std::nullopt, std::nullopt, std::nullopt}};
   a.read = b.read = true;
   a.at_ns = 1'000'000'000;
   b.at_ns = 3'000'000'000;
@@ -146,6 +146,40 @@ TEST(ResourceSample, TheWindowsDeltasLeaveOutWhatEitherReadingLacks) {
   v1::ResourceStats none;
   ResourceDelta(targets, ResourceReading{}, b, none);
   EXPECT_EQ(none.window_ns(), 0u);
+}
+
+// A throttle lifted (or changed) within the window held none of it: its old limit beside what
+// passed after it went ("4 MiB/s at most, 6777 MiB/s passed", a device verdict) is no figure.
+TEST(ResourceSample, AThrottleLimitIsTheWindowsOnlyWhereItHeldThroughout) {
+  ResourceTargets targets;
+  targets.devices.push_back({7, 0, "loop0", "target", std::nullopt});
+  ResourceReading a, b;
+  a.read = b.read = true;
+  a.at_ns = 1'000'000'000;
+  b.at_ns = 2'000'000'000;
+  a.throttles = {ThrottleCounters{7, 0, 1 << 20, 0, 4, 0}};
+  b.throttles = {ThrottleCounters{7, 0, 9 << 20, 0, 36, 0}};
+  const ThrottleLimits four{7, 0, 4 << 20, std::nullopt, std::nullopt, std::nullopt};
+  a.limits = {four};
+  b.limits = {four};
+  v1::ResourceStats held;
+  ResourceDelta(targets, a, b, held);
+  ASSERT_EQ(held.throttles_size(), 1);
+  EXPECT_EQ(held.throttles(0).read_bps_limit(), 4u << 20);
+  EXPECT_EQ(held.throttles(0).read_bytes(), 8u << 20);
+  b.limits.clear();  // lifted
+  v1::ResourceStats lifted;
+  ResourceDelta(targets, a, b, lifted);
+  EXPECT_EQ(lifted.throttles_size(), 0);
+  b.limits = {ThrottleLimits{7, 0, 8 << 20, std::nullopt, std::nullopt, std::nullopt}};  // raised
+  v1::ResourceStats raised;
+  ResourceDelta(targets, a, b, raised);
+  EXPECT_EQ(raised.throttles_size(), 0);
+  a.limits.clear();  // set within the window
+  b.limits = {four};
+  v1::ResourceStats set;
+  ResourceDelta(targets, a, b, set);
+  EXPECT_EQ(set.throttles_size(), 0);
 }
 
 TEST(ResourceSample, FindsTheDeviceUnderARealDirectory) {

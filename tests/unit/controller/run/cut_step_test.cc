@@ -37,19 +37,27 @@ TEST(CutStepFigures, OneWindowKeepsItsHostCounters) {
   EXPECT_TRUE(streams[0][0].stats.resources);
 }
 
-// A steady span of several windows adds their counts and lengths; the first window's host
-// counters alone would be presented as the span's (they once were not sent at all), so the span
-// has none.
-TEST(CutStepFigures, ASpanOfWindowsHasNoOneWindowsHostCounters) {
-  const std::vector<std::vector<v1::StepResult>> span = {{Window(100, 250'000'000, true)}, {Window(120, 250'000'000, true)}};
-  const std::vector<StepStats> figures = SpanFigures(span);
+// A steady span of several windows adds their counts and lengths, and their host counters where
+// they add up (span_resources.h); never the first window's alone as the span's.
+TEST(CutStepFigures, ASpanOfWindowsAddsItsHostCountersOrHasNone) {
+  std::vector<std::vector<v1::StepResult>> span = {{Window(100, 250'000'000, true)}, {Window(120, 250'000'000, true)}};
+  std::vector<StepStats> figures = SpanFigures(span);
   ASSERT_EQ(figures.size(), 1u);
   EXPECT_EQ(figures[0].ops, 220u);
   EXPECT_EQ(figures[0].window_ns, 500'000'000u);
-  EXPECT_FALSE(figures[0].resources);
-  const auto streams = SpanStreamFigures(span);
+  ASSERT_TRUE(figures[0].resources);
+  EXPECT_EQ(figures[0].resources->window_ns(), 500'000'000u);
+  auto streams = SpanStreamFigures(span);
   ASSERT_EQ(streams[0].size(), 1u);
   EXPECT_EQ(streams[0][0].stats.ops, 220u);
+  ASSERT_TRUE(streams[0][0].stats.resources);
+  EXPECT_EQ(streams[0][0].stats.resources->window_ns(), 500'000'000u);
+  // Another load in the second window (or none read there): the span has none.
+  span[1][0].mutable_resources()->set_in_flight(8);
+  span[1][0].mutable_streams(0)->mutable_result()->clear_resources();
+  figures = SpanFigures(span);
+  EXPECT_FALSE(figures[0].resources);
+  streams = SpanStreamFigures(span);
   EXPECT_FALSE(streams[0][0].stats.resources);
 }
 
