@@ -189,6 +189,23 @@ bool JudgeRateCap(const v1::ResourceStats& r, const StepStats& agent, v1::Report
   return false;
 }
 
+// A link near its speed, where the storage is reached over one: storage on a local block device
+// is not, and a link busy with other traffic beside it (a backup beside a local NVMe test)
+// holds nothing of the step's.
+bool JudgeNetwork(const v1::ResourceStats& r, const v1::ReportResources& f, v1::ReportLimit& out) {
+  const bool local_device = std::any_of(r.devices().begin(), r.devices().end(), [](const v1::DeviceStats& d) { return d.role() == "target"; });
+  for (const auto& n : f.networks()) {
+    if (local_device) break;
+    if (!n.has_speed_bytes_per_sec() || n.speed_bytes_per_sec() <= 0) continue;
+    const double carried = std::max(n.rx_bytes_per_sec(), n.tx_bytes_per_sec());
+    if (carried < kNearPct / 100 * n.speed_bytes_per_sec()) continue;
+    Judge(out, "network", {fmt::format("{}: {} of its {} link ({:.1f}%)", n.name(), Rate(carried), Rate(n.speed_bytes_per_sec()),
+                                       100 * carried / n.speed_bytes_per_sec())});
+    return true;
+  }
+  return false;
+}
+
 v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent, std::optional<uint32_t> shared_in_flight) {
   v1::ReportLimit out;
   const v1::ReportResources f = ResourceFigures(r, agent);
@@ -284,14 +301,7 @@ v1::ReportLimit HeldBy(const v1::ResourceStats& r, const StepStats& agent, std::
     return out;
   }
 
-  for (const auto& n : f.networks()) {
-    if (!n.has_speed_bytes_per_sec() || n.speed_bytes_per_sec() <= 0) continue;
-    const double carried = std::max(n.rx_bytes_per_sec(), n.tx_bytes_per_sec());
-    if (carried < kNearPct / 100 * n.speed_bytes_per_sec()) continue;
-    Judge(out, "network", {fmt::format("{}: {} of its {} link ({:.1f}%)", n.name(), Rate(carried), Rate(n.speed_bytes_per_sec()),
-                                       100 * carried / n.speed_bytes_per_sec())});
-    return out;
-  }
+  if (JudgeNetwork(r, f, out)) return out;
 
   std::vector<std::string> evidence;
   if (busiest) {

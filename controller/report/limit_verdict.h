@@ -18,7 +18,8 @@
 //                requests waited in the client, not the device;
 //   client_cpu   the agent was CPU-bound (report.json's client_cpu_bound: a job thread or the
 //                host over 90%), or one core was busy at least 95% of the window;
-//   network      an interface whose speed the driver reports carried at least 90% of it;
+//   network      an interface whose speed the driver reports carried at least 90% of it, where the
+//                run directory is on no local block device (an NFS or other network mount);
 //   unknown      none of these: the evidence lists what was read.
 //
 // Every verdict comes with its evidence, figures a user can check against iostat or sar.

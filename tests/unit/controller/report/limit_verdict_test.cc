@@ -203,6 +203,19 @@ TEST(LimitVerdict, ALinkNearItsSpeedIsTheNetwork) {
   EXPECT_EQ(JudgeLimit(r, Agent(58'000, 1'000'000)).verdict(), "unknown");
 }
 
+// A run directory on a local block device is not reached over the network: a link busy with
+// someone else's traffic (a backup beside a local NVMe test) is no limit of the step's.
+TEST(LimitVerdict, ABusyLinkBesideALocalDeviceIsNotTheNetwork) {
+  v1::ResourceStats r = Window();
+  Device(r, 400, 400, 10'000, 400);  // 20% busy, 0.2 queued: not the device either
+  v1::NetworkStats& n = *r.add_networks();
+  n.set_name("eth0");
+  n.set_rx_bytes(240'000'000);
+  n.set_speed_mbps(1000);
+  const v1::ReportLimit l = JudgeLimit(r, Agent(58'000, 1'000'000));
+  EXPECT_NE(l.verdict(), "network") << Evidence(l);
+}
+
 TEST(LimitVerdict, NoDeviceNoVerdictButTheEvidenceSaysWhy) {
   const v1::ReportLimit l = JudgeLimit(Window(), Agent(100, 1000));
   EXPECT_EQ(l.verdict(), "unknown");
