@@ -252,10 +252,8 @@ bool IsTarget(const ResourceTargets& t, uint32_t ma, uint32_t mi) {
   return std::any_of(t.devices.begin(), t.devices.end(), [&](const auto& d) { return d.major == ma && d.minor == mi; });
 }
 
-}  // namespace
-
 // The limits of the targets' throttle in force now (v1 blkio.throttle.*_device or v2 io.max).
-static std::vector<ThrottleLimits> ReadThrottleLimits(const ResourceTargets& t) {
+std::vector<ThrottleLimits> ReadThrottleLimits(const ResourceTargets& t) {
   std::vector<ThrottleLimits> limits, out;
   if (t.cgroup_dir.empty()) return out;
   const fs::path d(t.cgroup_dir);
@@ -273,6 +271,8 @@ static std::vector<ThrottleLimits> ReadThrottleLimits(const ResourceTargets& t) 
   return out;
 }
 
+}  // namespace
+
 ResourceTargets FindResourceTargets(const std::string& dir) {
   ResourceTargets t;
   struct stat st {};
@@ -289,7 +289,6 @@ ResourceTargets FindResourceTargets(const std::string& dir) {
   if (cgroup.empty() || !fs::is_directory(cgroup, ec)) return t;
   t.cgroup_dir = cgroup;
   t.cgroup_v2 = v2;
-  t.limits = ReadThrottleLimits(t);
   return t;
 }
 

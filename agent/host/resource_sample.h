@@ -80,13 +80,13 @@ struct ResourceTargets {
   std::vector<Device> devices;
   std::string cgroup_dir;  // the blkio cgroup's directory; empty: none readable
   bool cgroup_v2 = false;
-  std::vector<ThrottleLimits> limits;  // for the devices above only, at setup
   std::string nfs_mount;  // the NFS mount holding the directory, as mountstats names it; empty: none
 };
 
 // The block devices under `dir` (none for tmpfs and other file systems without one), followed
 // through loop devices to their backing file's device and through device-mapper to the devices
-// under it; and this process's throttle for them; for an NFS mount, its mountstats entry.
+// under it; and this process's blkio cgroup (each reading reads its limits); for an NFS mount,
+// its mountstats entry.
 ResourceTargets FindResourceTargets(const std::string& dir);
 
 struct ResourceReading {

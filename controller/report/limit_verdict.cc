@@ -193,9 +193,8 @@ bool JudgeRateCap(const v1::ResourceStats& r, const StepStats& agent, v1::Report
 // is not, and a link busy with other traffic beside it (a backup beside a local NVMe test)
 // holds nothing of the step's.
 bool JudgeNetwork(const v1::ResourceStats& r, const v1::ReportResources& f, v1::ReportLimit& out) {
-  const bool local_device = std::any_of(r.devices().begin(), r.devices().end(), [](const v1::DeviceStats& d) { return d.role() == "target"; });
+  if (std::any_of(r.devices().begin(), r.devices().end(), [](const v1::DeviceStats& d) { return d.role() == "target"; })) return false;
   for (const auto& n : f.networks()) {
-    if (local_device) break;
     if (!n.has_speed_bytes_per_sec() || n.speed_bytes_per_sec() <= 0) continue;
     const double carried = std::max(n.rx_bytes_per_sec(), n.tx_bytes_per_sec());
     if (carried < kNearPct / 100 * n.speed_bytes_per_sec()) continue;

@@ -111,6 +111,10 @@ void CheckCutStep(const v1::IoSpec& io, const FieldPlace& place, const StreamPla
   const int searched = SearchedStream(io, at, out);
   if (io.has_curve()) CheckCurve(io.curve(), at, out);
   if (io.has_steady()) CheckSteady(io.steady(), at, out);
+  // A bisection of the depths below it takes log2(queue_depth) windows, besides the first and
+  // the confirming one: past what max_probes allows, its answer would not be exact.
+  const uint32_t probes = io.target_latency().has_max_probes() ? io.target_latency().max_probes() : 12;
+  const uint64_t exact_up_to = uint64_t{1} << std::min<uint32_t>(std::max<uint32_t>(probes, 2) - 2, 40);
   // Every job of every stream is cut at the same instants and, when paced, given the same pace.
   uint64_t jobs = 0;
   const std::vector<const v1::IoSpec*> streams = StreamsOf(io);
@@ -120,10 +124,6 @@ void CheckCutStep(const v1::IoSpec& io, const FieldPlace& place, const StreamPla
     jobs += std::max<uint32_t>(job.jobs(), 1);
     const bool depth_searched = vary_depth && (io.streams_size() == 0 || searched == static_cast<int>(k));
     CheckCutJobs(job, name, io.has_target_latency() || io.has_curve(), depth_searched, job_place, out);
-    // A bisection of the depths below it takes log2(queue_depth) windows, besides the first
-    // and the confirming one: past what max_probes allows, its answer would not be exact.
-    const uint32_t probes = io.target_latency().has_max_probes() ? io.target_latency().max_probes() : 12;
-    const uint64_t exact_up_to = uint64_t{1} << std::min<uint32_t>(std::max<uint32_t>(probes, 2) - 2, 40);
     if (depth_searched && job.queue_depth() > exact_up_to) {
       out.push_back({job_place(v1::IoSpec::kQueueDepthFieldNumber),
                      std::to_string(job.queue_depth()) + ": a search of the depths below it in " + std::to_string(probes) +
